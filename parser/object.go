@@ -1,0 +1,100 @@
+package parser
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Position locates a document, or a field inside one, in its source.
+type Position struct {
+	// File is the name of the file the document came from, as given to the
+	// parser (a path inside an fs.FS, or the name passed with WithFile). It
+	// is empty for an unnamed stream.
+	File string
+	// Document is the zero-based index of the document in its file's stream,
+	// counting every document the stream separates, empty ones included, so
+	// that it matches what a reader counts by `---` lines.
+	Document int
+	// Line and Column are 1-based. Column counts bytes.
+	Line, Column int
+	// Offset is the byte offset in the file.
+	Offset int64
+}
+
+// String formats the position as file:line:col (or line:col without a file).
+func (p Position) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Column)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+}
+
+// Object is one parsed document of a package: its type, its metadata and
+// its position, decoded eagerly; its full content, decoded on demand.
+//
+// Meta objects, and objects whose kind a typed object scheme recognises
+// (WithObjectScheme), are decoded fully while parsing and returned by
+// Decode without further work. Other objects keep their raw bytes, a
+// depth-limited Outline, and are decoded to *unstructured.Unstructured by
+// Unstructured or Decode each time they are called.
+type Object struct {
+	// Pos is where the document starts: the first line of its content.
+	Pos Position
+	// TypeMeta holds the document's apiVersion and kind.
+	metav1.TypeMeta
+	// ObjectMeta holds the document's metadata (name, namespace, labels,
+	// annotations, ...).
+	ObjectMeta metav1.ObjectMeta
+
+	raw     []byte
+	outline map[string]any
+	typed   runtime.Object
+	lines   *lineIndex
+}
+
+// GroupVersionKind returns the object's group, version and kind.
+func (o *Object) GroupVersionKind() schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(o.APIVersion, o.Kind)
+}
+
+// Raw returns the document's bytes exactly as they were in the stream, or nil
+// when the parser was told not to retain them. The caller must not modify it.
+func (o *Object) Raw() []byte { return o.raw }
+
+// Outline returns the object's content with every map and list nested deeper
+// than the outline depth (WithOutlineDepth; 6 by default) present but empty.
+// It is enough to read a CRD's group, names and versions, or a
+// Composition's compositeTypeRef, without decoding a CRD's schema. The
+// caller must not modify it; it is nil when the outline depth is negative.
+func (o *Object) Outline() map[string]any { return o.outline }
+
+// Decode returns the object decoded through the schemes: the typed object for
+// meta objects and for kinds the object scheme recognises, otherwise a new
+// *unstructured.Unstructured decoded from the raw bytes.
+func (o *Object) Decode() (runtime.Object, error) {
+	if o.typed != nil {
+		return o.typed, nil
+	}
+	return o.Unstructured()
+}
+
+// Unstructured decodes the whole document into a new Unstructured value. It
+// re-reads the raw bytes on every call; callers that need it often keep it.
+func (o *Object) Unstructured() (*unstructured.Unstructured, error) {
+	return o.decodeUnstructured()
+}
+
+// FieldPosition returns the position of the field at path inside the object:
+// each element is a mapping key, or a decimal index into a sequence. For a
+// mapping entry it is the position of the key. It is computed from the raw
+// bytes only when asked, so parsing does not pay for it.
+//
+//	pos, err := obj.FieldPosition("spec", "crossplane", "version")
+//	pos, err := obj.FieldPosition("spec", "dependsOn", "0", "version")
+func (o *Object) FieldPosition(path ...string) (Position, error) {
+	return o.fieldPosition(path)
+}
