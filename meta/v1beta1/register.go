@@ -1,0 +1,38 @@
+package v1beta1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/xpkgkit/xpkgkit/meta/internal/register"
+	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
+)
+
+const (
+	// Group is the API group of Crossplane's package metadata.
+	Group = v1.Group
+
+	// Version is the API version of this package's type.
+	Version = "v1beta1"
+)
+
+// GroupVersion returns group/v1beta1, with Group in place of an empty group.
+func GroupVersion(group string) schema.GroupVersion {
+	if group == "" {
+		group = Group
+	}
+	return schema.GroupVersion{Group: group, Version: Version}
+}
+
+// AddToScheme registers Function in s at meta.pkg.crossplane.io/v1beta1.
+func AddToScheme(s *runtime.Scheme) error {
+	return AddToSchemeWithGroup(s, Group)
+}
+
+// AddToSchemeWithGroup registers Function in s at group/v1beta1, so a
+// fork's meta group decodes into the same type. It returns an error, and
+// registers nothing, when group is not a DNS-1123 subdomain or s already
+// maps Function to another Go type.
+func AddToSchemeWithGroup(s *runtime.Scheme, group string) error {
+	return register.Add(s, group, Version, &Function{})
+}
