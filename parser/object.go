@@ -50,10 +50,11 @@ type Object struct {
 	// annotations, ...).
 	ObjectMeta metav1.ObjectMeta
 
-	raw     []byte
+	raw     rawBytes
 	outline map[string]any
 	typed   runtime.Object
-	lines   *lineIndex
+	dataPos Position // position of raw[0]
+	dec     *decoder
 }
 
 // GroupVersionKind returns the object's group, version and kind.
@@ -62,8 +63,10 @@ func (o *Object) GroupVersionKind() schema.GroupVersionKind {
 }
 
 // Raw returns the document's bytes exactly as they were in the stream, or nil
-// when the parser was told not to retain them. The caller must not modify it.
-func (o *Object) Raw() []byte { return o.raw }
+// when the parser was told not to retain them (WithoutRaw). Large documents
+// are kept compressed, so Raw may decompress them into a new slice on each
+// call; the caller must not modify the result.
+func (o *Object) Raw() []byte { return o.raw.bytes() }
 
 // Outline returns the object's content with every map and list nested deeper
 // than the outline depth (WithOutlineDepth; 6 by default) present but empty.

@@ -1,0 +1,54 @@
+package ref
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// CheckDependency checks a dependency's package reference the way Crossplane
+// v2 needs it: a valid reference, naming its registry host, with neither tag
+// nor digest (the dependency's version field says which version). Each
+// problem found is returned, joined; the errors wrap ErrInvalid,
+// ErrNoRegistry, ErrHasTag or ErrHasDigest.
+func CheckDependency(s string) (Reference, error) {
+	r, err := Parse(s)
+	if err != nil {
+		return r, err
+	}
+	var errs []error
+	if r.Registry == "" {
+		errs = append(errs, fmt.Errorf("%w: %q (Crossplane v2 assumes no default registry; write e.g. xpkg.crossplane.io/%s)", ErrNoRegistry, s, r.Repository))
+	}
+	if r.Tag != "" {
+		errs = append(errs, fmt.Errorf("%w: %q (give the version in the version field, not :%s)", ErrHasTag, s, r.Tag))
+	}
+	if r.Digest != "" {
+		errs = append(errs, fmt.Errorf("%w: %q (give the digest in the version field)", ErrHasDigest, s))
+	}
+	return r, errors.Join(errs...)
+}
+
+// CheckVersion checks a dependency version: a Masterminds semver constraint
+// such as ">=v1.2.0" or "v1", or a digest "sha256:<64 lower-case hex>". The
+// error wraps ErrInvalidVersion.
+func CheckVersion(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidVersion)
+	}
+	if alg, hex, ok := strings.Cut(v, ":"); ok && !strings.ContainsAny(alg, " <>=!~^,|") {
+		if alg != "sha256" {
+			return fmt.Errorf("%w: %q: a digest version must be sha256:<64 hex digits>", ErrInvalidVersion, v)
+		}
+		if len(hex) != 64 || !isLowerHex(hex) {
+			return fmt.Errorf("%w: %q: a sha256 digest has 64 lower-case hex digits", ErrInvalidVersion, v)
+		}
+		return nil
+	}
+	if _, err := semver.NewConstraint(v); err != nil {
+		return fmt.Errorf("%w: %q is not a semver constraint: %v", ErrInvalidVersion, v, err)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package linter
+
+import "strings"
+
+// Builtin returns the built-in rules, fresh copies in ID order: the caller
+// may modify them (for example to change a Severity) without affecting
+// other callers. RULES.md describes each.
+func Builtin() []*Rule {
+	return []*Rule{
+		ruleYAMLSyntax(),
+		ruleMissingType(),
+		ruleEmptyPackage(),
+		ruleUnusedSuppression(),
+		ruleFieldType(),
+
+		ruleOneMeta(),
+		ruleAllowedKind(),
+		ruleDeprecatedMetaVersion(),
+		ruleDeprecatedCRDVersion(),
+		ruleDuplicateObject(),
+		ruleUnknownField(),
+
+		ruleMetaName(),
+		ruleCrossplaneConstraint(),
+		ruleCrossplaneCompatible(),
+		ruleLicense(),
+		ruleSourceURL(),
+		ruleDescription(),
+		ruleMaintainer(),
+		ruleController(),
+		rulePermissionRequests(),
+		ruleCapabilities(),
+
+		ruleDependencySource(),
+		ruleDependencyVersion(),
+		ruleDependencyReference(),
+		ruleDependencyDeprecatedField(),
+		ruleDependencyDuplicate(),
+
+		ruleCRDName(),
+		ruleCRDVersions(),
+		ruleCRDSchema(),
+		ruleXRDName(),
+		ruleXRDVersions(),
+		ruleXRDClaimNames(),
+		ruleCompositionTypeRef(),
+
+		ruleBaseLayers(),
+		ruleNoBaseAnnotation(),
+		rulePackageYAMLLocation(),
+		ruleLegacyStack(),
+	}
+}
+
+// Lookup returns a fresh copy of the built-in rule with the given ID (any
+// case) or name, or nil when there is none.
+func Lookup(idOrName string) *Rule {
+	idOrName = strings.TrimSpace(idOrName)
+	for _, r := range Builtin() {
+		if r.Matches(idOrName) {
+			return r
+		}
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package linter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Result is the outcome of a Lint call.
+type Result struct {
+	// Kind is the package's kind; empty when it has zero or several meta
+	// objects.
+	Kind meta.Kind
+	// Diagnostics holds every problem found, sorted by file, line, column
+	// and rule ID.
+	Diagnostics []Diagnostic
+	// Failures holds the rules that could not finish (they returned an
+	// error or panicked). Their diagnostics before the failure are kept.
+	Failures []*RuleError
+	// Rules lists the IDs of the rules that ran, in rule-set order.
+	Rules []string
+}
+
+// Count returns how many diagnostics have severity s.
+func (r *Result) Count(s Severity) int {
+	n := 0
+	for _, d := range r.Diagnostics {
+		if d.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// AtOrAbove reports whether any diagnostic has severity min or a more
+// severe one: AtOrAbove(SeverityError) is the usual "does this package
+// fail" question.
+func (r *Result) AtOrAbove(min Severity) bool {
+	for _, d := range r.Diagnostics {
+		if d.Severity >= min {
+			return true
+		}
+	}
+	return false
+}
+
+// RuleError records that a rule failed to run.
+type RuleError struct {
+	// RuleID and RuleName identify the rule.
+	RuleID, RuleName string
+	// Err is what the rule returned, or describes its panic.
+	Err error
+}
+
+// Error returns "rule ID name: err".
+func (e *RuleError) Error() string {
+	return fmt.Sprintf("rule %s %s: %v", e.RuleID, e.RuleName, e.Err)
+}
+
+// Unwrap returns the rule's error.
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// ErrRulePanic is wrapped by the RuleError of a rule that panicked.
+var ErrRulePanic = errors.New("rule panicked")
+
+// Lint runs the rule set over pkg: the built-in rules (or those given with
+// WithRuleSet) that apply to the package's kind, plus the user's rules
+// (WithRules), less those disabled. Rules run in parallel; the diagnostics
+// come back sorted, with suppressions (SuppressAnnotation) applied and
+// severities regraded (WithSeverity).
+//
+// Lint fails only when it cannot run: a nil package, an invalid rule set
+// (see Validate), an option naming an unknown rule (ErrUnknownRule), an
+// invalid option value, or ctx ending. A rule that fails is recorded in
+// Result.Failures.
+func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, error) {
+	if pkg == nil {
+		return nil, errors.New("linter: nil package")
+	}
+	c := &config{}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	all, active, regrade, err := c.rules()
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	kind := packageKind(pkg)
+	var run []*Rule
+	for _, r := range active {
+		if !r.AppliesTo(kind) {
+			continue
+		}
+		if r.requires&needsImage != 0 && c.image == nil ||
+			r.requires&needsVersion != 0 && c.xpVersion == "" {
+			continue
+		}
+		run = append(run, r)
+	}
+
+	sh := newShared(pkg)
+	passes := make([]*Pass, len(run))
+	failures := make([]*RuleError, len(run))
+	n := c.concurrency
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	n = min(n, len(run))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := &Pass{
+					Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
+					CrossplaneVersion: c.xpVersion, MetaGroup: c.metaGroup,
+					ctx: ctx, shared: sh,
+				}
+				passes[i] = p
+				if err := runRule(p); err != nil {
+					failures[i] = &RuleError{RuleID: p.Rule.ID, RuleName: p.Rule.Name, Err: err}
+				}
+			}
+		}()
+	}
+feed:
+	for i := range run {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Kind: kind}
+	ran := map[string]bool{}
+	var diags []Diagnostic
+	for i, p := range passes {
+		ran[run[i].ID] = true
+		res.Rules = append(res.Rules, run[i].ID)
+		diags = append(diags, p.diags...)
+		if failures[i] != nil {
+			res.Failures = append(res.Failures, failures[i])
+		}
+	}
+	diags = suppress(pkg, all, ran, diags, sh)
+	for i := range diags {
+		if s, ok := regrade[diags[i].RuleID]; ok {
+			diags[i].Severity = s
+		}
+	}
+	SortDiagnostics(diags)
+	res.Diagnostics = slices.Clip(diags)
+	return res, nil
+}
+
+func runRule(p *Pass) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %v", ErrRulePanic, v)
+		}
+	}()
+	if err := p.ctx.Err(); err != nil {
+		return err
+	}
+	return p.Rule.Run(p)
+}
+
+// packageKind returns the kind of the package's single meta object.
+func packageKind(pkg *parser.Package) meta.Kind {
+	if len(pkg.Meta) != 1 {
+		return ""
+	}
+	k := meta.Kind(pkg.Meta[0].Kind)
+	if !slices.Contains(meta.Kinds(), k) {
+		return ""
+	}
+	return k
+}

@@ -1,0 +1,419 @@
+package linter_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+func parse(t testing.TB, stream string) *parser.Package {
+	t.Helper()
+	pkg, err := parser.Parse(context.Background(), strings.NewReader(stream), parser.WithFile("package.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg
+}
+
+func lint(t testing.TB, stream string, opts ...linter.Option) *linter.Result {
+	t.Helper()
+	res, err := linter.Lint(context.Background(), parse(t, stream), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// got lists the diagnostics as "line:ID" strings.
+func got(res *linter.Result) []string {
+	var out []string
+	for _, d := range res.Diagnostics {
+		out = append(out, fmt.Sprintf("%d:%s", d.Pos.Line, d.RuleID))
+	}
+	return out
+}
+
+func testRule(id, name string, run func(*linter.Pass) error) *linter.Rule {
+	return &linter.Rule{ID: id, Name: name, Severity: linter.SeverityWarning, Doc: "Test rule " + id, Run: run}
+}
+
+const provider = `apiVersion: meta.pkg.crossplane.io/v1
+kind: Provider
+metadata:
+  name: provider-example
+  annotations:
+    meta.crossplane.io/maintainer: Example <maintainers@example.org>
+    meta.crossplane.io/source: https://github.com/example/provider-example
+    meta.crossplane.io/license: Apache-2.0
+    meta.crossplane.io/description: Manages example buckets.
+spec:
+  crossplane:
+    version: ">=v1.14.0"
+`
+
+// TestTenProblems checks a package with ten different problems yields ten
+// diagnostics, each at its line.
+func TestTenProblems(t *testing.T) {
+	t.Parallel()
+	stream := `apiVersion: meta.pkg.crossplane.io/v1alpha1
+kind: Provider
+metadata:
+  name: Provider_Example
+  annotations:
+    meta.crossplane.io/maintainer: Example <maintainers@example.org>
+    meta.crossplane.io/source: https://github.com/example/provider-example
+    meta.crossplane.io/license: Apache License
+    meta.crossplane.io/description: Manages example buckets.
+spec:
+  crossplane:
+    version: "soon"
+  dependson: []
+  dependsOn:
+  - provider: example/provider-nop
+    version: latest
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: controller
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: bucket.example.org
+spec:
+  group: example.org
+  names:
+    kind: Bucket
+    plural: buckets
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+`
+	res := lint(t, stream)
+	want := []string{
+		"1:XP103",  // v1alpha1 meta
+		"4:XP201",  // name
+		"8:XP204",  // license
+		"12:XP202", // constraint
+		"13:XP106", // dependson
+		"15:XP303", // no registry
+		"15:XP304", // provider: field
+		"16:XP302", // version
+		"19:XP102", // Deployment
+		"26:XP401", // CRD name
+	}
+	if g := got(res); !slices.Equal(g, want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s\nfull:\n%v", strings.Join(g, "\n"), strings.Join(want, "\n"), res.Diagnostics)
+	}
+	if res.Count(linter.SeverityError) != 6 || res.Count(linter.SeverityWarning) != 4 {
+		t.Errorf("counts: %d errors, %d warnings; want 6 and 4", res.Count(linter.SeverityError), res.Count(linter.SeverityWarning))
+	}
+}
+
+func TestLintBasics(t *testing.T) {
+	t.Parallel()
+	res := lint(t, provider)
+	if len(res.Diagnostics) != 0 || len(res.Failures) != 0 {
+		t.Fatalf("clean provider: %v %v", res.Diagnostics, res.Failures)
+	}
+	if res.Kind != meta.KindProvider {
+		t.Errorf("Kind = %q", res.Kind)
+	}
+	if slices.Contains(res.Rules, "XP203") || slices.Contains(res.Rules, "XP501") || slices.Contains(res.Rules, "XP407") {
+		t.Errorf("rules that need a version, image facts or a Configuration ran: %v", res.Rules)
+	}
+	if !slices.Contains(res.Rules, "XP208") {
+		t.Errorf("Provider rule XP208 did not run: %v", res.Rules)
+	}
+	if res.AtOrAbove(linter.SeverityInfo) {
+		t.Error("AtOrAbove(info) on a clean result")
+	}
+}
+
+func TestLintOptions(t *testing.T) {
+	t.Parallel()
+	stream := strings.Replace(provider, "    meta.crossplane.io/maintainer: Example <maintainers@example.org>\n", "", 1)
+	tests := []struct {
+		name string
+		opts []linter.Option
+		want []string
+		err  error
+	}{
+		{name: "default", want: []string{"5:XP207"}},
+		{name: "disabled by name", opts: []linter.Option{linter.WithDisabled("maintainer")}},
+		{name: "disabled by ID in lower case", opts: []linter.Option{linter.WithDisabled("xp207")}},
+		{name: "disable unknown", opts: []linter.Option{linter.WithDisabled("XP999")}, err: linter.ErrUnknownRule},
+		{name: "regrade unknown", opts: []linter.Option{linter.WithSeverity("nope", linter.SeverityError)}, err: linter.ErrUnknownRule},
+		{name: "target version outside", opts: []linter.Option{linter.WithCrossplaneVersion("v1.13.0")}, want: []string{"5:XP207", "11:XP203"}},
+		{name: "target version inside", opts: []linter.Option{linter.WithCrossplaneVersion("v2.0.0")}, want: []string{"5:XP207"}},
+		{name: "bad target version", opts: []linter.Option{linter.WithCrossplaneVersion("two")}, err: nil},
+		{name: "rule set replaced", opts: []linter.Option{linter.WithRuleSet(linter.Lookup("XP201"))}},
+		{name: "user rule", opts: []linter.Option{linter.WithRuleSet(), linter.WithRules(testRule("U1", "user", func(p *linter.Pass) error {
+			p.Reportf(p.Meta(), []string{"spec", "crossplane", "version"}, "user")
+			return nil
+		}))}, want: []string{"11:U1"}},
+		{name: "duplicate user rule", opts: []linter.Option{linter.WithRules(testRule("XP201", "mine", func(*linter.Pass) error { return nil }))}, err: linter.ErrInvalidRule},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := linter.Lint(context.Background(), parse(t, stream), tt.opts...)
+			if tt.name == "bad target version" {
+				if err == nil {
+					t.Fatal("want an error for an invalid target version")
+				}
+				return
+			}
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("err = %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := got(res); !slices.Equal(g, tt.want) {
+				t.Errorf("got %v, want %v", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestSeverityOverride(t *testing.T) {
+	t.Parallel()
+	stream := strings.Replace(provider, "    meta.crossplane.io/maintainer: Example <maintainers@example.org>\n", "", 1)
+	res := lint(t, stream, linter.WithSeverity("maintainer", linter.SeverityError))
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Severity != linter.SeverityError || !res.AtOrAbove(linter.SeverityError) {
+		t.Fatalf("regraded diagnostics: %v", res.Diagnostics)
+	}
+}
+
+func TestRuleFailures(t *testing.T) {
+	t.Parallel()
+	rules := []*linter.Rule{
+		testRule("F1", "returns-error", func(p *linter.Pass) error {
+			p.Reportf(nil, nil, "before failing")
+			return errors.New("broken")
+		}),
+		testRule("F2", "panics", func(*linter.Pass) error { panic("oops") }),
+		testRule("F3", "fine", func(*linter.Pass) error { return nil }),
+	}
+	res := lint(t, provider, linter.WithRuleSet(rules...))
+	if len(res.Failures) != 2 {
+		t.Fatalf("failures = %v, want 2", res.Failures)
+	}
+	if res.Failures[0].RuleID != "F1" || !strings.Contains(res.Failures[0].Error(), "broken") {
+		t.Errorf("first failure = %v", res.Failures[0])
+	}
+	if !errors.Is(res.Failures[1], linter.ErrRulePanic) {
+		t.Errorf("panic not recorded as ErrRulePanic: %v", res.Failures[1])
+	}
+	if g := got(res); !slices.Equal(g, []string{"1:F1"}) {
+		t.Errorf("diagnostics reported before a failure are kept: got %v", g)
+	}
+}
+
+func TestLintContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := linter.Lint(ctx, parse(t, provider)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if _, err := linter.Lint(context.Background(), nil); err == nil {
+		t.Fatal("nil package accepted")
+	}
+}
+
+func TestSuppression(t *testing.T) {
+	t.Parallel()
+	const crds = `---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: bucket.example.org
+  annotations:
+    lint.xpkgkit.dev/ignore: crd-name, XP104
+spec:
+  group: example.org
+  names: {kind: Bucket, plural: buckets}
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: table.example.org
+spec:
+  group: example.org
+  names: {kind: Table, plural: tables}
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+`
+	tests := []struct {
+		name   string
+		stream string
+		opts   []linter.Option
+		want   []string
+	}{
+		{name: "object suppression is local, unused entry reported", stream: provider + crds, want: []string{"19:XP004", "28:XP401"}},
+		{name: "unused suppression disabled", stream: provider + crds, opts: []linter.Option{linter.WithDisabled("XP004")}, want: []string{"28:XP401"}},
+		{name: "package-wide on the meta object", stream: strings.Replace(provider, "  annotations:\n", "  annotations:\n    lint.xpkgkit.dev/ignore: XP401\n", 1) + crds, want: []string{"20:XP004"}},
+		{name: "suppressing XP004 itself", stream: strings.Replace(provider, "  annotations:\n", "  annotations:\n    lint.xpkgkit.dev/ignore: XP401 XP004\n", 1) + crds},
+		{name: "entry for a rule that did not run", stream: strings.Replace(provider, "  annotations:\n", "  annotations:\n    lint.xpkgkit.dev/ignore: XP203, XP501\n", 1)},
+		{name: "entry naming no rule", stream: strings.Replace(provider, "  annotations:\n", "  annotations:\n    lint.xpkgkit.dev/ignore: XP9\n", 1), want: []string{"6:XP004"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res := lint(t, tt.stream, tt.opts...)
+			if g := got(res); !slices.Equal(g, tt.want) {
+				t.Errorf("got %v, want %v\n%v", g, tt.want, res.Diagnostics)
+			}
+		})
+	}
+}
+
+func TestImageFactsRules(t *testing.T) {
+	t.Parallel()
+	facts := &linter.ImageFacts{Source: "example.xpkg", BaseLayers: []string{"sha256:a", "sha256:b", "sha256:c"}, PackageYAMLPath: "package.yaml"}
+	res := lint(t, provider, linter.WithImageFacts(facts))
+	var files []string
+	for _, d := range res.Diagnostics {
+		if d.Pos.Line != 0 || d.RuleID != "XP501" {
+			t.Errorf("unexpected %v", d)
+		}
+		files = append(files, d.Pos.File)
+	}
+	if !slices.Equal(files, []string{"sha256:b", "sha256:c"}) {
+		t.Errorf("XP501 files = %v, want the extra layers' digests", files)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	ok := func() *linter.Rule { return testRule("OK1", "ok", func(*linter.Pass) error { return nil }) }
+	tests := []struct {
+		name  string
+		rules []*linter.Rule
+		want  string
+	}{
+		{name: "builtin", rules: linter.Builtin()},
+		{name: "nil rule", rules: []*linter.Rule{nil}, want: "nil"},
+		{name: "empty ID", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.ID = ""; return r }()}, want: "ID"},
+		{name: "ID with comma", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.ID = "A,B"; return r }()}, want: "ID"},
+		{name: "bad name", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Name = "Not Kebab"; return r }()}, want: "kebab"},
+		{name: "empty doc", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Doc = " "; return r }()}, want: "empty Doc"},
+		{name: "bad severity", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Severity = 0; return r }()}, want: "severity"},
+		{name: "bad kind", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Kinds = []meta.Kind{"Stack"}; return r }()}, want: "kind"},
+		{name: "nil run", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Run = nil; return r }()}, want: "nil Run"},
+		{name: "duplicate ID", rules: []*linter.Rule{ok(), func() *linter.Rule { r := ok(); r.Name = "other"; r.ID = "ok1"; return r }()}, want: "already used"},
+		{name: "duplicate name", rules: []*linter.Rule{ok(), func() *linter.Rule { r := ok(); r.ID = "OK2"; return r }()}, want: "already used"},
+		{name: "name equals other ID", rules: []*linter.Rule{ok(), func() *linter.Rule { r := ok(); r.ID = "OK2"; r.Name = "ok1"; return r }()}, want: "already used"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := linter.Validate(tt.rules)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, linter.ErrInvalidRule) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate = %v, want ErrInvalidRule mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBuiltinIsFresh(t *testing.T) {
+	t.Parallel()
+	a, b := linter.Builtin(), linter.Builtin()
+	a[0].Severity = linter.SeverityInfo
+	if b[0].Severity == linter.SeverityInfo || linter.Lookup(a[0].ID).Severity == linter.SeverityInfo {
+		t.Fatal("Builtin shares rule values between calls")
+	}
+	if linter.Lookup("allowed-kind").ID != "XP102" || linter.Lookup("xp102").Name != "allowed-kind" || linter.Lookup("nope") != nil {
+		t.Fatal("Lookup by ID or name")
+	}
+}
+
+func TestSeverityText(t *testing.T) {
+	t.Parallel()
+	for _, s := range []linter.Severity{linter.SeverityInfo, linter.SeverityWarning, linter.SeverityError} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back linter.Severity
+		if err := json.Unmarshal(b, &back); err != nil || back != s {
+			t.Errorf("round trip of %v: %s -> %v, %v", s, b, back, err)
+		}
+	}
+	if _, err := linter.ParseSeverity("fatal"); err == nil {
+		t.Error("ParseSeverity accepted fatal")
+	}
+	if _, err := linter.Severity(9).MarshalText(); err == nil {
+		t.Error("invalid severity marshalled")
+	}
+	if linter.Severity(9).String() != "Severity(9)" {
+		t.Error("String of an invalid severity")
+	}
+}
+
+func TestFieldPath(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]string{
+		"spec.dependsOn[0].version":                          {"spec", "dependsOn", "0", "version"},
+		`metadata.annotations["meta.crossplane.io/license"]`: {"metadata", "annotations", "meta.crossplane.io/license"},
+		"": nil,
+	}
+	for want, path := range tests {
+		if g := linter.FieldPath(path...); g != want {
+			t.Errorf("FieldPath(%q) = %q, want %q", path, g, want)
+		}
+	}
+}
+
+func TestDiagnosticJSON(t *testing.T) {
+	t.Parallel()
+	stream := strings.Replace(provider, "    meta.crossplane.io/license: Apache-2.0\n", "    meta.crossplane.io/license: Apache 2\n", 1)
+	res := lint(t, stream)
+	if len(res.Diagnostics) != 1 {
+		t.Fatalf("%v", res.Diagnostics)
+	}
+	b, err := json.Marshal(res.Diagnostics[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"ruleID":"XP204"`, `"severity":"warning"`, `"field":"metadata.annotations[\"meta.crossplane.io/license\"]"`, `"kind":"Provider"`, `"Line":8`} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("JSON %s lacks %s", b, s)
+		}
+	}
+}
+
+// TestMetaGroupMismatch parses with one meta group and lints expecting
+// another.
+func TestMetaGroupMismatch(t *testing.T) {
+	t.Parallel()
+	res := lint(t, provider, linter.WithMetaGroup("meta.pkg.example.org"), linter.WithRuleSet(linter.Lookup("XP101")))
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Pos.Line != 1 ||
+		!strings.Contains(res.Diagnostics[0].Message, "has group meta.pkg.crossplane.io, want meta.pkg.example.org") {
+		t.Fatalf("got %v", res.Diagnostics)
+	}
+}

@@ -1,0 +1,30 @@
+// Package linttest tests lint rules against YAML fixture files whose
+// comments say which diagnostics are expected, in the manner of
+// golang.org/x/tools/go/analysis/analysistest.
+//
+// Each *.yaml or *.yml file of a fixture directory is parsed as a package
+// stream (parser.Parse with the file's name) and linted with the rules
+// under test only. A comment
+//
+//	kind: Deployment # want XP102 "kind Deployment is not allowed"
+//
+// expects, on its own line, a diagnostic of rule XP102 (an ID or a name)
+// whose message matches the regular expression (a Go double-quoted or
+// back-quoted string). One line may carry several expectations:
+//
+//	# want XP101 "no meta object" XP003 `empty`
+//
+// Image-level diagnostics have no line (see linter.ImageFacts); expect them
+// with "# want-image ID "regexp"" anywhere in the file. The image facts come
+// from a sidecar file NAME.image.json beside NAME.yaml, holding a
+// linter.ImageFacts in JSON. Directives configure a fixture's Lint call:
+//
+//	# linttest: crossplane-version=v2.0.0
+//	# linttest: meta-group=meta.pkg.example.org
+//
+// (the meta group is given to both the parser and the linter).
+//
+// Every diagnostic without a matching expectation, and every expectation
+// without a matching diagnostic, fails the test; a diagnostic that matches
+// an expectation on another line is reported as misplaced.
+package linttest

@@ -1,0 +1,265 @@
+package linttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Run lints each YAML fixture file in dir with rules (and nothing else) and
+// checks the diagnostics against the files' want comments. It returns the
+// results, one per file in name order.
+func Run(t testing.TB, dir string, rules ...*linter.Rule) []*linter.Result {
+	t.Helper()
+	return RunWithOptions(t, dir, nil, rules...)
+}
+
+// RunWithOptions is Run with extra Lint options, applied to every fixture
+// before the fixture's own directives.
+func RunWithOptions(t testing.TB, dir string, opts []linter.Option, rules ...*linter.Rule) []*linter.Result {
+	t.Helper()
+	files, err := Fixtures(dir)
+	if err != nil {
+		t.Fatalf("linttest: %v", err)
+		return nil
+	}
+	if len(files) == 0 {
+		t.Fatalf("linttest: no *.yaml fixtures in %s", dir)
+		return nil
+	}
+	var results []*linter.Result
+	for _, f := range files {
+		if res := runFile(t, f, opts, rules); res != nil {
+			results = append(results, res)
+		}
+	}
+	return results
+}
+
+// Fixtures returns the paths of the fixture files of dir, sorted.
+func Fixtures(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && (strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// Expectation is one expected diagnostic of a fixture.
+type Expectation struct {
+	// File is the fixture's base name.
+	File string
+	// Line is the line the diagnostic must point at; 0 for an image-level
+	// diagnostic (want-image).
+	Line int
+	// Rule is the rule ID or name expected.
+	Rule string
+	// Pattern matches the diagnostic's message.
+	Pattern *regexp.Regexp
+}
+
+// Fixture is a parsed fixture file.
+type Fixture struct {
+	// Name is the file's base name, used as the stream's file name.
+	Name string
+	// Data is the file's content.
+	Data []byte
+	// Want holds the expectations of its want comments.
+	Want []Expectation
+	// Options holds the Lint options of its directives and sidecar files.
+	Options []linter.Option
+	// ParseOptions holds the parser options of its directives.
+	ParseOptions []parser.Option
+}
+
+var wantRE = regexp.MustCompile(`#\s*want(-image)?\s+(.*)$`)
+var directiveRE = regexp.MustCompile(`#\s*linttest:\s*([a-z-]+)=(\S*)\s*$`)
+
+// ReadFixture reads a fixture file, its want comments, directives and
+// image facts sidecar.
+func ReadFixture(path string) (*Fixture, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &Fixture{Name: filepath.Base(path), Data: data}
+	for i, line := range strings.Split(string(data), "\n") {
+		if m := directiveRE.FindStringSubmatch(line); m != nil {
+			switch m[1] {
+			case "crossplane-version":
+				f.Options = append(f.Options, linter.WithCrossplaneVersion(m[2]))
+			case "meta-group":
+				f.Options = append(f.Options, linter.WithMetaGroup(m[2]))
+				f.ParseOptions = append(f.ParseOptions, parser.WithMetaGroup(m[2]))
+			default:
+				return nil, fmt.Errorf("%s:%d: unknown linttest directive %q", f.Name, i+1, m[1])
+			}
+			continue
+		}
+		m := wantRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		wants, err := parseWants(m[2])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", f.Name, i+1, err)
+		}
+		for _, w := range wants {
+			w.File = f.Name
+			if m[1] == "" {
+				w.Line = i + 1
+			}
+			f.Want = append(f.Want, w)
+		}
+	}
+	sidecar := strings.TrimSuffix(strings.TrimSuffix(path, ".yaml"), ".yml") + ".image.json"
+	if b, err := os.ReadFile(sidecar); err == nil {
+		var facts linter.ImageFacts
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&facts); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(sidecar), err)
+		}
+		f.Options = append(f.Options, linter.WithImageFacts(&facts))
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	return f, nil
+}
+
+// parseWants parses `ID "re" ID "re"...`.
+func parseWants(s string) ([]Expectation, error) {
+	var out []Expectation
+	s = strings.TrimSpace(s)
+	for s != "" {
+		id, rest, ok := strings.Cut(s, " ")
+		if !ok {
+			return nil, fmt.Errorf("want %q: no pattern after the rule", s)
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return nil, fmt.Errorf("want %s: the pattern must be a quoted Go string: %v", id, err)
+		}
+		pat, _ := strconv.Unquote(q)
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return nil, fmt.Errorf("want %s: %v", id, err)
+		}
+		out = append(out, Expectation{Rule: id, Pattern: re})
+		s = strings.TrimSpace(rest[len(q):])
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("want with no expectation")
+	}
+	return out, nil
+}
+
+func runFile(t testing.TB, path string, opts []linter.Option, rules []*linter.Rule) *linter.Result {
+	t.Helper()
+	f, err := ReadFixture(path)
+	if err != nil {
+		t.Errorf("linttest: %v", err)
+		return nil
+	}
+	ctx := context.Background()
+	popts := append([]parser.Option{parser.WithFile(f.Name)}, f.ParseOptions...)
+	pkg, err := parser.Parse(ctx, bytes.NewReader(f.Data), popts...)
+	if err != nil {
+		t.Errorf("linttest: %s: parse: %v", f.Name, err)
+		return nil
+	}
+	all := append(append([]linter.Option{linter.WithRuleSet(rules...)}, opts...), f.Options...)
+	res, err := linter.Lint(ctx, pkg, all...)
+	if err != nil {
+		t.Errorf("linttest: %s: lint: %v", f.Name, err)
+		return nil
+	}
+	for _, fl := range res.Failures {
+		t.Errorf("%s: rule failed: %v", f.Name, fl)
+	}
+	for _, p := range Check(f, res.Diagnostics) {
+		t.Errorf("%s", p)
+	}
+	return res
+}
+
+// Check compares diagnostics with a fixture's expectations and returns one
+// message per problem: an unexpected, missing or misplaced diagnostic.
+// Diagnostics with no file are taken to be the fixture's.
+func Check(f *Fixture, diags []linter.Diagnostic) []string {
+	matched := make([]bool, len(f.Want))
+	var extra []linter.Diagnostic
+	find := func(d linter.Diagnostic, sameLine bool) int {
+		for i, w := range f.Want {
+			if matched[i] || !ruleMatches(w.Rule, d) || !w.Pattern.MatchString(d.Message) {
+				continue
+			}
+			if sameLine && w.Line != d.Pos.Line {
+				continue
+			}
+			return i
+		}
+		return -1
+	}
+	for _, d := range diags {
+		if d.Pos.File == "" {
+			d.Pos.File = f.Name
+		}
+		if d.Pos.Line != 0 && d.Pos.File != f.Name {
+			extra = append(extra, d)
+			continue
+		}
+		if i := find(d, true); i >= 0 {
+			matched[i] = true
+			continue
+		}
+		extra = append(extra, d)
+	}
+	var problems []string
+	for _, d := range extra {
+		if d.Pos.File == "" {
+			d.Pos.File = f.Name
+		}
+		if i := find(d, false); i >= 0 {
+			matched[i] = true
+			problems = append(problems, fmt.Sprintf("%s:%d: misplaced diagnostic %s %s: %q: want it at line %d",
+				f.Name, d.Pos.Line, d.RuleID, d.RuleName, d.Message, f.Want[i].Line))
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("%s:%d:%d: unexpected diagnostic %s %s: %q", f.Name, d.Pos.Line, d.Pos.Column, d.RuleID, d.RuleName, d.Message))
+	}
+	for i, w := range f.Want {
+		if matched[i] {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", w.File, w.Line)
+		if w.Line == 0 {
+			where = w.File + " (image)"
+		}
+		problems = append(problems, fmt.Sprintf("%s: no %s diagnostic matching %q", where, w.Rule, w.Pattern))
+	}
+	return problems
+}
+
+func ruleMatches(rule string, d linter.Diagnostic) bool {
+	return strings.EqualFold(rule, d.RuleID) || rule == d.RuleName
+}

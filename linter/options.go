@@ -1,0 +1,137 @@
+package linter
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+)
+
+// Option configures Lint.
+type Option func(*config)
+
+type config struct {
+	ruleSet     []*Rule
+	ruleSetSet  bool
+	extra       []*Rule
+	disabled    []string
+	severities  []severityOverride
+	xpVersion   string
+	metaGroup   string
+	image       *ImageFacts
+	concurrency int
+}
+
+type severityOverride struct {
+	rule string
+	sev  Severity
+}
+
+// WithRules adds rules (the user's own) to the rule set.
+func WithRules(rules ...*Rule) Option {
+	return func(c *config) { c.extra = append(c.extra, rules...) }
+}
+
+// WithRuleSet replaces the built-in rules (Builtin) by rules. Rules given
+// with WithRules are still added.
+func WithRuleSet(rules ...*Rule) Option {
+	return func(c *config) { c.ruleSet, c.ruleSetSet = rules, true }
+}
+
+// WithDisabled turns off the rules named, by ID or name. Naming a rule that
+// is not in the rule set makes Lint fail with ErrUnknownRule.
+func WithDisabled(idsOrNames ...string) Option {
+	return func(c *config) { c.disabled = append(c.disabled, idsOrNames...) }
+}
+
+// WithSeverity regrades every diagnostic of the rule named (by ID or name)
+// to s. Naming an unknown rule makes Lint fail with ErrUnknownRule.
+func WithSeverity(idOrName string, s Severity) Option {
+	return func(c *config) { c.severities = append(c.severities, severityOverride{idOrName, s}) }
+}
+
+// WithCrossplaneVersion sets the Crossplane version the package must work
+// with, e.g. "v2.0.0"; it enables XP203 crossplane-compatible. A version
+// that is not valid semver makes Lint fail.
+func WithCrossplaneVersion(v string) Option {
+	return func(c *config) { c.xpVersion = v }
+}
+
+// WithMetaGroup sets the API group meta objects must have (meta.DefaultGroup
+// by default). Parse with the same group (parser.WithMetaGroup).
+func WithMetaGroup(group string) Option {
+	return func(c *config) { c.metaGroup = group }
+}
+
+// WithImageFacts gives the facts of the image the package was read from,
+// enabling the XP5xx rules.
+func WithImageFacts(f *ImageFacts) Option {
+	return func(c *config) { c.image = f }
+}
+
+// WithConcurrency sets how many rules run at once (GOMAXPROCS by default).
+func WithConcurrency(n int) Option {
+	return func(c *config) { c.concurrency = n }
+}
+
+func (c *config) check() error {
+	if c.xpVersion != "" {
+		if _, err := semver.NewVersion(c.xpVersion); err != nil {
+			return fmt.Errorf("linter: Crossplane version %q: %w", c.xpVersion, err)
+		}
+	}
+	if c.metaGroup == "" {
+		c.metaGroup = meta.DefaultGroup
+	}
+	for _, o := range c.severities {
+		if !o.sev.Valid() {
+			return fmt.Errorf("linter: severity for %s: invalid severity %d", o.rule, int(o.sev))
+		}
+	}
+	return nil
+}
+
+// rules returns the rule set after disabling, and the severity overrides
+// keyed by rule ID.
+func (c *config) rules() (all, active []*Rule, sev map[string]Severity, err error) {
+	base := c.ruleSet
+	if !c.ruleSetSet {
+		base = Builtin()
+	}
+	all = append(append([]*Rule(nil), base...), c.extra...)
+	if err := Validate(all); err != nil {
+		return nil, nil, nil, err
+	}
+	find := func(name string) *Rule {
+		for _, r := range all {
+			if r.Matches(strings.TrimSpace(name)) {
+				return r
+			}
+		}
+		return nil
+	}
+	off := map[*Rule]bool{}
+	for _, name := range c.disabled {
+		r := find(name)
+		if r == nil {
+			return nil, nil, nil, fmt.Errorf("linter: disabling %q: %w", name, ErrUnknownRule)
+		}
+		off[r] = true
+	}
+	sev = map[string]Severity{}
+	for _, o := range c.severities {
+		r := find(o.rule)
+		if r == nil {
+			return nil, nil, nil, fmt.Errorf("linter: regrading %q: %w", o.rule, ErrUnknownRule)
+		}
+		sev[r.ID] = o.sev
+	}
+	for _, r := range all {
+		if !off[r] {
+			active = append(active, r)
+		}
+	}
+	return all, active, sev, nil
+}

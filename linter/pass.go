@@ -1,0 +1,194 @@
+package linter
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Pass is what a rule's Run receives: the package and what is known about
+// it, and the Report functions that are the rule's only output. A Pass is
+// used by one rule in one goroutine; the package it points to is shared by
+// every rule of the Lint call and must not be modified.
+type Pass struct {
+	// Rule is the rule being run.
+	Rule *Rule
+	// Package is the parsed package.
+	Package *parser.Package
+	// Kind is the package's kind, taken from its meta object; empty when
+	// the package holds zero or several meta objects, or one of a kind this
+	// module does not know.
+	Kind meta.Kind
+	// Image holds the facts of the image the package came from; nil when
+	// the package was not read from an image.
+	Image *ImageFacts
+	// CrossplaneVersion is the Crossplane version the package is checked
+	// against (WithCrossplaneVersion); empty when none was given.
+	CrossplaneVersion string
+	// MetaGroup is the API group meta objects are expected to have.
+	MetaGroup string
+
+	ctx    context.Context
+	shared *shared
+	diags  []Diagnostic
+}
+
+// Context returns the context of the Lint call. Long-running rules should
+// stop when it is done.
+func (p *Pass) Context() context.Context { return p.ctx }
+
+// Meta returns the package's meta object when it holds exactly one, else nil.
+func (p *Pass) Meta() *parser.Object {
+	if len(p.Package.Meta) != 1 {
+		return nil
+	}
+	return p.Package.Meta[0]
+}
+
+// Report records a diagnostic. Empty RuleID, RuleName and Severity are
+// filled in from the rule. Pos is kept as given: use Pos, PackagePos or
+// ImagePos to make one.
+func (p *Pass) Report(d Diagnostic) {
+	if d.RuleID == "" {
+		d.RuleID = p.Rule.ID
+	}
+	if d.RuleName == "" {
+		d.RuleName = p.Rule.Name
+	}
+	if !d.Severity.Valid() {
+		d.Severity = p.Rule.Severity
+	}
+	p.diags = append(p.diags, d)
+}
+
+// Reportf reports a problem with obj (nil for the package as a whole) at
+// the field given by path (see Pos), with the rule's severity.
+func (p *Pass) Reportf(obj *parser.Object, path []string, format string, args ...any) {
+	p.report(0, obj, path, format, args...)
+}
+
+// ReportSeverityf is Reportf with a severity other than the rule's.
+func (p *Pass) ReportSeverityf(sev Severity, obj *parser.Object, path []string, format string, args ...any) {
+	p.report(sev, obj, path, format, args...)
+}
+
+func (p *Pass) report(sev Severity, obj *parser.Object, path []string, format string, args ...any) {
+	d := Diagnostic{Severity: sev, Message: fmt.Sprintf(format, args...)}
+	if obj != nil {
+		d.Pos = p.Pos(obj, path...)
+		d.Object = RefOf(obj)
+		d.Field = FieldPath(path...)
+	} else {
+		d.Pos = p.PackagePos()
+	}
+	p.Report(d)
+}
+
+// Pos returns the position of the field at path in obj: the position of
+// its key, or, when the field is absent, of the nearest parent that is
+// present, or of the object itself. Positions are computed from the raw
+// bytes on demand, so rules should ask only when they report.
+func (p *Pass) Pos(obj *parser.Object, path ...string) parser.Position {
+	for n := len(path); n > 0; n-- {
+		if pos, err := obj.FieldPosition(path[:n]...); err == nil {
+			return pos
+		}
+	}
+	return obj.Pos
+}
+
+// PackagePos returns where package-level diagnostics point: line 1,
+// column 1 of the file of the package's first document.
+func (p *Pass) PackagePos() parser.Position {
+	return p.shared.packagePos()
+}
+
+// ImagePos returns the position of an image-level diagnostic: Line 0, and
+// File the given name (a layer digest, say) or, when it is empty, the
+// image's Source.
+func (p *Pass) ImagePos(file string) parser.Position {
+	if file == "" && p.Image != nil {
+		file = p.Image.Source
+	}
+	return parser.Position{File: file}
+}
+
+// FieldPath formats a field path for Diagnostic.Field:
+// FieldPath("spec", "dependsOn", "0", "version") is
+// "spec.dependsOn[0].version", and keys holding '.' or '/' are quoted, as in
+// metadata.annotations["meta.crossplane.io/license"].
+func FieldPath(path ...string) string {
+	var b strings.Builder
+	for i, e := range path {
+		switch {
+		case isIndex(e):
+			b.WriteString("[" + e + "]")
+		case e == "" || strings.ContainsAny(e, `./[]" `):
+			b.WriteString("[" + strconv.Quote(e) + "]")
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(e)
+		}
+	}
+	return b.String()
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// shared holds what the passes of one Lint call compute once.
+type shared struct {
+	pkg        *parser.Package
+	packagePos func() parser.Position
+	metaMap    func() (map[string]any, error)
+}
+
+func newShared(pkg *parser.Package) *shared {
+	s := &shared{pkg: pkg}
+	s.packagePos = sync.OnceValue(func() parser.Position {
+		first := parser.Position{}
+		found := false
+		consider := func(pos parser.Position) {
+			if !found || pos.File < first.File || pos.File == first.File && pos.Offset < first.Offset {
+				first, found = pos, true
+			}
+		}
+		for _, o := range pkg.Meta {
+			consider(o.Pos)
+		}
+		for _, o := range pkg.Objects {
+			consider(o.Pos)
+		}
+		for _, e := range pkg.Errors {
+			consider(e.Pos)
+		}
+		return parser.Position{File: first.File, Line: 1, Column: 1}
+	})
+	s.metaMap = sync.OnceValues(func() (map[string]any, error) {
+		if len(pkg.Meta) != 1 {
+			return nil, nil
+		}
+		u, err := pkg.Meta[0].Unstructured()
+		if err != nil {
+			return nil, err
+		}
+		return u.Object, nil
+	})
+	return s
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package linter_test
+
+const raceEnabled = true

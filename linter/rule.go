@@ -1,0 +1,141 @@
+package linter
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+)
+
+// Rule is one check: a value with a stable identity, a description and a
+// function that inspects a package through a Pass. Rules are plain values;
+// build a set as a slice, give it to Lint with WithRules or WithRuleSet. A
+// Rule must not be modified while a Lint call uses it.
+type Rule struct {
+	// ID is the stable identifier users disable or suppress the rule by,
+	// e.g. "XP102". It holds letters, digits, '-' and '_', and starts with a
+	// letter.
+	ID string
+	// Name is a short kebab-case name, e.g. "allowed-kind". Users may name
+	// the rule by it wherever an ID is accepted.
+	Name string
+	// Doc describes the rule: the first line is a title, the rest (after a
+	// blank line) explains what the rule checks and why.
+	Doc string
+	// Severity is the default severity of the rule's diagnostics.
+	Severity Severity
+	// Kinds lists the package kinds the rule applies to; empty means every
+	// package, including packages whose kind is unknown because they hold
+	// zero or several meta objects.
+	Kinds []meta.Kind
+	// Bad and Good are short YAML examples for the rule catalog: a package
+	// (or document) the rule reports, and its corrected form. Optional.
+	Bad, Good string
+	// Run inspects the package and reports problems with pass.Report. An
+	// error return means the rule itself failed (it is recorded in
+	// Result.Failures), not that the package has a problem.
+	Run func(pass *Pass) error
+
+	// requires says what a built-in rule needs to run at all.
+	requires requirement
+}
+
+// requirement lists inputs without which a rule does not run.
+type requirement uint8
+
+const (
+	needsImage   requirement = 1 << iota // ImageFacts
+	needsVersion                         // a target Crossplane version
+)
+
+// Title returns the first line of the rule's Doc.
+func (r *Rule) Title() string {
+	title, _, _ := strings.Cut(strings.TrimSpace(r.Doc), "\n")
+	return strings.TrimSpace(title)
+}
+
+// AppliesTo reports whether the rule runs for a package of kind k; the
+// empty kind stands for a package of unknown kind.
+func (r *Rule) AppliesTo(k meta.Kind) bool {
+	return len(r.Kinds) == 0 || slices.Contains(r.Kinds, k)
+}
+
+// Matches reports whether idOrName is the rule's ID or name. IDs match
+// without regard to case.
+func (r *Rule) Matches(idOrName string) bool {
+	return strings.EqualFold(r.ID, idOrName) || r.Name == idOrName
+}
+
+// String returns "ID name".
+func (r *Rule) String() string { return r.ID + " " + r.Name }
+
+// ErrInvalidRule is wrapped by the errors of Validate.
+var ErrInvalidRule = errors.New("invalid rule")
+
+// ErrUnknownRule is wrapped by the errors of Lint when an option names a
+// rule that is not in the rule set.
+var ErrUnknownRule = errors.New("unknown rule")
+
+var (
+	idPattern   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	namePattern = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+)
+
+// Validate checks a rule set before anything runs: every rule is non-nil,
+// has a well-formed ID and Name, a Doc, a valid Severity, known Kinds and a
+// Run function, and no two rules share an ID or a name (nor one rule's ID
+// another's name). It returns every problem found, joined; each wraps
+// ErrInvalidRule.
+func Validate(rules []*Rule) error {
+	var errs []error
+	bad := func(i int, r *Rule, format string, args ...any) {
+		who := fmt.Sprintf("rule %d", i)
+		if r != nil && r.ID != "" {
+			who = fmt.Sprintf("rule %s", r.ID)
+		}
+		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalidRule, who, fmt.Sprintf(format, args...)))
+	}
+	seen := map[string]int{} // lower-cased ID or name -> rule index
+	claim := func(i int, r *Rule, key, what string) {
+		k := strings.ToLower(key)
+		if j, ok := seen[k]; ok && j != i {
+			bad(i, r, "%s %q is already used by rule %d", what, key, j)
+			return
+		}
+		seen[k] = i
+	}
+	for i, r := range rules {
+		if r == nil {
+			bad(i, r, "nil")
+			continue
+		}
+		if !idPattern.MatchString(r.ID) {
+			bad(i, r, "ID %q must start with a letter and hold only letters, digits, '-' and '_'", r.ID)
+		} else {
+			claim(i, r, r.ID, "ID")
+		}
+		if !namePattern.MatchString(r.Name) {
+			bad(i, r, "name %q must be lower-case kebab-case", r.Name)
+		} else if !strings.EqualFold(r.Name, r.ID) {
+			claim(i, r, r.Name, "name")
+		}
+		if strings.TrimSpace(r.Doc) == "" {
+			bad(i, r, "empty Doc")
+		}
+		if !r.Severity.Valid() {
+			bad(i, r, "invalid severity %d", int(r.Severity))
+		}
+		for _, k := range r.Kinds {
+			if !slices.Contains(meta.Kinds(), k) {
+				bad(i, r, "unknown package kind %q", k)
+			}
+		}
+		if r.Run == nil {
+			bad(i, r, "nil Run")
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,264 @@
+package linter
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// legacySources are the deprecated keys naming a dependency's package.
+var legacySources = []string{"provider", "configuration", "function"}
+
+// packageKinds are the kinds a dependency's kind field may take.
+var packageKinds = []string{"Provider", "Configuration", "Function"}
+
+// dependency is one spec.dependsOn entry as written.
+type dependency struct {
+	index int
+	path  []string       // spec.dependsOn.<index>
+	entry map[string]any // nil when the entry is not an object
+}
+
+// refKey returns the key naming the entry's package reference ("package"
+// first, then the deprecated keys), and its value.
+func (d dependency) refKey() (string, string, bool) {
+	for _, k := range append([]string{"package"}, legacySources...) {
+		if v, ok := d.entry[k].(string); ok && v != "" {
+			return k, v, true
+		}
+	}
+	return "", "", false
+}
+
+func dependencies(p *Pass) (*parser.Object, []dependency, error) {
+	o, m, err := metaContent(p)
+	if o == nil || err != nil {
+		return nil, nil, err
+	}
+	var deps []dependency
+	for i, e := range list(m, "spec", "dependsOn") {
+		em, _ := e.(map[string]any)
+		deps = append(deps, dependency{index: i, path: []string{"spec", "dependsOn", strconv.Itoa(i)}, entry: em})
+	}
+	return o, deps, nil
+}
+
+const depsHead = metaHead + "spec:\n  dependsOn:\n"
+
+func ruleDependencySource() *Rule {
+	return &Rule{
+		ID: "XP301", Name: "dependency-source", Severity: SeverityError,
+		Doc: `A dependsOn entry names no source, or more than one
+
+Each spec.dependsOn entry names one package: either with apiVersion, kind
+and package (kind one of Provider, Configuration, Function), or with one of
+the deprecated keys provider, configuration or function. An entry with
+none, with several, or with package but no apiVersion or kind cannot be
+resolved.`,
+		Bad:  depsHead + "  - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    function: xpkg.crossplane.io/crossplane-contrib/function-auto-ready\n    version: \">=v0.1.0\"\n",
+		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
+		Run: func(p *Pass) error {
+			o, deps, err := dependencies(p)
+			if err != nil {
+				return err
+			}
+			for _, d := range deps {
+				if d.entry == nil {
+					continue
+				}
+				var named []string
+				for _, k := range append(append([]string(nil), legacySources...), "package") {
+					if v, ok := d.entry[k]; ok && v != nil && v != "" {
+						named = append(named, k)
+					}
+				}
+				switch {
+				case len(named) == 0:
+					p.Reportf(o, d.path, "dependency %d names no package: give apiVersion, kind and package", d.index)
+					continue
+				case len(named) > 1:
+					p.Reportf(o, join(d.path, named[1]), "dependency %d names more than one package (%s): give exactly one", d.index, strings.Join(named, ", "))
+					continue
+				}
+				_, hasAPIVersion := d.entry["apiVersion"]
+				kind, hasKind := d.entry["kind"]
+				if named[0] != "package" {
+					if hasAPIVersion || hasKind {
+						p.Reportf(o, join(d.path, named[0]), "dependency %d mixes %s with apiVersion/kind: use apiVersion, kind and package", d.index, named[0])
+					}
+					continue
+				}
+				if !hasAPIVersion || !hasKind {
+					p.Reportf(o, join(d.path, "package"), "dependency %d gives package without apiVersion and kind (e.g. apiVersion: pkg.crossplane.io/v1, kind: Provider)", d.index)
+					continue
+				}
+				ks, _ := kind.(string)
+				valid := false
+				for _, k := range packageKinds {
+					valid = valid || ks == k
+				}
+				if !valid {
+					p.Reportf(o, join(d.path, "kind"), "dependency %d has kind %v: want Provider, Configuration or Function", d.index, kind)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func ruleDependencyVersion() *Rule {
+	return &Rule{
+		ID: "XP302", Name: "dependency-version", Severity: SeverityError,
+		Doc: `A dependency version is neither a semver constraint nor a digest
+
+A dependency's version is a Masterminds semver constraint (">=v1.2.0",
+"v1", "=v0.3.1") or a digest, sha256 followed by 64 lower-case hex digits.
+Crossplane cannot resolve a dependency whose version is missing or is
+anything else.`,
+		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: latest\n",
+		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
+		Run: func(p *Pass) error {
+			o, deps, err := dependencies(p)
+			if err != nil {
+				return err
+			}
+			for _, d := range deps {
+				if d.entry == nil {
+					continue
+				}
+				v, ok := d.entry["version"]
+				if !ok || v == nil {
+					p.Reportf(o, d.path, "dependency %d has no version: give a semver constraint or a sha256 digest", d.index)
+					continue
+				}
+				s, ok := v.(string)
+				if !ok {
+					p.Reportf(o, join(d.path, "version"), "dependency %d version %v is not a string", d.index, v)
+					continue
+				}
+				if err := ref.CheckVersion(s); err != nil {
+					p.Reportf(o, join(d.path, "version"), "dependency %d version: %v", d.index, err)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func ruleDependencyReference() *Rule {
+	return &Rule{
+		ID: "XP303", Name: "dependency-reference", Severity: SeverityError,
+		Doc: `A dependency's package reference is invalid, tagged, or has no registry
+
+A dependency's package (or deprecated provider, configuration, function)
+is an OCI repository reference: a registry host, then the repository
+path, with no tag or digest, since the version field says which version to
+install. Crossplane v2 assumes no default registry, so a reference such as
+crossplane/provider-gcp, which older versions read as an image on their
+default registry, no longer resolves: write the registry host, e.g.
+xpkg.crossplane.io/crossplane/provider-gcp.`,
+		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: crossplane-contrib/provider-nop:v0.4.0\n    version: \">=v0.1.0\"\n",
+		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
+		Run: func(p *Pass) error {
+			o, deps, err := dependencies(p)
+			if err != nil {
+				return err
+			}
+			for _, d := range deps {
+				if d.entry == nil {
+					continue
+				}
+				for _, k := range append([]string{"package"}, legacySources...) {
+					s, ok := d.entry[k].(string)
+					if !ok || s == "" {
+						continue
+					}
+					_, err := ref.CheckDependency(s)
+					if err == nil {
+						continue
+					}
+					var msgs []string
+					if j, ok := err.(interface{ Unwrap() []error }); ok {
+						for _, e := range j.Unwrap() {
+							msgs = append(msgs, e.Error())
+						}
+					} else {
+						msgs = append(msgs, err.Error())
+					}
+					for _, m := range msgs {
+						p.Reportf(o, join(d.path, k), "dependency %d: %s", d.index, m)
+					}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func ruleDependencyDeprecatedField() *Rule {
+	return &Rule{
+		ID: "XP304", Name: "dependency-deprecated-field", Severity: SeverityWarning,
+		Doc: `provider/configuration/function used instead of apiVersion+kind+package
+
+The keys provider, configuration and function of a dependsOn entry are
+deprecated: write apiVersion (pkg.crossplane.io/v1), kind (Provider,
+Configuration or Function) and package.`,
+		Bad:  depsHead + "  - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
+		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
+		Run: func(p *Pass) error {
+			o, deps, err := dependencies(p)
+			if err != nil {
+				return err
+			}
+			for _, d := range deps {
+				for i, k := range legacySources {
+					v, ok := d.entry[k]
+					if !ok {
+						continue
+					}
+					p.Reportf(o, join(d.path, k), "dependency %d: %s is deprecated: write apiVersion: pkg.crossplane.io/v1, kind: %s, package: %v",
+						d.index, k, packageKinds[i], v)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func ruleDependencyDuplicate() *Rule {
+	return &Rule{
+		ID: "XP305", Name: "dependency-duplicate", Severity: SeverityError,
+		Doc: `The same package listed twice
+
+Two dependsOn entries naming the same package (the same registry and
+repository, registry compared without regard to case) give Crossplane two
+constraints for one dependency. Merge them into one entry.`,
+		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n  - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \"v0\"\n",
+		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
+		Run: func(p *Pass) error {
+			o, deps, err := dependencies(p)
+			if err != nil {
+				return err
+			}
+			first := map[string]int{}
+			for _, d := range deps {
+				k, v, ok := d.refKey()
+				if !ok {
+					continue
+				}
+				key := v
+				if r, err := ref.Parse(v); err == nil {
+					key = strings.ToLower(r.Registry) + "/" + r.Repository
+				}
+				if i, ok := first[key]; ok {
+					p.Reportf(o, join(d.path, k), "dependency %d lists %s again (first as dependency %d)", d.index, v, i)
+					continue
+				}
+				first[key] = d.index
+			}
+			return nil
+		},
+	}
+}

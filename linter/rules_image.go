@@ -1,0 +1,97 @@
+package linter
+
+import (
+	"strings"
+)
+
+func ruleBaseLayers() *Rule {
+	return &Rule{
+		ID: "XP501", Name: "base-layers", Severity: SeverityError, requires: needsImage,
+		Doc: `More than one layer annotated io.crossplane.xpkg: base
+
+The xpkg specification allows at most one layer descriptor with the
+annotation io.crossplane.xpkg: base; that layer holds package.yaml. With
+two, which one is the package is ambiguous; xpkgkit refuses to pick one
+silently. Each base layer after the first is reported, by digest (the
+diagnostic's file).`,
+		Bad:  "# image facts\nbaseLayers: [sha256:aaa..., sha256:bbb...]\n",
+		Good: "# image facts\nbaseLayers: [sha256:aaa...]\n",
+		Run: func(p *Pass) error {
+			if len(p.Image.BaseLayers) < 2 {
+				return nil
+			}
+			for _, d := range p.Image.BaseLayers[1:] {
+				p.Report(Diagnostic{Pos: p.ImagePos(d), Message: "layer " + d + " is a second base layer (io.crossplane.xpkg: base); the first is " + p.Image.BaseLayers[0] + ": at most one layer may carry the annotation"})
+			}
+			return nil
+		},
+	}
+}
+
+func ruleNoBaseAnnotation() *Rule {
+	return &Rule{
+		ID: "XP502", Name: "no-base-annotation", Severity: SeverityWarning, requires: needsImage,
+		Doc: `No base annotation: package.yaml came from the flattened filesystem
+
+No layer is annotated io.crossplane.xpkg: base, so package.yaml was read
+from the filesystem that results from applying every layer in order. That
+works, but the specification prefers the annotation: a later layer can
+overwrite the package by accident, and a reader must process every layer.
+Build the package with crossplane xpkg build, which annotates the layer.`,
+		Bad:  "# image facts\nflattened: true\npackageYAMLPath: package.yaml\n",
+		Good: "# image facts\nbaseLayers: [sha256:aaa...]\npackageYAMLPath: package.yaml\n",
+		Run: func(p *Pass) error {
+			if p.Image.Flattened && len(p.Image.BaseLayers) == 0 {
+				p.Report(Diagnostic{Pos: p.ImagePos(""), Message: "no layer is annotated io.crossplane.xpkg: base: package.yaml was read from the flattened filesystem"})
+			}
+			return nil
+		},
+	}
+}
+
+func rulePackageYAMLLocation() *Rule {
+	return &Rule{
+		ID: "XP503", Name: "package-yaml-location", Severity: SeverityError, requires: needsImage,
+		Doc: `No package.yaml at the root, but one elsewhere in the layer
+
+Crossplane reads package.yaml only from the root of the base layer (or of
+the flattened filesystem). A package.yaml in a directory, such as
+a/package.yaml, is ignored, and the image is not a package. The rule names
+the misplaced files.`,
+		Bad:  "# image facts\nmisplacedPackageYAML: [package/package.yaml]\n",
+		Good: "# image facts\npackageYAMLPath: package.yaml\n",
+		Run: func(p *Pass) error {
+			if p.Image.PackageYAMLPath != "" || len(p.Image.MisplacedPackageYAML) == 0 {
+				return nil
+			}
+			p.Report(Diagnostic{Pos: p.ImagePos(""), Message: "no package.yaml at the root of the image, but " + strings.Join(p.Image.MisplacedPackageYAML, ", ") + ": Crossplane reads only /package.yaml"})
+			return nil
+		},
+	}
+}
+
+func ruleLegacyStack() *Rule {
+	return &Rule{
+		ID: "XP504", Name: "legacy-stack", Severity: SeverityError, requires: needsImage,
+		Doc: `The content is the defunct stack layout
+
+Crossplane's first package format, the "stack" (a .registry directory with
+app.yaml, install.yaml, resources/ and icons), was replaced by the xpkg
+format (package format v2) and its design marked defunct. No supported
+Crossplane installs a stack; rebuild the package as an xpkg, with a
+crossplane.yaml meta object and its CRDs or XRDs.`,
+		Bad:  "# image facts\nlegacyStack: true\nlegacyStackPath: .registry/app.yaml\n",
+		Good: "# image facts\npackageYAMLPath: package.yaml\n",
+		Run: func(p *Pass) error {
+			if !p.Image.LegacyStack {
+				return nil
+			}
+			path := p.Image.LegacyStackPath
+			if path == "" {
+				path = ".registry/app.yaml"
+			}
+			p.Report(Diagnostic{Pos: p.ImagePos(""), Message: "the image holds " + path + ": it is a Crossplane stack, the defunct first package format, which no supported Crossplane installs; rebuild it as an xpkg"})
+			return nil
+		},
+	}
+}

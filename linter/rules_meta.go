@@ -1,0 +1,462 @@
+package linter
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/Masterminds/semver/v3"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/linter/internal/spdx"
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// metaContent returns the package's single meta object and its decoded
+// content; nil when there is not exactly one.
+func metaContent(p *Pass) (*parser.Object, map[string]any, error) {
+	o := p.Meta()
+	if o == nil {
+		return nil, nil, nil
+	}
+	m, err := p.shared.metaMap()
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding the meta object: %w", err)
+	}
+	return o, m, nil
+}
+
+const metaHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n"
+
+func ruleMetaName() *Rule {
+	return &Rule{
+		ID: "XP201", Name: "meta-name", Severity: SeverityError,
+		Doc: `Meta metadata.name missing or not a DNS-1123 subdomain
+
+The meta object's name names the package's revisions and objects in the
+cluster, so it must be a valid Kubernetes object name: a DNS-1123
+subdomain (lower-case letters, digits, '-' and '.', at most 253
+characters).`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: My_Configuration\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: my-configuration\n",
+		Run: func(p *Pass) error {
+			for _, o := range p.Package.Meta {
+				name := o.ObjectMeta.Name
+				if name == "" {
+					p.Reportf(o, []string{"metadata", "name"}, "the meta object has no metadata.name")
+					continue
+				}
+				if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+					p.Reportf(o, []string{"metadata", "name"}, "metadata.name %q is not a DNS-1123 subdomain: %s", name, strings.Join(errs, "; "))
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// crossplaneConstraint returns spec.crossplane.version and whether it is
+// set; shorthand is true when spec.crossplane is a bare string (the form of
+// the package format v2 design's examples), which Crossplane refuses.
+func crossplaneConstraint(m map[string]any) (v string, ok, shorthand bool) {
+	if s, ok := str(m, "spec", "crossplane"); ok {
+		return s, true, true
+	}
+	v, ok = str(m, "spec", "crossplane", "version")
+	return v, ok, false
+}
+
+var crossplaneVersionPath = []string{"spec", "crossplane", "version"}
+
+func ruleCrossplaneConstraint() *Rule {
+	return &Rule{
+		ID: "XP202", Name: "crossplane-constraint", Severity: SeverityError,
+		Doc: `spec.crossplane.version is not a valid semver constraint
+
+Crossplane checks its own version against this constraint, a Masterminds
+semver constraint such as ">=v1.14.0" or ">=v1.14.0, <v3": one that does not
+parse makes the package uninstallable. The rule also reports spec.crossplane
+written as a bare string (crossplane: v0.13.0, as in the package format v2
+design's examples): Crossplane accepts only the object form.`,
+		Bad:  metaHead + "spec:\n  crossplane:\n    version: \"from v1.14\"\n",
+		Good: metaHead + "spec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
+		Run: func(p *Pass) error {
+			o, m, err := metaContent(p)
+			if o == nil || err != nil {
+				return err
+			}
+			v, ok, shorthand := crossplaneConstraint(m)
+			if !ok {
+				return nil
+			}
+			if shorthand {
+				p.Reportf(o, []string{"spec", "crossplane"}, "spec.crossplane is the bare string %q: Crossplane wants an object, crossplane: {version: %q}", v, v)
+			}
+			if _, err := semver.NewConstraint(v); err != nil {
+				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %q is not a semver constraint: %v", v, err)
+			}
+			return nil
+		},
+	}
+}
+
+func ruleCrossplaneCompatible() *Rule {
+	return &Rule{
+		ID: "XP203", Name: "crossplane-compatible", Severity: SeverityError, requires: needsVersion,
+		Doc: `The target Crossplane version is outside the constraint
+
+Runs only when a target version is given (WithCrossplaneVersion, the CLI's
+--crossplane-version): Crossplane of that version would refuse to install
+the package, because its spec.crossplane.version constraint excludes it.
+Masterminds semver rules apply: a pre-release version such as v2.0.0-rc.1
+satisfies only a constraint that itself has a pre-release part.`,
+		Bad:  metaHead + "spec:\n  crossplane:\n    version: \"<v2.0.0\"  # linted with --crossplane-version v2.0.0\n",
+		Good: metaHead + "spec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
+		Run: func(p *Pass) error {
+			o, m, err := metaContent(p)
+			if o == nil || err != nil || p.CrossplaneVersion == "" {
+				return err
+			}
+			v, ok, _ := crossplaneConstraint(m)
+			if !ok {
+				return nil
+			}
+			c, err := semver.NewConstraint(v)
+			if err != nil {
+				return nil // XP202 reports it
+			}
+			target, err := semver.NewVersion(p.CrossplaneVersion)
+			if err != nil {
+				return fmt.Errorf("target version %q: %w", p.CrossplaneVersion, err)
+			}
+			if !c.Check(target) {
+				p.Reportf(o, crossplaneVersionPath, "Crossplane %s does not satisfy the package's constraint %q", p.CrossplaneVersion, v)
+			}
+			return nil
+		},
+	}
+}
+
+// annotationPath returns the field path of a meta annotation.
+func annotationPath(key string) []string { return []string{"metadata", "annotations", key} }
+
+func ruleLicense() *Rule {
+	return &Rule{
+		ID: "XP204", Name: "license", Severity: SeverityWarning,
+		Doc: `meta.crossplane.io/license missing or not an SPDX license
+
+Registries and users read the package's license from this annotation; the
+xpkg specification asks for an SPDX license identifier. The rule accepts an
+identifier ("Apache-2.0") or an SPDX license expression ("MIT OR
+Apache-2.0", "GPL-2.0-or-later WITH Classpath-exception-2.0",
+"LicenseRef-Proprietary"), checked against the SPDX license list embedded
+in this module, and reports a deprecated identifier (such as GPL-2.0) too.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  annotations:\n    meta.crossplane.io/license: Apache License 2.0\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  annotations:\n    meta.crossplane.io/license: Apache-2.0\n",
+		Run: func(p *Pass) error {
+			o := p.Meta()
+			if o == nil {
+				return nil
+			}
+			v, ok := o.ObjectMeta.Annotations[meta.AnnotationLicense]
+			if !ok {
+				p.Reportf(o, []string{"metadata", "annotations"}, "the %s annotation is missing: give the package's SPDX license identifier, such as Apache-2.0", meta.AnnotationLicense)
+				return nil
+			}
+			dep, err := spdx.Check(strings.TrimSpace(v))
+			if err != nil {
+				p.Reportf(o, annotationPath(meta.AnnotationLicense), "%s %q is not an SPDX license expression: %v", meta.AnnotationLicense, v, err)
+				return nil
+			}
+			for _, d := range dep {
+				p.Reportf(o, annotationPath(meta.AnnotationLicense), "%s uses the deprecated SPDX identifier %s (see https://spdx.org/licenses/)", meta.AnnotationLicense, d)
+			}
+			return nil
+		},
+	}
+}
+
+// checkSourceURL accepts an absolute http(s) URL, or the scheme-less
+// host/path form Crossplane's own packages use (github.com/org/repo).
+func checkSourceURL(s string) error {
+	if s == "" || strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+		return fmt.Errorf("it is empty or holds white space")
+	}
+	full := s
+	if !strings.Contains(s, "://") {
+		full = "https://" + s
+	}
+	u, err := url.Parse(full)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "git" && u.Scheme != "ssh" {
+		return fmt.Errorf("scheme %q is not http, https, git or ssh", u.Scheme)
+	}
+	if h := u.Hostname(); h == "" || !strings.Contains(h, ".") && h != "localhost" {
+		return fmt.Errorf("it names no host")
+	}
+	return nil
+}
+
+func ruleSourceURL() *Rule {
+	return &Rule{
+		ID: "XP205", Name: "source-url", Severity: SeverityWarning,
+		Doc: `meta.crossplane.io/source missing or not a URL
+
+The annotation says where the package's source lives. The rule accepts an
+absolute http, https, git or ssh URL, and the scheme-less host/path form
+that Crossplane's own packages use (github.com/crossplane-contrib/provider-helm),
+which registries turn into a link; it reports a missing annotation or a
+value naming no host.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  annotations:\n    meta.crossplane.io/source: my laptop\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  annotations:\n    meta.crossplane.io/source: https://github.com/example/configuration-example\n",
+		Run: func(p *Pass) error {
+			o := p.Meta()
+			if o == nil {
+				return nil
+			}
+			v, ok := o.ObjectMeta.Annotations[meta.AnnotationSource]
+			if !ok {
+				p.Reportf(o, []string{"metadata", "annotations"}, "the %s annotation is missing: give the URL of the package's source", meta.AnnotationSource)
+				return nil
+			}
+			if err := checkSourceURL(strings.TrimSpace(v)); err != nil {
+				p.Reportf(o, annotationPath(meta.AnnotationSource), "%s %q is not a URL: %v", meta.AnnotationSource, v, err)
+			}
+			return nil
+		},
+	}
+}
+
+// abbreviations end in a dot without ending a sentence.
+var abbreviations = []string{"e.g.", "i.e.", "etc.", "vs.", "approx.", "incl.", "Inc.", "Ltd.", "Corp.", "Mr.", "Ms.", "Dr.", "St.", "No."}
+
+// sentences counts the sentences of s: a blank line ends a paragraph, and
+// inside one a sentence ends at '.', '!' or '?' followed by white space and
+// an upper-case letter or a digit.
+func sentences(s string) int {
+	n := 0
+	var para []string
+	flush := func() {
+		if len(para) > 0 {
+			n += sentencesIn(strings.Join(para, " "))
+			para = para[:0]
+		}
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) == "" {
+			flush()
+			continue
+		}
+		para = append(para, strings.TrimSpace(line))
+	}
+	flush()
+	return n
+}
+
+func sentencesIn(s string) int {
+	n := 1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '.' && c != '!' && c != '?' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == ')') {
+			j++
+		}
+		k := j
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k == j || k >= len(s) || !(unicode.IsUpper(rune(s[k])) || '0' <= s[k] && s[k] <= '9') {
+			continue
+		}
+		if c == '.' && endsWithAbbreviation(s[:i+1]) {
+			continue
+		}
+		n++
+		i = k - 1
+	}
+	return n
+}
+
+func endsWithAbbreviation(s string) bool {
+	for _, a := range abbreviations {
+		if strings.HasSuffix(s, a) && (len(s) == len(a) || !unicode.IsLetter(rune(s[len(s)-len(a)-1]))) {
+			return true
+		}
+	}
+	return false
+}
+
+func ruleDescription() *Rule {
+	return &Rule{
+		ID: "XP206", Name: "description", Severity: SeverityInfo,
+		Doc: `meta.crossplane.io/description missing or longer than one sentence
+
+Registries show this annotation as the package's summary; the xpkg
+specification asks for one sentence. Longer text belongs in
+meta.crossplane.io/readme. Sentences are counted at '.', '!' or '?'
+followed by a capital letter or a digit (common abbreviations such as
+"e.g." excepted) and at blank lines.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  annotations:\n    meta.crossplane.io/description: Builds clusters. Also databases. And networks.\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  annotations:\n    meta.crossplane.io/description: Builds clusters, databases and networks on AWS.\n",
+		Run: func(p *Pass) error {
+			o := p.Meta()
+			if o == nil {
+				return nil
+			}
+			v, ok := o.ObjectMeta.Annotations[meta.AnnotationDescription]
+			if !ok || strings.TrimSpace(v) == "" {
+				p.Reportf(o, []string{"metadata", "annotations"}, "the %s annotation is missing: describe the package in one sentence", meta.AnnotationDescription)
+				return nil
+			}
+			if n := sentences(v); n > 1 {
+				p.Reportf(o, annotationPath(meta.AnnotationDescription), "%s has %d sentences: keep it to one and move the rest to %s", meta.AnnotationDescription, n, meta.AnnotationReadme)
+			}
+			return nil
+		},
+	}
+}
+
+// annotationMaintainer is meta.crossplane.io/maintainer.
+const annotationMaintainer = meta.AnnotationMaintainer
+
+func ruleMaintainer() *Rule {
+	return &Rule{
+		ID: "XP207", Name: "maintainer", Severity: SeverityInfo,
+		Doc: `meta.crossplane.io/maintainer missing
+
+Registries show this annotation to say who to contact about the package,
+for example "Example Maintainers <maintainers@example.org>".`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  annotations:\n    meta.crossplane.io/maintainer: Example Maintainers <maintainers@example.org>\n",
+		Run: func(p *Pass) error {
+			o := p.Meta()
+			if o == nil {
+				return nil
+			}
+			if v, ok := o.ObjectMeta.Annotations[annotationMaintainer]; !ok || strings.TrimSpace(v) == "" {
+				p.Reportf(o, []string{"metadata", "annotations"}, "the %s annotation is missing: say who maintains the package", annotationMaintainer)
+			}
+			return nil
+		},
+	}
+}
+
+const providerHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n"
+
+func ruleController() *Rule {
+	return &Rule{
+		ID: "XP208", Name: "controller", Severity: SeverityWarning, Kinds: []meta.Kind{meta.KindProvider},
+		Doc: `Provider spec.controller present
+
+spec.controller (image, permissionRequests) comes from Crossplane 1.x,
+where a Provider's controller could run from another image than the
+package's. Crossplane v2 dropped both fields: it runs the provider from the
+package image itself, configured through a DeploymentRuntimeConfig, and
+grants no extra permissions. Real packages still carry the field, and
+Crossplane 1.x still reads it, so it is a warning. An image that is not a
+valid image reference is an error.`,
+		Bad:  providerHead + "spec:\n  controller:\n    image: Example/Provider:latest\n",
+		Good: providerHead + "spec:\n  capabilities:\n  - safe-start\n",
+		Run: func(p *Pass) error {
+			o, m, err := metaContent(p)
+			if o == nil || err != nil {
+				return err
+			}
+			c, ok := lookup(m, "spec", "controller")
+			if !ok || c == nil {
+				return nil
+			}
+			p.Reportf(o, []string{"spec", "controller"}, "spec.controller is deprecated: Crossplane v2 ignores it and runs the provider from the package image, configured by a DeploymentRuntimeConfig")
+			img, ok := lookup(c, "image")
+			if !ok || img == nil {
+				return nil
+			}
+			s, _ := img.(string)
+			if _, err := ref.Parse(s); err != nil {
+				p.ReportSeverityf(SeverityError, o, []string{"spec", "controller", "image"}, "spec.controller.image %q is not a valid image reference: %v", s, err)
+			}
+			return nil
+		},
+	}
+}
+
+func rulePermissionRequests() *Rule {
+	return &Rule{
+		ID: "XP209", Name: "permission-requests", Severity: SeverityError, Kinds: []meta.Kind{meta.KindProvider},
+		Doc: `A permission request with no verbs, no resources, or an empty API group list
+
+Each entry of spec.controller.permissionRequests is an RBAC policy rule
+Crossplane grants the provider. A rule with no verbs, with neither
+resources nor nonResourceURLs, or with resources but an empty apiGroups
+list grants nothing (the core group is written [""], not []). Crossplane v2
+grants no permission requests at all (see XP208).`,
+		Bad:  providerHead + "spec:\n  controller:\n    permissionRequests:\n    - apiGroups: []\n      resources: [secrets]\n      verbs: [get]\n",
+		Good: providerHead + "spec:\n  controller:\n    permissionRequests:\n    - apiGroups: [\"\"]\n      resources: [secrets]\n      verbs: [get]\n",
+		Run: func(p *Pass) error {
+			o, m, err := metaContent(p)
+			if o == nil || err != nil {
+				return err
+			}
+			for i, r := range list(m, "spec", "controller", "permissionRequests") {
+				path := []string{"spec", "controller", "permissionRequests", fmt.Sprint(i)}
+				rm, ok := r.(map[string]any)
+				if !ok {
+					continue
+				}
+				if len(list(rm, "verbs")) == 0 {
+					p.Reportf(o, join(path, "verbs"), "permission request %d has no verbs", i)
+				}
+				res, urls := list(rm, "resources"), list(rm, "nonResourceURLs")
+				if len(res) == 0 && len(urls) == 0 {
+					p.Reportf(o, join(path, "resources"), "permission request %d has no resources (nor nonResourceURLs)", i)
+				}
+				if len(res) > 0 && len(list(rm, "apiGroups")) == 0 {
+					p.Reportf(o, join(path, "apiGroups"), "permission request %d has an empty apiGroups list: it matches no resource (write [\"\"] for the core group)", i)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func ruleCapabilities() *Rule {
+	return &Rule{
+		ID: "XP210", Name: "capabilities", Severity: SeverityInfo,
+		Doc: `A capability not known for this kind
+
+spec.capabilities declares what the package supports. Crossplane acts on
+safe-start for Providers and on composition and operation for Functions,
+matching them without regard to case or punctuation (SafeStart and
+safe_start are safe-start). Any other capability means nothing to
+Crossplane; it may be a typo, or meant for another consumer.`,
+		Bad:  providerHead + "spec:\n  capabilities:\n  - SafeStrat\n",
+		Good: providerHead + "spec:\n  capabilities:\n  - SafeStart\n",
+		Run: func(p *Pass) error {
+			o, m, err := metaContent(p)
+			if o == nil || err != nil || p.Kind == "" {
+				return err
+			}
+			known := meta.KnownCapabilities(p.Kind)
+			for i, c := range list(m, "spec", "capabilities") {
+				s, ok := c.(string)
+				if !ok || meta.CapabilityKnown(p.Kind, s) {
+					continue
+				}
+				if len(known) == 0 {
+					p.Reportf(o, []string{"spec", "capabilities", fmt.Sprint(i)}, "capability %q means nothing to Crossplane for a %s package", s, p.Kind)
+					continue
+				}
+				p.Reportf(o, []string{"spec", "capabilities", fmt.Sprint(i)}, "capability %q is not known for a %s package (known: %s)", s, p.Kind, strings.Join(known, ", "))
+			}
+			return nil
+		},
+	}
+}

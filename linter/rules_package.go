@@ -1,0 +1,250 @@
+package linter
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Groups and kinds the rules know.
+const (
+	groupK8sExtensions = "apiextensions.k8s.io"
+	groupXPExtensions  = "apiextensions.crossplane.io"
+	groupAdmission     = "admissionregistration.k8s.io"
+	groupOps           = "ops.crossplane.io"
+
+	kindCRD         = "CustomResourceDefinition"
+	kindXRD         = "CompositeResourceDefinition"
+	kindComposition = "Composition"
+)
+
+func metaRef(o *parser.Object) string {
+	return fmt.Sprintf("%s %q at %s", o.Kind, o.ObjectMeta.Name, o.Pos)
+}
+
+func ruleOneMeta() *Rule {
+	return &Rule{
+		ID: "XP101", Name: "one-meta", Severity: SeverityError,
+		Doc: `Not exactly one meta object
+
+A package holds exactly one meta object: a Provider, Configuration or
+Function of group meta.pkg.crossplane.io (or the group given with
+WithMetaGroup). Each meta object beyond the first is reported, naming the
+others; a package with none is reported at its first line, unless some of
+its documents failed to parse (one of them may be the meta object: XP001
+and XP002 report those). A meta object of another group than the expected
+one is reported too.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\napiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: configuration-example\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n",
+		Run: func(p *Pass) error {
+			pkg := p.Package
+			if len(pkg.Meta) == 0 {
+				if len(pkg.Objects) > 0 && len(pkg.Errors) == 0 {
+					p.Reportf(nil, nil, "the package holds no meta object: it needs exactly one Provider, Configuration or Function of group %s", p.MetaGroup)
+				}
+				return nil
+			}
+			for _, o := range pkg.Meta {
+				if g := o.GroupVersionKind().Group; g != p.MetaGroup {
+					p.Reportf(o, []string{"apiVersion"}, "meta object %s %q has group %s, want %s", o.Kind, o.ObjectMeta.Name, g, p.MetaGroup)
+				}
+			}
+			if len(pkg.Meta) == 1 {
+				return nil
+			}
+			for i, o := range pkg.Meta[1:] {
+				var others []string
+				for j, q := range pkg.Meta {
+					if j != i+1 {
+						others = append(others, metaRef(q))
+					}
+				}
+				p.Reportf(o, nil, "meta object %d of %d, %s %q: a package holds exactly one (others: %s)",
+					i+2, len(pkg.Meta), o.Kind, o.ObjectMeta.Name, strings.Join(others, "; "))
+			}
+			return nil
+		},
+	}
+}
+
+// allowedKinds returns the group/version/kinds a package of kind k may
+// hold, from DESIGN.md.
+func allowedKinds(k meta.Kind) []schema.GroupVersionKind {
+	gvk := func(g, v, k string) schema.GroupVersionKind {
+		return schema.GroupVersionKind{Group: g, Version: v, Kind: k}
+	}
+	switch k {
+	case meta.KindProvider:
+		return []schema.GroupVersionKind{
+			gvk(groupK8sExtensions, "v1", kindCRD),
+			gvk(groupK8sExtensions, "v1beta1", kindCRD),
+			gvk(groupXPExtensions, "v1alpha1", "ManagedResourceDefinition"),
+			gvk(groupAdmission, "v1", "ValidatingWebhookConfiguration"),
+			gvk(groupAdmission, "v1", "MutatingWebhookConfiguration"),
+		}
+	case meta.KindConfiguration:
+		return []schema.GroupVersionKind{
+			gvk(groupXPExtensions, "v1", kindXRD),
+			gvk(groupXPExtensions, "v2", kindXRD),
+			gvk(groupXPExtensions, "v1", kindComposition),
+			gvk(groupXPExtensions, "v1alpha1", "ManagedResourceActivationPolicy"),
+			gvk(groupOps, "v1alpha1", "Operation"),
+			gvk(groupOps, "v1alpha1", "CronOperation"),
+			gvk(groupOps, "v1alpha1", "WatchOperation"),
+		}
+	case meta.KindFunction:
+		return []schema.GroupVersionKind{
+			gvk(groupK8sExtensions, "v1", kindCRD),
+			gvk(groupK8sExtensions, "v1beta1", kindCRD),
+		}
+	}
+	return nil
+}
+
+func ruleAllowedKind() *Rule {
+	return &Rule{
+		ID: "XP102", Name: "allowed-kind", Severity: SeverityError,
+		Doc: `An object kind this package type may not hold
+
+Crossplane installs only certain kinds from each type of package and
+rejects a package holding any other:
+
+- Provider: CustomResourceDefinition (apiextensions.k8s.io/v1, v1beta1),
+  ManagedResourceDefinition (apiextensions.crossplane.io/v1alpha1),
+  ValidatingWebhookConfiguration and MutatingWebhookConfiguration
+  (admissionregistration.k8s.io/v1).
+- Configuration: CompositeResourceDefinition (apiextensions.crossplane.io/v1,
+  v2), Composition (apiextensions.crossplane.io/v1),
+  ManagedResourceActivationPolicy (apiextensions.crossplane.io/v1alpha1),
+  Operation, CronOperation and WatchOperation (ops.crossplane.io/v1alpha1).
+- Function: CustomResourceDefinition (the schemas of its inputs).
+
+The xpkg specification lists an "AdmissionWebhookConfiguration" kind for
+Providers: no such Kubernetes kind exists, and this rule does not accept
+it; use ValidatingWebhookConfiguration. The rule does not run when the
+package's kind is unknown (see XP101).`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Run: func(p *Pass) error {
+			allowed := allowedKinds(p.Kind)
+			if allowed == nil {
+				return nil
+			}
+			for _, o := range p.Package.Objects {
+				gvk := o.GroupVersionKind()
+				if slices.Contains(allowed, gvk) {
+					continue
+				}
+				var versions []string
+				for _, a := range allowed {
+					if a.Group == gvk.Group && a.Kind == gvk.Kind {
+						versions = append(versions, a.GroupVersion().String())
+					}
+				}
+				if len(versions) > 0 {
+					p.Reportf(o, []string{"apiVersion"}, "apiVersion %s of kind %s is not allowed in a %s package (want %s)",
+						o.APIVersion, gvk.Kind, p.Kind, strings.Join(versions, " or "))
+					continue
+				}
+				p.Reportf(o, []string{"kind"}, "kind %s (%s) is not allowed in a %s package", gvk.Kind, o.APIVersion, p.Kind)
+			}
+			return nil
+		},
+	}
+}
+
+// currentMetaVersion is the meta version every kind has.
+const currentMetaVersion = "v1"
+
+func ruleDeprecatedMetaVersion() *Rule {
+	return &Rule{
+		ID: "XP103", Name: "deprecated-meta-version", Severity: SeverityWarning,
+		Doc: `Meta v1alpha1/v1beta1 where v1 exists
+
+Provider and Configuration meta objects were first v1alpha1, Function meta
+objects v1beta1. Crossplane still reads them, but v1 has long replaced
+them: use meta.pkg.crossplane.io/v1.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider\nmetadata:\n  name: provider-example\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n",
+		Run: func(p *Pass) error {
+			for _, o := range p.Package.Meta {
+				gv := o.GroupVersionKind()
+				if gv.Group != p.MetaGroup || gv.Version == currentMetaVersion {
+					continue
+				}
+				if !slices.Contains(meta.Kinds(), meta.Kind(gv.Kind)) {
+					continue
+				}
+				p.Reportf(o, []string{"apiVersion"}, "%s is deprecated for %s: use %s/%s", o.APIVersion, gv.Kind, gv.Group, currentMetaVersion)
+			}
+			return nil
+		},
+	}
+}
+
+func isCRD(o *parser.Object) bool {
+	g := o.GroupVersionKind()
+	return g.Group == groupK8sExtensions && g.Kind == kindCRD
+}
+
+func isXRD(o *parser.Object) bool {
+	g := o.GroupVersionKind()
+	return g.Group == groupXPExtensions && g.Kind == kindXRD
+}
+
+func ruleDeprecatedCRDVersion() *Rule {
+	return &Rule{
+		ID: "XP104", Name: "deprecated-crd-version", Severity: SeverityWarning,
+		Doc: `An apiextensions.k8s.io/v1beta1 CRD
+
+Kubernetes stopped serving apiextensions.k8s.io/v1beta1 in 1.22, so such a
+CRD relies on being converted before it is installed, and v1beta1 allows
+non-structural schemas that v1 rejects. Write it as
+apiextensions.k8s.io/v1.`,
+		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Run: func(p *Pass) error {
+			for _, o := range p.Package.Objects {
+				if isCRD(o) && o.GroupVersionKind().Version == "v1beta1" {
+					p.Reportf(o, []string{"apiVersion"}, "%s CustomResourceDefinition is deprecated (removed in Kubernetes 1.22): use %s/v1", o.APIVersion, groupK8sExtensions)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func ruleDuplicateObject() *Rule {
+	return &Rule{
+		ID: "XP105", Name: "duplicate-object", Severity: SeverityError,
+		Doc: `Two objects with the same group, kind and name
+
+Crossplane installs each object of a package under its name; two objects of
+the same group and kind (whatever their versions) with the same name (and
+namespace) fight over one cluster object. The second and later ones are
+reported, naming the first. Objects without a name are left alone.`,
+		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: tables.example.org\n",
+		Run: func(p *Pass) error {
+			type key struct{ group, kind, ns, name string }
+			first := make(map[key]*parser.Object, len(p.Package.Objects))
+			for _, o := range p.Package.Objects {
+				if o.ObjectMeta.Name == "" {
+					continue
+				}
+				k := key{o.GroupVersionKind().Group, o.Kind, o.ObjectMeta.Namespace, o.ObjectMeta.Name}
+				if f, ok := first[k]; ok {
+					p.Reportf(o, []string{"metadata", "name"}, "duplicate %s %q (first at %s)", o.Kind, o.ObjectMeta.Name, f.Pos)
+					continue
+				}
+				first[k] = o
+			}
+			return nil
+		},
+	}
+}

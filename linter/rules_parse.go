@@ -1,0 +1,132 @@
+package linter
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// errorRuleID says which rule reports a document error of the parser.
+func errorRuleID(err error) string {
+	switch {
+	case errors.Is(err, parser.ErrMissingType), errors.Is(err, parser.ErrNotObject), errors.Is(err, parser.ErrUnknownKind):
+		return "XP002"
+	case errors.Is(err, parser.ErrDecode):
+		return "XP005"
+	default:
+		return "XP001"
+	}
+}
+
+// documentErrorMessage describes a document error without the position the
+// diagnostic carries anyway.
+func documentErrorMessage(e *parser.DocumentError) string {
+	var le *parser.LimitError
+	if errors.As(e.Err, &le) {
+		return fmt.Sprintf("document %d cannot be read: it exceeds the parser limit %s (%d)", e.Pos.Document, le.Limit, le.Value)
+	}
+	msg := e.Err.Error()
+	// Errors from deeper layers may repeat the position; keep the reason.
+	if p := e.Pos.String() + ": "; strings.HasPrefix(msg, p) {
+		msg = msg[len(p):]
+	}
+	return msg
+}
+
+func reportDocumentErrors(p *Pass) error {
+	for _, e := range p.Package.Errors {
+		if e == nil || e.Err == nil || errorRuleID(e.Err) != p.Rule.ID {
+			continue
+		}
+		p.Report(Diagnostic{Message: documentErrorMessage(e), Pos: e.Pos})
+	}
+	return nil
+}
+
+func ruleYAMLSyntax() *Rule {
+	return &Rule{
+		ID: "XP001", Name: "yaml-syntax", Severity: SeverityError,
+		Doc: `A document is not valid YAML
+
+The parser could not read the document: a syntax error, a value JSON cannot
+hold (a non-string key, .nan), or a document that exceeds one of the
+parser's limits (size, depth, alias expansion), in which case the message
+names the limit. Crossplane rejects the whole package when one document
+cannot be read.`,
+		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: [unclosed\n",
+		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Run:  reportDocumentErrors,
+	}
+}
+
+func ruleMissingType() *Rule {
+	return &Rule{
+		ID: "XP002", Name: "missing-type", Severity: SeverityError,
+		Doc: `A document has no apiVersion or no kind
+
+Every document of a package must be a Kubernetes object with a string
+apiVersion and kind. This rule also reports a document that is a scalar or
+a list rather than an object, and a document in the meta group whose
+version and kind the meta scheme does not know (for example
+meta.pkg.crossplane.io/v2), since Crossplane cannot decode either.`,
+		Bad:  "metadata:\n  name: buckets.example.org\nspec: {}\n",
+		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec: {}\n",
+		Run:  reportDocumentErrors,
+	}
+}
+
+func ruleFieldType() *Rule {
+	return &Rule{
+		ID: "XP005", Name: "field-type", Severity: SeverityError,
+		Doc: `A field's value does not fit its type
+
+The document is valid YAML with a known type, but a field holds a value of
+the wrong shape, for example a string where the meta schema wants an object
+(spec.crossplane: v1.0 instead of spec.crossplane.version), or metadata that
+does not fit a Kubernetes ObjectMeta. Crossplane cannot decode such an
+object.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  crossplane: \">=v1.14.0\"\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
+		Run:  reportDocumentErrors,
+	}
+}
+
+func ruleEmptyPackage() *Rule {
+	return &Rule{
+		ID: "XP003", Name: "empty-package", Severity: SeverityError,
+		Doc: `The stream holds no objects
+
+A package's YAML stream must hold at least its meta object. This rule
+reports a stream that is empty or holds only comments and empty documents;
+a stream whose documents all failed to parse is left to XP001 and XP002.`,
+		Bad:  "# nothing but a comment\n---\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n",
+		Run: func(p *Pass) error {
+			if len(p.Package.Meta)+len(p.Package.Objects)+len(p.Package.Errors) == 0 {
+				p.Reportf(nil, nil, "the package holds no objects: it needs at least a meta object (Provider, Configuration or Function)")
+			}
+			return nil
+		},
+	}
+}
+
+func ruleUnusedSuppression() *Rule {
+	return &Rule{
+		ID: "XP004", Name: "unused-suppression", Severity: SeverityInfo,
+		Doc: `A suppression annotation silences nothing
+
+The annotation lint.xpkgkit.dev/ignore lists rules (by ID or name) whose
+diagnostics are dropped: on an object, those inside that object's document;
+on the meta object, those of the whole package. An entry that silenced no
+diagnostic is stale, or misspelt, and is reported here, on the annotation.
+Entries naming a rule that did not run (disabled, not for this kind of
+package, or lacking the image facts or target version it needs) are not
+reported, since nothing can be told. The linter itself implements this rule;
+remove it from the rule set (or disable it) to turn it off.`,
+		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n  annotations:\n    lint.xpkgkit.dev/ignore: XP401  # the name is right: nothing to silence\n",
+		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Run:  func(*Pass) error { return nil }, // implemented by Lint
+	}
+}

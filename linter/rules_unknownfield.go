@@ -1,0 +1,243 @@
+package linter
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
+	"github.com/xpkgkit/xpkgkit/meta/v1alpha1"
+	"github.com/xpkgkit/xpkgkit/meta/v1beta1"
+)
+
+// metaType returns the Go type of the meta object of the given version and
+// kind, or nil when there is none.
+func metaType(version string, kind meta.Kind) reflect.Type {
+	var v any
+	switch {
+	case version == "v1" && kind == meta.KindProvider:
+		v = v1.Provider{}
+	case version == "v1" && kind == meta.KindConfiguration:
+		v = v1.Configuration{}
+	case version == "v1" && kind == meta.KindFunction:
+		v = v1.Function{}
+	case version == "v1alpha1" && kind == meta.KindProvider:
+		v = v1alpha1.Provider{}
+	case version == "v1alpha1" && kind == meta.KindConfiguration:
+		v = v1alpha1.Configuration{}
+	case version == "v1beta1" && kind == meta.KindFunction:
+		v = v1beta1.Function{}
+	default:
+		return nil
+	}
+	return reflect.TypeOf(v)
+}
+
+// jsonFields maps the JSON names of a struct's fields (inline fields
+// flattened) to their types.
+var jsonFields sync.Map // reflect.Type -> map[string]reflect.Type
+
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if m, ok := jsonFields.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && (name == "" || strings.Contains(","+opts+",", ",inline,")) {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range fieldsOf(ft) {
+					m[k] = v
+				}
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	jsonFields.Store(t, m)
+	return m
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// crossplaneConstraintsType decodes itself (it also accepts a bare string)
+// but its object form is checked like any struct.
+var crossplaneConstraintsType = reflect.TypeFor[v1.CrossplaneConstraints]()
+
+// opaque reports whether values of t decode themselves, so their content
+// cannot be checked against struct fields.
+func opaque(t reflect.Type) bool {
+	if t == crossplaneConstraintsType {
+		return false
+	}
+	p := reflect.PointerTo(t)
+	return t.Implements(jsonUnmarshaler) || p.Implements(jsonUnmarshaler) ||
+		t.Implements(textUnmarshaler) || p.Implements(textUnmarshaler)
+}
+
+type unknownField struct {
+	path    []string
+	suggest string
+}
+
+// unknownFields lists the keys of v that t does not define, depth first in
+// key order.
+func unknownFields(v any, t reflect.Type, path []string, out *[]unknownField) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if opaque(t) {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		fields := fieldsOf(t)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ft, ok := fields[k]
+			if !ok {
+				*out = append(*out, unknownField{path: join(path, k), suggest: suggestField(k, fields)})
+				continue
+			}
+			unknownFields(m[k], ft, join(path, k), out)
+		}
+	case reflect.Map:
+		if m, ok := v.(map[string]any); ok {
+			for k, e := range m {
+				unknownFields(e, t.Elem(), join(path, k), out)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if l, ok := v.([]any); ok {
+			for i, e := range l {
+				unknownFields(e, t.Elem(), join(path, strconv.Itoa(i)), out)
+			}
+		}
+	}
+}
+
+// suggestField returns the defined field k was most likely meant to be:
+// one equal but for case, or the closest within two edits (ties broken by
+// name); "" when none is close.
+func suggestField(k string, fields map[string]reflect.Type) string {
+	if len(k) > 64 {
+		return ""
+	}
+	best, bestDist := "", 3
+	lk := strings.ToLower(k)
+	for f := range fields {
+		if strings.EqualFold(f, k) {
+			return f
+		}
+		d := editDistance(lk, strings.ToLower(f))
+		if d < bestDist || d == bestDist && f < best {
+			best, bestDist = f, d
+		}
+	}
+	return best
+}
+
+// editDistance returns the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func ruleUnknownField() *Rule {
+	return &Rule{
+		ID: "XP106", Name: "unknown-field", Severity: SeverityWarning,
+		Doc: `A field the meta schema does not define
+
+Crossplane decodes the meta object leniently and drops fields it does not
+know, so a typo such as dependson or a field at the wrong level is silently
+ignored: the dependency is never installed. This rule compares the meta
+object with the fields of its Go type (meta/v1, v1alpha1 or v1beta1),
+metadata included, points at each unknown key and suggests the field it
+was probably meant to be.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  dependson:\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.4.0\"\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  dependsOn:\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.4.0\"\n",
+		Run: func(p *Pass) error {
+			for _, o := range p.Package.Meta {
+				gv := schema.FromAPIVersionAndKind(o.APIVersion, o.Kind)
+				t := metaType(gv.Version, meta.Kind(gv.Kind))
+				if t == nil {
+					continue
+				}
+				var content map[string]any
+				if o == p.Meta() {
+					m, err := p.shared.metaMap()
+					if err != nil {
+						return fmt.Errorf("decoding %s: %w", o.Kind, err)
+					}
+					content = m
+				} else {
+					u, err := o.Unstructured()
+					if err != nil {
+						return fmt.Errorf("decoding %s: %w", o.Kind, err)
+					}
+					content = u.Object
+				}
+				var found []unknownField
+				unknownFields(content, t, nil, &found)
+				for _, f := range found {
+					parent := "the top level"
+					if len(f.path) > 1 {
+						parent = FieldPath(f.path[:len(f.path)-1]...)
+					}
+					msg := fmt.Sprintf("unknown field %q in %s: Crossplane ignores it", f.path[len(f.path)-1], parent)
+					if f.suggest != "" {
+						msg += fmt.Sprintf("; did you mean %q?", f.suggest)
+					}
+					p.Reportf(o, f.path, "%s", msg)
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,252 @@
+package parser
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// decoder holds what decoding a document needs; it is shared, read-only,
+// by the goroutines of one parse and by the objects it returns.
+type decoder struct {
+	limits       Limits
+	metaGroup    string
+	metaScheme   *runtime.Scheme
+	objectScheme *runtime.Scheme
+	strictKinds  bool
+	outlineDepth int
+	discardRaw   bool
+}
+
+// result is the outcome of decoding one document.
+type result struct {
+	obj    *Object
+	isMeta bool
+	err    *DocumentError
+}
+
+// parseNode parses one document's bytes into a yaml.Node and checks it
+// against the limits. It returns a nil node for a document with no content.
+// Its errors are *DocumentError.
+func parseNode(loc locator, lim Limits) (root *yaml.Node, err error) {
+	defer func() {
+		// go-yaml panics on a few malformed inputs instead of failing.
+		if r := recover(); r != nil {
+			root, err = nil, &DocumentError{Pos: loc.base, Err: fmt.Errorf("%w: %v", ErrSyntax, r)}
+		}
+	}()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(loc.data, &doc); err != nil {
+		return nil, syntaxError(err, loc)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, nil
+	}
+	root = doc.Content[0]
+	chk := checker{lim: lim, loc: loc}
+	if err := chk.check(root); err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+var (
+	yamlLineRE   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	yamlAnchorRE = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
+
+// parserProblems are the messages of go-yaml's parser (as opposed to its
+// scanner): it reports their line 0-based.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// syntaxError turns a go-yaml error into a *DocumentError at the line it
+// names, in the stream.
+func syntaxError(err error, loc locator) *DocumentError {
+	msg := err.Error()
+	pos := loc.base
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		msg = m[2]
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+			if parserProblems[msg] {
+				n++
+			}
+			pos = loc.at(n, 0)
+		}
+	} else if m := yamlAnchorRE.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("unknown anchor %q", m[1])
+		if i := bytes.Index(loc.data, []byte("*"+m[1])); i >= 0 {
+			line := bytes.Count(loc.data[:i], []byte("\n")) + 1
+			col := i - bytes.LastIndexByte(loc.data[:i], '\n')
+			pos = loc.at(line, 0)
+			pos.Column += col - 1
+			pos.Offset += int64(col - 1)
+		}
+	} else if len(msg) > 6 && msg[:6] == "yaml: " {
+		msg = msg[6:]
+	}
+	return &DocumentError{Pos: pos, Err: fmt.Errorf("%w: %s", ErrSyntax, msg)}
+}
+
+// decode turns one document into an object or an error.
+func (d *decoder) decode(doc Document) result {
+	base := doc.DataPos
+	base.Document = doc.Pos.Document
+	loc := locator{data: doc.Data, base: base}
+	fail := func(err error) result {
+		var de *DocumentError
+		if !errors.As(err, &de) {
+			de = &DocumentError{Pos: doc.Pos, Err: err}
+		}
+		return result{err: de}
+	}
+	root, err := parseNode(loc, d.limits)
+	if err != nil {
+		return fail(err)
+	}
+	if root == nil {
+		return result{} // nothing but comments: an empty document
+	}
+	if root.Kind == yaml.AliasNode && root.Alias != nil {
+		root = root.Alias
+	}
+	if root.Kind != yaml.MappingNode {
+		return fail(fmt.Errorf("%w: found a %s", ErrNotObject, kindName(root)))
+	}
+	obj := &Object{Pos: doc.Pos, dataPos: base, dec: d}
+	if !d.discardRaw {
+		obj.raw = newRawBytes(doc.Data)
+	}
+	if err := d.typeAndMeta(obj, root, loc); err != nil {
+		return fail(err)
+	}
+	gvk := obj.GroupVersionKind()
+	r := result{obj: obj}
+	switch {
+	case gvk.Group == d.metaGroup:
+		r.isMeta = true
+		if d.metaScheme == nil || !d.metaScheme.Recognizes(gvk) {
+			return fail(fmt.Errorf("%w: %s is not a package metadata kind", ErrUnknownKind, gvkString(gvk)))
+		}
+		if obj.typed, err = typed(d.metaScheme, gvk, root, loc); err != nil {
+			return fail(err)
+		}
+	case d.objectScheme != nil && d.objectScheme.Recognizes(gvk):
+		if obj.typed, err = typed(d.objectScheme, gvk, root, loc); err != nil {
+			return fail(err)
+		}
+	case d.strictKinds:
+		return fail(fmt.Errorf("%w: no scheme recognises %s", ErrUnknownKind, gvkString(gvk)))
+	}
+	if d.outlineDepth >= 0 {
+		o, err := converter{maxDepth: d.outlineDepth, loc: loc}.mapping(root, 0)
+		if err != nil {
+			return fail(err)
+		}
+		obj.outline = o
+	}
+	return r
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	return fmt.Sprintf("kind %q of %q", gvk.Kind, gvk.GroupVersion().String())
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "sequence"
+	case yaml.ScalarNode:
+		if v, _ := scalarValue(n); v == nil {
+			return "null"
+		}
+		return "scalar"
+	}
+	return "non-mapping node"
+}
+
+// typeAndMeta reads apiVersion, kind and metadata from the top-level mapping.
+func (d *decoder) typeAndMeta(obj *Object, root *yaml.Node, loc locator) error {
+	// Keys are matched as a conversion would see them (quoted, merged).
+	if _, v := findKey(root, "apiVersion"); v != nil {
+		obj.APIVersion = stringValue(v)
+	}
+	if _, v := findKey(root, "kind"); v != nil {
+		obj.Kind = stringValue(v)
+	}
+	_, meta := findKey(root, "metadata")
+	switch {
+	case obj.APIVersion == "" && obj.Kind == "":
+		return fmt.Errorf("%w: no apiVersion and no kind", ErrMissingType)
+	case obj.APIVersion == "":
+		return fmt.Errorf("%w: no apiVersion", ErrMissingType)
+	case obj.Kind == "":
+		return fmt.Errorf("%w: no kind", ErrMissingType)
+	}
+	if meta == nil {
+		return nil
+	}
+	m, err := converter{maxDepth: -1, loc: loc}.value(meta, 1)
+	if err != nil {
+		return err
+	}
+	switch m := m.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &obj.ObjectMeta); err != nil {
+			return loc.errorf(meta, "%w: metadata: %v", ErrDecode, err)
+		}
+		return nil
+	}
+	return loc.errorf(meta, "%w: metadata is not a mapping", ErrDecode)
+}
+
+// stringValue returns the value of a string scalar, or "" for anything
+// else (apiVersion: 1 is no apiVersion).
+func stringValue(n *yaml.Node) string {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	v, err := scalarValue(n)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// typed decodes a document into the Go type the scheme has for gvk.
+func typed(s *runtime.Scheme, gvk schema.GroupVersionKind, root *yaml.Node, loc locator) (runtime.Object, error) {
+	m, err := converter{maxDepth: -1, loc: loc}.mapping(root, 0)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnknownKind, err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, obj); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrDecode, gvkString(gvk), err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj, nil
+}

@@ -1,0 +1,134 @@
+package parser
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// reparse parses the object's raw bytes again, checked against the limits
+// of the parse that produced the object.
+func (o *Object) reparse() (*yaml.Node, locator, error) {
+	raw := o.raw.bytes()
+	loc := locator{data: raw, base: o.dataPos}
+	if raw == nil {
+		return nil, loc, fmt.Errorf("parser: %s %q: %w", o.Kind, o.ObjectMeta.Name, ErrNoRaw)
+	}
+	lim := DefaultLimits()
+	if o.dec != nil {
+		lim = o.dec.limits
+	}
+	root, err := parseNode(loc, lim)
+	if err != nil {
+		return nil, loc, err
+	}
+	if root == nil {
+		return nil, loc, loc.errorf(nil, "%w: empty document", ErrNotObject)
+	}
+	return deref(root), loc, nil
+}
+
+func (o *Object) decodeUnstructured() (*unstructured.Unstructured, error) {
+	root, loc, err := o.reparse()
+	if err != nil {
+		return nil, err
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, loc.errorf(root, "%w: found a %s", ErrNotObject, kindName(root))
+	}
+	m, err := converter{maxDepth: -1, loc: loc}.mapping(root, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+func (o *Object) fieldPosition(path []string) (Position, error) {
+	root, loc, err := o.reparse()
+	if err != nil {
+		return Position{}, err
+	}
+	n := root
+	for i, elem := range path {
+		n = deref(n)
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			key, val := findKey(n, elem)
+			if key != nil && i == len(path)-1 {
+				return loc.node(key), nil
+			}
+			next = val
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(elem)
+			if err == nil && idx >= 0 && idx < len(n.Content) {
+				next = n.Content[idx]
+			}
+		}
+		if next == nil {
+			return Position{}, fmt.Errorf("%w: %s", ErrFieldNotFound, strings.Join(path[:i+1], "."))
+		}
+		n = next
+	}
+	return loc.node(n), nil
+}
+
+// deref follows aliases (a bounded number of times: aliases of aliases are
+// rare, and cycles are refused before this runs).
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 8; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// findKey finds the entry named name in a mapping: its own keys first,
+// then those of the mappings it merges (<<), breadth first, each mapping
+// searched once however often it is merged, so crafted merges cannot make
+// it slow.
+func findKey(m *yaml.Node, name string) (key, val *yaml.Node) {
+	queue := []*yaml.Node{m}
+	var seen map[*yaml.Node]bool
+	for len(queue) > 0 {
+		m, queue = queue[0], queue[1:]
+		merges := false
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k := m.Content[i]
+			if isMerge(k) {
+				merges = true
+				continue
+			}
+			if keyEquals(k, name) {
+				return k, m.Content[i+1]
+			}
+		}
+		if !merges {
+			continue
+		}
+		if seen == nil {
+			seen = map[*yaml.Node]bool{}
+		}
+		seen[m] = true
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if !isMerge(m.Content[i]) {
+				continue
+			}
+			for _, src := range mergeSources(m.Content[i+1]) {
+				if !seen[src] {
+					seen[src] = true
+					queue = append(queue, src)
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+// keyEquals reports whether key k converts to the string name.
+func keyEquals(k *yaml.Node, name string) bool {
+	ks, err := keyString(k)
+	return err == nil && ks == name
+}

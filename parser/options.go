@@ -1,0 +1,88 @@
+package parser
+
+import (
+	"runtime"
+
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+)
+
+// DefaultMetaGroup is the API group of Crossplane's package metadata.
+const DefaultMetaGroup = "meta.pkg.crossplane.io"
+
+// DefaultOutlineDepth is the outline depth used unless WithOutlineDepth says
+// otherwise.
+const DefaultOutlineDepth = 6
+
+// Option configures Parse, ParseFS and NewSplitter.
+type Option func(*config)
+
+type config struct {
+	file         string
+	metaGroup    string
+	objectScheme *kruntime.Scheme
+	strictKinds  bool
+	limits       Limits
+	failFast     bool
+	outlineDepth int
+	concurrency  int
+	discardRaw   bool
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{
+		metaGroup:    DefaultMetaGroup,
+		limits:       DefaultLimits(),
+		outlineDepth: DefaultOutlineDepth,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	if c.concurrency <= 0 {
+		c.concurrency = runtime.GOMAXPROCS(0)
+	}
+	return c
+}
+
+// WithFile names the stream given to Parse or NewSplitter; positions carry
+// the name. ParseFS ignores it and uses each file's path.
+func WithFile(name string) Option { return func(c *config) { c.file = name } }
+
+// WithMetaGroup sets the API group of meta objects (DefaultMetaGroup by
+// default), for forks of Crossplane that renamed it.
+func WithMetaGroup(group string) Option { return func(c *config) { c.metaGroup = group } }
+
+// WithObjectScheme decodes the objects whose kind s recognises into their Go
+// types while parsing (Object.Decode returns them). Other objects stay
+// unstructured, unless WithStrictKinds is given too.
+func WithObjectScheme(s *kruntime.Scheme) Option { return func(c *config) { c.objectScheme = s } }
+
+// WithStrictKinds makes a document whose kind no scheme recognises (neither
+// the meta scheme nor the object scheme) a document error wrapping
+// ErrUnknownKind. Without an object scheme every non-meta document is then
+// an error.
+func WithStrictKinds() Option { return func(c *config) { c.strictKinds = true } }
+
+// WithLimits replaces the default limits.
+func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
+
+// WithFailFast makes Parse and ParseFS stop at the first document error (in
+// stream order) and return it, instead of collecting document errors in
+// Package.Errors.
+func WithFailFast() Option { return func(c *config) { c.failFast = true } }
+
+// WithOutlineDepth sets how deep Object.Outline goes: mappings and
+// sequences nested deeper than depth (the top-level mapping's values are at
+// depth 1) are present but empty. A negative depth disables outlines.
+func WithOutlineDepth(depth int) Option { return func(c *config) { c.outlineDepth = depth } }
+
+// WithConcurrency sets how many documents are decoded at once
+// (runtime.GOMAXPROCS(0) by default; n <= 0 restores the default).
+func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+
+// WithoutRaw makes the parser drop each document's bytes once it is parsed,
+// which saves the memory of the whole stream. Object.Raw then returns nil,
+// and Object.Unstructured, Object.FieldPosition (and Object.Decode of an
+// object without a typed value) return an error wrapping ErrNoRaw.
+func WithoutRaw() Option { return func(c *config) { c.discardRaw = true } }

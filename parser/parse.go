@@ -1,0 +1,222 @@
+package parser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Parse reads a YAML stream (a package.yaml) and returns its objects. Each
+// document is decoded on its own goroutine (WithConcurrency), and the
+// results are in stream order.
+//
+// A document that cannot be parsed becomes a *DocumentError in
+// Package.Errors, and parsing goes on; WithFailFast returns the first one
+// instead. Parse returns an error, and no Package, when reading fails, when
+// ctx is cancelled, or when the stream exceeds MaxTotalBytes or
+// MaxDocuments.
+func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
+	c := newConfig(opts)
+	run, err := newRun(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := run.stream(c.file, r); err != nil {
+		run.wait()
+		return nil, err
+	}
+	return run.finish()
+}
+
+// ParseFS reads a package in its on-disk format from fsys: crossplane.yaml
+// at the root first, then every other file named *.yaml or *.yml in lexical
+// order of path, skipping directories whose names start with "." and the
+// examples directory at the root, and not following symbolic links.
+// Positions name each file by its path in fsys. Errors are as for Parse.
+func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) {
+	c := newConfig(opts)
+	files, err := packageFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+	run, err := newRun(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range files {
+		if err := run.file(fsys, name); err != nil {
+			run.wait()
+			return nil, err
+		}
+		if run.stopped() {
+			break
+		}
+	}
+	return run.finish()
+}
+
+// MetaFile is the name of the file that holds a package's meta object in
+// the on-disk format.
+const MetaFile = "crossplane.yaml"
+
+// packageFiles lists the files ParseFS reads, in the order it reads them.
+func packageFiles(fsys fs.FS) ([]string, error) {
+	var files []string
+	hasMeta := false
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == "examples") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() { // symbolic links, devices, sockets...
+			return nil
+		}
+		if p == MetaFile {
+			hasMeta = true
+			return nil
+		}
+		if ext := path.Ext(p); ext == ".yaml" || ext == ".yml" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("parser: listing package files: %w", err)
+	}
+	sort.Strings(files)
+	if hasMeta {
+		files = append([]string{MetaFile}, files...)
+	}
+	return files, nil
+}
+
+// run is one parse: the documents of one or more streams, decoded by a
+// bounded set of goroutines into slots kept in stream order.
+type run struct {
+	ctx    context.Context
+	c      *config
+	dec    *decoder
+	sem    chan struct{}
+	wg     sync.WaitGroup
+	slots  []*result
+	failed atomic.Bool
+	bytes  int64
+	docs   int
+}
+
+func newRun(ctx context.Context, c *config) (*run, error) {
+	ms, err := newMetaScheme(c.metaGroup)
+	if err != nil {
+		return nil, fmt.Errorf("parser: building the meta scheme: %w", err)
+	}
+	return &run{
+		ctx: ctx,
+		c:   c,
+		dec: &decoder{
+			limits:       c.limits,
+			metaGroup:    c.metaGroup,
+			metaScheme:   ms,
+			objectScheme: c.objectScheme,
+			strictKinds:  c.strictKinds,
+			outlineDepth: c.outlineDepth,
+			discardRaw:   c.discardRaw,
+		},
+		sem: make(chan struct{}, c.concurrency),
+	}, nil
+}
+
+func (r *run) stopped() bool { return r.c.failFast && r.failed.Load() }
+
+func (r *run) file(fsys fs.FS, name string) error {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return fmt.Errorf("parser: %w", err)
+	}
+	defer f.Close()
+	return r.stream(name, f)
+}
+
+// stream splits one stream and hands its documents to decoding goroutines.
+func (r *run) stream(file string, in io.Reader) error {
+	sp := newSplitter(in, file, r.c.limits, r.bytes, r.docs)
+	defer func() {
+		r.bytes += sp.Offset()
+		r.docs += sp.index
+	}()
+	for {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		if r.stopped() {
+			return nil
+		}
+		doc, err := sp.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var le *LimitError
+		if errors.As(err, &le) && le.Limit == "MaxDocumentBytes" {
+			r.slots = append(r.slots, &result{err: &DocumentError{Pos: doc.Pos, Err: le}})
+			r.failed.Store(true)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if doc.Empty {
+			continue
+		}
+		slot := &result{}
+		r.slots = append(r.slots, slot)
+		select {
+		case r.sem <- struct{}{}:
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+		r.wg.Add(1)
+		go func() {
+			defer func() { <-r.sem; r.wg.Done() }()
+			*slot = r.dec.decode(doc)
+			if slot.err != nil {
+				r.failed.Store(true)
+			}
+		}()
+	}
+}
+
+func (r *run) wait() { r.wg.Wait() }
+
+func (r *run) finish() (*Package, error) {
+	r.wait()
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := &Package{}
+	for _, s := range r.slots {
+		switch {
+		case s.err != nil:
+			if r.c.failFast {
+				return nil, s.err
+			}
+			p.Errors = append(p.Errors, s.err)
+		case s.obj == nil: // a document with nothing but comments
+		case s.isMeta:
+			p.Meta = append(p.Meta, s.obj)
+		default:
+			p.Objects = append(p.Objects, s.obj)
+		}
+	}
+	return p, nil
+}

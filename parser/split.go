@@ -1,0 +1,396 @@
+package parser
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Document is one document of a YAML stream, as a Splitter yields it.
+type Document struct {
+	// Pos is where the document's content starts: the first line that is not
+	// blank, a comment, a directive or a bare `---` marker, and the column of
+	// its first character. For an empty document it is where the document
+	// starts (its `---` marker).
+	Pos Position
+	// DataPos is the position of the first byte of Data: column 1 of a line,
+	// except for an empty last document whose `---` ends the stream without a
+	// line end. It differs from Pos when the document opens with comments or
+	// blank lines, or with directives and a `---` marker that Data keeps.
+	DataPos Position
+	// Data holds the document's bytes exactly as they are in the stream,
+	// without the `---` line that starts it (kept only when the line carries
+	// content, or when directives precede it) and without the `---` or `...`
+	// line that ends it. It is nil when the document exceeded
+	// Limits.MaxDocumentBytes.
+	Data []byte
+	// Empty reports that the document holds nothing but blank lines,
+	// comments and markers. Parsers skip empty documents, as Crossplane does.
+	Empty bool
+}
+
+// Splitter splits a YAML stream into documents without parsing them. It
+// reads the stream line by line and buffers one document at a time, so its
+// memory is bounded by Limits.MaxDocumentBytes.
+//
+// A line is a document start marker when it begins with `---` followed by
+// a space, a tab, a line end or the end of the stream; likewise `...` ends
+// a document. `%` lines between documents are directives and stay with the
+// document they precede. A UTF-8 byte order mark at the start of the stream
+// is skipped; CRLF line ends are kept in Data.
+type Splitter struct {
+	r     *bufio.Reader
+	file  string
+	lim   Limits
+	total int64 // bytes consumed before this stream (ParseFS)
+	docs  int   // documents counted before this stream (ParseFS)
+
+	line   int   // number of the next line to read
+	off    int64 // offset of the next line's first byte
+	index  int   // index of the next document
+	start  bool  // nothing read yet (byte order mark check)
+	err    error // final error, returned by every later call
+	long   []byte
+	buf    []byte // data of the document being built
+	marker []byte // a `---` line read while a document was open
+	mline  int
+	moff   int64
+	hasMk  bool
+}
+
+// NewSplitter returns a Splitter reading r. Of the options it honours
+// WithFile (the name in positions) and WithLimits (MaxDocumentBytes,
+// MaxTotalBytes and MaxDocuments); it ignores the others.
+func NewSplitter(r io.Reader, opts ...Option) *Splitter {
+	c := newConfig(opts)
+	return newSplitter(r, c.file, c.limits, 0, 0)
+}
+
+func newSplitter(r io.Reader, file string, lim Limits, total int64, docs int) *Splitter {
+	return &Splitter{
+		r:     bufio.NewReaderSize(r, 64<<10),
+		file:  file,
+		lim:   lim,
+		total: total,
+		docs:  docs,
+		line:  1,
+		start: true,
+	}
+}
+
+// Offset returns the number of bytes the splitter has consumed.
+func (s *Splitter) Offset() int64 { return s.off }
+
+// Next returns the next document. It returns io.EOF after the last one.
+//
+// When a document is larger than Limits.MaxDocumentBytes, Next returns it
+// without Data together with a *LimitError, and the following call goes on
+// with the next document. Any other error (a read error, or a
+// MaxTotalBytes or MaxDocuments *LimitError) is final: Next returns it
+// again on every later call.
+func (s *Splitter) Next() (Document, error) {
+	if s.err != nil {
+		return Document{}, s.err
+	}
+	b := builder{s: s}
+	if s.hasMk {
+		s.hasMk = false
+		if err := b.openMarker(s.marker, s.mline, s.moff); err != nil {
+			return Document{}, s.fail(err)
+		}
+	}
+	for {
+		line, num, off, err := s.readLine()
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Document{}, s.fail(fmt.Errorf("parser: reading %s: %w", s.name(), err))
+		}
+		if line == nil && err != nil { // end of stream
+			if b.open {
+				return b.finish()
+			}
+			s.err = io.EOF
+			return Document{}, io.EOF
+		}
+		if lerr := s.checkTotal(); lerr != nil {
+			return Document{}, s.fail(lerr)
+		}
+		kind, col := classify(line, b.open)
+		switch {
+		case kind == lineStart && b.open:
+			s.marker = append(s.marker[:0], line...)
+			s.mline, s.moff, s.hasMk = num, off, true
+			return b.finish()
+		case kind == lineStart:
+			if err := b.openMarker(line, num, off); err != nil {
+				return Document{}, s.fail(err)
+			}
+		case kind == lineEnd:
+			if b.open {
+				return b.finish()
+			}
+			b.prefixReset()
+		case !b.open && kind == lineDirective:
+			b.addPrefix(line, num, off)
+		case !b.open && kind == lineBlank:
+			if b.prefixSet {
+				b.addPrefix(line, num, off)
+			}
+		case !b.open: // content: a bare document
+			if err := b.openBare(num, off); err != nil {
+				return Document{}, s.fail(err)
+			}
+			b.content(num, off, col)
+			b.append(line)
+		default:
+			if kind == lineContent && !b.hasContent {
+				b.content(num, off, col)
+			}
+			b.append(line)
+		}
+		if err != nil { // io.EOF after a final line without a line end
+			if b.open {
+				return b.finish()
+			}
+			s.err = io.EOF
+			return Document{}, io.EOF
+		}
+	}
+}
+
+func (s *Splitter) name() string {
+	if s.file == "" {
+		return "stream"
+	}
+	return s.file
+}
+
+func (s *Splitter) fail(err error) error {
+	s.err = err
+	return err
+}
+
+func (s *Splitter) checkTotal() error {
+	if s.lim.MaxTotalBytes > 0 && s.total+s.off > s.lim.MaxTotalBytes {
+		return &LimitError{Limit: "MaxTotalBytes", Value: s.lim.MaxTotalBytes,
+			Pos: Position{File: s.file, Document: s.index, Line: s.line - 1, Column: 1, Offset: s.off}}
+	}
+	return nil
+}
+
+// readLine returns the next line with its line end, its number and the
+// offset of its first byte. A line longer than MaxDocumentBytes is
+// truncated (the document it belongs to is too large anyway). At the end of
+// the stream it returns a nil line and io.EOF; a last line without a line
+// end comes with io.EOF.
+func (s *Splitter) readLine() (line []byte, num int, off int64, err error) {
+	num, off = s.line, s.off
+	chunk, err := s.r.ReadSlice('\n')
+	n := int64(len(chunk))
+	if errors.Is(err, bufio.ErrBufferFull) {
+		s.long = append(s.long[:0], chunk...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			chunk, err = s.r.ReadSlice('\n')
+			n += int64(len(chunk))
+			if max := s.lim.MaxDocumentBytes; max <= 0 || int64(len(s.long)) <= max {
+				s.long = append(s.long, chunk...)
+			}
+		}
+		chunk = s.long
+	}
+	s.off += n
+	if n == 0 {
+		if err == nil {
+			err = io.EOF
+		}
+		return nil, num, off, err
+	}
+	s.line++
+	if s.start {
+		s.start = false
+		if bytes.HasPrefix(chunk, bom) {
+			chunk = chunk[len(bom):]
+			off += int64(len(bom))
+		}
+	}
+	return chunk, num, off, err
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+type lineKind int
+
+const (
+	lineBlank     lineKind = iota // empty, white space or a comment
+	lineContent                   // anything else
+	lineStart                     // a `---` marker
+	lineEnd                       // a `...` marker
+	lineDirective                 // a `%` directive (outside documents)
+)
+
+// classify says what a line is and, for content (and a marker followed by
+// content), the 1-based column where the content starts (0 if none).
+func classify(line []byte, open bool) (lineKind, int) {
+	if len(line) >= 3 && (line[0] == '-' || line[0] == '.') && line[1] == line[0] && line[2] == line[0] &&
+		(len(line) == 3 || isSpace(line[3])) {
+		if line[0] == '.' {
+			return lineEnd, 0
+		}
+		col := firstContent(line, 3)
+		return lineStart, col
+	}
+	if !open && len(line) > 0 && line[0] == '%' {
+		return lineDirective, 1
+	}
+	if col := firstContent(line, 0); col > 0 {
+		return lineContent, col
+	}
+	return lineBlank, 0
+}
+
+// firstContent returns the 1-based column of the first byte of line at or
+// after from that is neither white space nor the start of a comment, or 0.
+func firstContent(line []byte, from int) int {
+	for i := from; i < len(line); i++ {
+		switch line[i] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '#':
+			return 0
+		default:
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// builder accumulates one document.
+type builder struct {
+	s          *Splitter
+	open       bool
+	hasContent bool
+	prefixSet  bool
+	tooBig     bool
+	size       int64
+	pos        Position
+	dataPos    Position
+}
+
+func (b *builder) position(num int, off int64, col int) Position {
+	return Position{File: b.s.file, Document: b.s.index, Line: num, Column: col, Offset: off + int64(col-1)}
+}
+
+func (b *builder) begin() error {
+	s := b.s
+	if max := s.lim.MaxDocuments; max > 0 && s.docs+s.index >= max {
+		return &LimitError{Limit: "MaxDocuments", Value: int64(max), Pos: b.pos}
+	}
+	b.open = true
+	s.buf = s.buf[:0]
+	return nil
+}
+
+func (b *builder) addPrefix(line []byte, num int, off int64) {
+	if !b.prefixSet {
+		b.prefixSet = true
+		b.s.buf = b.s.buf[:0]
+		b.size = 0
+		b.tooBig = false
+		b.dataPos = b.position(num, off, 1)
+	}
+	b.append(line)
+}
+
+func (b *builder) prefixReset() {
+	b.prefixSet, b.size, b.tooBig = false, 0, false
+	b.s.buf = b.s.buf[:0]
+}
+
+func (b *builder) openMarker(line []byte, num int, off int64) error {
+	b.pos = b.position(num, off, 1)
+	prefix := b.prefixSet
+	var keep []byte
+	if prefix {
+		keep = append([]byte(nil), b.s.buf...)
+	}
+	if err := b.begin(); err != nil {
+		return err
+	}
+	_, col := classify(line, true)
+	switch {
+	case prefix:
+		b.s.buf = append(b.s.buf, keep...)
+		b.append(line)
+	case col > 0:
+		b.dataPos = b.position(num, off, 1)
+		b.size = 0
+		b.append(line)
+	case len(line) > 0 && line[len(line)-1] != '\n': // the stream's last line
+		b.dataPos = b.position(num, off, len(line)+1)
+		b.size = 0
+	default:
+		b.dataPos = b.position(num+1, off+int64(len(line)), 1)
+		b.size = 0
+	}
+	if col > 0 {
+		b.content(num, off, col)
+	}
+	return nil
+}
+
+func (b *builder) openBare(num int, off int64) error {
+	prefix := b.prefixSet
+	var keep []byte
+	if prefix {
+		keep = append([]byte(nil), b.s.buf...)
+	}
+	if err := b.begin(); err != nil {
+		return err
+	}
+	if prefix {
+		b.s.buf = append(b.s.buf, keep...)
+	} else {
+		b.dataPos = b.position(num, off, 1)
+		b.size = 0
+	}
+	return nil
+}
+
+func (b *builder) content(num int, off int64, col int) {
+	b.hasContent = true
+	b.pos = b.position(num, off, col)
+}
+
+func (b *builder) append(line []byte) {
+	b.size += int64(len(line))
+	if b.tooBig {
+		return
+	}
+	if max := b.s.lim.MaxDocumentBytes; max > 0 && b.size > max {
+		b.tooBig = true
+		b.s.buf = b.s.buf[:0]
+		return
+	}
+	b.s.buf = append(b.s.buf, line...)
+}
+
+func (b *builder) finish() (Document, error) {
+	s := b.s
+	d := Document{Pos: b.pos, DataPos: b.dataPos, Empty: !b.hasContent}
+	s.index++
+	if b.tooBig {
+		// Keep the retained buffer small after a huge document.
+		s.buf = nil
+		return d, &LimitError{Limit: "MaxDocumentBytes", Value: s.lim.MaxDocumentBytes, Pos: d.Pos}
+	}
+	if len(s.buf) > 0 {
+		d.Data = bytes.Clone(s.buf)
+	}
+	if cap(s.buf) > 4<<20 {
+		s.buf = nil
+	}
+	return d, nil
+}
