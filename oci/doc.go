@@ -1,0 +1,57 @@
+// Package oci reads OCI images the way Crossplane packages need: blobs by
+// verified digest, an index resolved to one manifest, and one file read out of
+// a layer or out of the flattened filesystem, streamed.
+//
+// # Blobs
+//
+// A Fetcher returns a blob's bytes for a descriptor (the same method as
+// oras-go's content.Fetcher, so oras-go stores plug in). A Store adds the
+// top-level index. Four stores come with the package:
+//
+//   - NewLayoutFS: an OCI image layout (oci-layout, index.json,
+//     blobs/<alg>/<hex>) in any fs.FS;
+//   - NewLayoutTar: the same inside a tar, plain or gzip-compressed, read
+//     through an io.ReaderAt after indexing the tar's headers once;
+//   - NewDockerArchive: a docker-archive tar (manifest.json with Config,
+//     RepoTags, Layers), which is what the Crossplane CLI writes as .xpkg,
+//     presented as Docker schema 2 manifests with layer digests computed and
+//     layer annotations recovered from Crossplane's config labels;
+//   - NewMemoryStore: blobs in memory, for tests.
+//
+// Open (a path) and OpenReaderAt (an io.ReaderAt) recognise which of the first
+// three an input is by its content, not its name.
+//
+// Stores do not verify what they return; every reader of this package does:
+// FetchVerified, Resolve, OpenLayer, WalkLayer, ReadFile and ReadLayerFile
+// check size and digest while streaming and report a mismatch instead of the
+// final io.EOF (go-containerregistry does not verify layouts and archives;
+// this package always does).
+//
+// # Resolution
+//
+// Resolve goes from a Store's index (or the entries of one reference) to one
+// Image: nested indexes are followed up to a depth limit; an index with no
+// manifests is ErrEmptyIndex; one manifest is used whatever its platform;
+// among several, the first that matches the platform (default linux/amd64)
+// wins. OCI and Docker schema 2 media types are accepted. The config's own
+// os/architecture are never checked (Crossplane leaves them empty).
+//
+// # Layers and files
+//
+// OpenLayer returns a layer's decompressed tar stream (tar, gzip or zstd,
+// chosen by media type), WalkLayer calls a function per entry, ReadLayerFile
+// reads one file of one layer and ReadFile one file of the filesystem the
+// layers make once their changesets (whiteouts, opaque directories) are
+// applied, walking from the top layer down and stopping at the layer that
+// decides. Files are streamed, never buffered whole.
+//
+// # Limits and errors
+//
+// Every reader is bounded by Limits (DefaultLimits, WithLimits). Errors wrap
+// one sentinel per class (ErrNotFound, ErrDigestMismatch, ErrSizeMismatch,
+// ErrLimit, ErrUnsupportedMediaType, ErrNoMatchingPlatform, ErrEmptyIndex,
+// ...) inside an *Error naming the operation, the descriptor and the path;
+// limits are reported as a *LimitError naming the field.
+//
+// Package ocitest checks a user's Fetcher against what these readers expect.
+package oci

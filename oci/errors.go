@@ -1,0 +1,126 @@
+package oci
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// Sentinel errors, one per class of failure. Every error this package returns
+// wraps exactly one of them (usually inside an *Error that names the descriptor
+// and the path being read), so callers test the class with errors.Is.
+var (
+	// ErrNotFound: a blob, file, reference or layout entry does not exist.
+	// User Fetcher implementations must wrap it for unknown digests (see
+	// package ocitest).
+	ErrNotFound = errors.New("not found")
+	// ErrDigestMismatch: the bytes read do not hash to the descriptor's digest.
+	ErrDigestMismatch = errors.New("digest mismatch")
+	// ErrSizeMismatch: the blob is shorter or longer than the descriptor's size.
+	ErrSizeMismatch = errors.New("size mismatch")
+	// ErrLimit: a Limits value was exceeded; the *LimitError says which.
+	ErrLimit = errors.New("limit exceeded")
+	// ErrUnsupportedMediaType: a manifest, index or layer media type this
+	// package cannot read.
+	ErrUnsupportedMediaType = errors.New("unsupported media type")
+	// ErrNoMatchingPlatform: an index has several manifests and none matches
+	// the requested platform. The message lists the platforms present.
+	ErrNoMatchingPlatform = errors.New("no manifest matches the platform")
+	// ErrEmptyIndex: an index (or a docker archive's manifest.json) lists no
+	// manifests.
+	ErrEmptyIndex = errors.New("index has no manifests")
+	// ErrInvalidDescriptor: a descriptor has a malformed digest, an
+	// unavailable digest algorithm or a negative size.
+	ErrInvalidDescriptor = errors.New("invalid descriptor")
+	// ErrMalformed: JSON metadata, a tar stream or compressed data that cannot
+	// be parsed, or an image layout or archive that breaks its format's rules.
+	ErrMalformed = errors.New("malformed content")
+	// ErrUnknownFormat: Open could not recognise the input as an OCI layout
+	// directory, an OCI layout tar or a docker archive.
+	ErrUnknownFormat = errors.New("unknown image format")
+	// ErrUnsafePath: a tar entry whose name is absolute or contains "..".
+	// Such entries never match a lookup; they are reported as warnings
+	// (see File.Warnings) or passed as they are to WalkLayer callbacks.
+	ErrUnsafePath = errors.New("unsafe path in tar entry")
+	// ErrInvalidWhiteout: a bare ".wh." entry in a layer.
+	ErrInvalidWhiteout = errors.New("invalid whiteout")
+	// ErrDuplicateEntry: two entries with the same path in one layer or
+	// archive.
+	ErrDuplicateEntry = errors.New("duplicate tar entry")
+	// ErrNotRegularFile: the requested path exists but is a directory,
+	// symlink, hard link, device or other non-regular entry.
+	ErrNotRegularFile = errors.New("not a regular file")
+)
+
+// Error is the structured error returned by this package: what was being done,
+// to which descriptor and which path, and why. Err wraps one of the sentinel
+// errors above.
+type Error struct {
+	// Op says what was being done: "fetch", "verify", "resolve",
+	// "open layer", "read file", "walk layer", "open", "index".
+	Op string
+	// Descriptor is the blob concerned; zero when there is none.
+	Descriptor ocispec.Descriptor
+	// Path is the file inside the layer, layout or archive concerned; empty
+	// when there is none.
+	Path string
+	// Err is the cause.
+	Err error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("oci: ")
+	b.WriteString(e.Op)
+	if e.Descriptor.Digest != "" {
+		b.WriteString(" ")
+		b.WriteString(e.Descriptor.Digest.String())
+		if e.Descriptor.MediaType != "" {
+			fmt.Fprintf(&b, " (%s)", e.Descriptor.MediaType)
+		}
+	}
+	if e.Path != "" {
+		fmt.Fprintf(&b, " %q", e.Path)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// LimitError says which limit of Limits was exceeded and its value. It
+// matches ErrLimit with errors.Is and is usually found inside an *Error that
+// says where it was hit.
+type LimitError struct {
+	// Name is the Limits field, e.g. "MaxLayerSize".
+	Name string
+	// Limit is the value that was exceeded.
+	Limit int64
+}
+
+// Error implements error.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("limit exceeded: %s (%d)", e.Name, e.Limit)
+}
+
+// Is reports whether target is ErrLimit.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+func opError(op string, desc ocispec.Descriptor, path string, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Op == op && e.Descriptor.Digest == desc.Digest && e.Path == path {
+		return err
+	}
+	return &Error{Op: op, Descriptor: desc, Path: path, Err: err}
+}
+
+func limitErr(name string, limit int64) error {
+	return &LimitError{Name: name, Limit: limit}
+}

@@ -1,0 +1,252 @@
+package oci
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// Whiteout names of the image spec's layer changesets.
+const (
+	whiteoutPrefix = ".wh."
+	whiteoutMeta   = ".wh..wh."
+	whiteoutOpaque = ".wh..wh..opq"
+)
+
+// File is a regular file being read out of a layer, streamed: its bytes come
+// straight from the layer's decompressed tar stream. When its content ends,
+// the rest of its layer is scanned (for a duplicate of the file, bad
+// whiteouts, the entry limit) and the layer blob verified; Read returns any
+// problem found instead of io.EOF. Close it when done.
+type File struct {
+	// Header is the file's tar header, as written.
+	Header *tar.Header
+	// Layer is the layer the file was read from.
+	Layer ocispec.Descriptor
+	// LayerIndex is the position of Layer in the layers given (bottom
+	// first).
+	LayerIndex int
+
+	tr       *tar.Reader
+	l        *layerStream
+	scan     *layerScan
+	warnings []*Error
+	err      error
+}
+
+// Read reads the file's content.
+func (f *File) Read(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := f.tr.Read(p)
+	switch {
+	case err == io.EOF:
+		f.err = f.complete()
+	case err != nil:
+		if f.l.err != nil && f.l.err != io.EOF {
+			f.err = f.l.err
+		} else {
+			f.err = f.l.wrap(err)
+		}
+	}
+	return n, f.err
+}
+
+// complete scans the rest of the layer and verifies it; io.EOF when all is
+// well.
+func (f *File) complete() error {
+	for {
+		hdr, err := nextHeader(f.tr, f.l)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return opError("read file", f.Layer, f.scan.target, err)
+		}
+		if _, err := f.scan.entry(hdr); err != nil {
+			return opError("read file", f.Layer, f.scan.target, err)
+		}
+	}
+	if err := f.l.finish(); err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// Close releases the layer stream.
+func (f *File) Close() error {
+	if f.err == nil {
+		f.err = opError("read file", f.Layer, f.scan.target, io.ErrClosedPipe)
+	}
+	return f.l.Close()
+}
+
+// Warnings returns the entries that were skipped because their names are
+// unsafe (absolute, or with a ".." element): each an *Error wrapping
+// ErrUnsafePath with the layer and the name as written. It is complete once
+// Read has returned io.EOF.
+func (f *File) Warnings() []*Error { return slices.Concat(f.warnings, f.scan.warnings) }
+
+// ReadFile reads the file name (cleaned: "./package.yaml" is
+// "package.yaml") from the filesystem that layers (bottom first, as in a
+// manifest) make when their changesets are applied in order, as the image
+// spec's layer.md describes. It walks the layers from the top down and stops
+// at the layer that decides: the first that has the file (which is then
+// streamed), or that hides it from lower layers by a whiteout ".wh.NAME" of
+// the file or a parent, an opaque marker ".wh..wh..opq" in a parent, or a
+// non-directory in place of a parent. A whiteout or opaque marker never hides
+// an entry of its own layer, whatever the entry order. Each layer read is
+// read in full, so that it is verified and its whole changeset is known.
+//
+// Errors: ErrNotFound when no layer has the file or it is hidden;
+// ErrNotRegularFile when the entry found is not a regular file;
+// ErrDuplicateEntry for two entries with one path in a layer;
+// ErrInvalidWhiteout for a bare ".wh."; ErrLimit for MaxFileSize,
+// MaxLayerSize, MaxImageSize (over all layers read) and MaxTarEntries.
+// Entries with unsafe names never match and are listed by File.Warnings.
+// Options: WithLimits.
+func ReadFile(ctx context.Context, f Fetcher, layers []ocispec.Descriptor, name string, opts ...Option) (*File, error) {
+	o := newOptions(opts)
+	target, ok := CleanPath(name)
+	if !ok || target == "." {
+		return nil, opError("read file", ocispec.Descriptor{}, name, fmt.Errorf("%w: invalid name", ErrNotFound))
+	}
+	b := &budget{left: o.limits.MaxImageSize, limit: o.limits.MaxImageSize}
+	var warnings []*Error
+	for i := len(layers) - 1; i >= 0; i-- {
+		file, scan, err := readLayerFile(ctx, f, layers[i], target, o.limits, b)
+		if err != nil {
+			return nil, err
+		}
+		if file != nil {
+			file.LayerIndex = i
+			file.warnings = warnings
+			return file, nil
+		}
+		warnings = append(warnings, scan.warnings...)
+		if scan.hidden {
+			return nil, opError("read file", layers[i], target, fmt.Errorf("%w: hidden by a whiteout or a non-directory in layer %d", ErrNotFound, i))
+		}
+	}
+	return nil, opError("read file", ocispec.Descriptor{}, target, ErrNotFound)
+}
+
+// ReadLayerFile reads the file name (cleaned) from the single layer desc,
+// streamed. Whiteouts are not applied: they concern lower layers. Errors,
+// limits and options are those of ReadFile.
+func ReadLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, name string, opts ...Option) (*File, error) {
+	return ReadFile(ctx, f, []ocispec.Descriptor{desc}, name, opts...)
+}
+
+// readLayerFile scans one layer for target. It returns the File when the
+// layer has it (the layer stream is then left open, positioned at the file's
+// content); otherwise the completed scan, having read and verified the whole
+// layer.
+func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, target string, lim Limits, b *budget) (*File, *layerScan, error) {
+	l, err := openLayerStream(ctx, f, desc, lim, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	scan := &layerScan{desc: desc, target: target, seen: map[[16]byte]bool{}, maxEntries: lim.MaxTarEntries}
+	tr := tar.NewReader(l)
+	for {
+		hdr, err := nextHeader(tr, l)
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			var match bool
+			match, err = scan.entry(hdr)
+			if err == nil && match {
+				switch {
+				case hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA:
+					err = fmt.Errorf("%w: tar type %q", ErrNotRegularFile, hdr.Typeflag)
+				case hdr.Size > lim.MaxFileSize:
+					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, limitErr("MaxFileSize", lim.MaxFileSize))
+				default:
+					return &File{Header: hdr, Layer: desc, tr: tr, l: l, scan: scan}, nil, nil
+				}
+			}
+		}
+		if err != nil {
+			l.Close()
+			return nil, nil, opError("read file", desc, target, err)
+		}
+	}
+	err = l.finish()
+	l.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, scan, nil
+}
+
+// layerScan applies one layer's entries to the lookup of target.
+type layerScan struct {
+	desc       ocispec.Descriptor
+	target     string
+	seen       map[[16]byte]bool // truncated SHA-256 of the names seen, so memory does not grow with name lengths
+	count      int64
+	maxEntries int64
+	hidden     bool
+	warnings   []*Error
+}
+
+// entry records hdr and reports whether it is target itself.
+func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
+	if s.count++; s.count > s.maxEntries {
+		return false, limitErr("MaxTarEntries", s.maxEntries)
+	}
+	name, ok := CleanPath(hdr.Name)
+	if !ok {
+		s.warnings = append(s.warnings, &Error{Op: "read file", Descriptor: s.desc, Path: hdr.Name, Err: ErrUnsafePath})
+		return false, nil
+	}
+	if name == "." {
+		return false, nil
+	}
+	sum := sha256.Sum256([]byte(name))
+	key := [16]byte(sum[:16])
+	if s.seen[key] {
+		return false, fmt.Errorf("%w: %q", ErrDuplicateEntry, hdr.Name)
+	}
+	s.seen[key] = true
+	dir, base := path.Split(name)
+	dir = strings.TrimSuffix(dir, "/")
+	switch {
+	case base == whiteoutOpaque:
+		if dir == "" || within(s.target, dir) {
+			s.hidden = true
+		}
+		return false, nil
+	case strings.HasPrefix(base, whiteoutMeta):
+		return false, nil // other AUFS metadata: not a whiteout
+	case strings.HasPrefix(base, whiteoutPrefix):
+		gone := base[len(whiteoutPrefix):]
+		if gone == "" || gone == "." || gone == ".." {
+			return false, fmt.Errorf("%w: %q", ErrInvalidWhiteout, hdr.Name)
+		}
+		if p := path.Join(dir, gone); p == s.target || within(s.target, p) {
+			s.hidden = true
+		}
+		return false, nil
+	case name == s.target:
+		return true, nil
+	case within(s.target, name) && hdr.Typeflag != tar.TypeDir:
+		s.hidden = true // a non-directory replaces a parent
+	}
+	return false, nil
+}
+
+// within reports whether p is below directory dir.
+func within(p, dir string) bool {
+	return strings.HasPrefix(p, dir+"/")
+}

@@ -1,0 +1,46 @@
+package xpkg
+
+import "github.com/opencontainers/go-digest"
+
+// Names and values of the Crossplane package format.
+const (
+	// AnnotationKey is the layer annotation that says what a layer of a
+	// package image holds.
+	AnnotationKey = "io.crossplane.xpkg"
+	// AnnotationBase is the AnnotationKey value of the layer that holds
+	// PackageFile at its root. At most one layer of an image may carry it.
+	AnnotationBase = "base"
+	// AnnotationExamples is the AnnotationKey value the Crossplane CLI gives
+	// its examples layer, which holds ExamplesFile. The value names the
+	// vendor that introduced the layer, not its content.
+	AnnotationExamples = "upbound"
+
+	// LabelPrefix starts the image config labels that record layer
+	// annotations in formats that drop them (a docker archive): the label
+	// LabelPrefix + "sha256:<layer digest>" has the layer's AnnotationKey
+	// value. See LayerLabel.
+	LabelPrefix = AnnotationKey + ":"
+
+	// PackageFile is the file of a package image's base layer that holds the
+	// package's YAML stream.
+	PackageFile = "package.yaml"
+	// MetaFile is the file at the root of a package's on-disk format that
+	// holds its meta object (Provider, Configuration or Function).
+	MetaFile = "crossplane.yaml"
+	// ExamplesDir is the directory of the on-disk format that holds
+	// examples. Its YAML files are not part of the package; Build puts them
+	// in the examples layer.
+	ExamplesDir = "examples"
+	// ExamplesFile is the file of the examples layer that holds the
+	// examples' YAML stream.
+	ExamplesFile = ".up/examples.yaml"
+	// Extension is the file name extension of a package image written as a
+	// docker archive, as the Crossplane CLI writes it.
+	Extension = ".xpkg"
+)
+
+// LayerLabel returns the image config label that records the AnnotationKey
+// value of the layer with digest layer: "io.crossplane.xpkg:sha256:<hex>".
+func LayerLabel(layer digest.Digest) string {
+	return LabelPrefix + layer.String()
+}

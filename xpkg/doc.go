@@ -1,0 +1,30 @@
+// Package xpkg is the package-level facade of xpkgkit: what a Crossplane
+// package ("xpkg") is, how to load one from any source, and how to build
+// one.
+//
+// The constants name the parts of the format: the layer annotation
+// AnnotationKey with its values AnnotationBase (the layer holding
+// PackageFile) and AnnotationExamples (Crossplane's examples layer, holding
+// ExamplesFile), the config labels that keep those annotations in a `.xpkg`
+// file (LayerLabel), MetaFile and ExamplesDir of the on-disk format, and
+// the file Extension.
+//
+// Build turns a package in its on-disk format (MetaFile plus YAML files,
+// from any fs.FS) into a package image, as the Crossplane CLI's build does:
+// it parses and lints the package, refusing one with errors, and writes a
+// layer holding PackageFile, annotated base, plus an examples layer. The
+// result is written as an OCI image layout directory, an OCI layout tar,
+// or a `.xpkg` docker archive, and is reproducible: the same input gives the
+// same digest every time and on every machine.
+//
+//	res, err := xpkg.Build(ctx, os.DirFS("package"), xpkg.WithTags("xpkg.example.org/acme/provider-example:v1.0.0"))
+//	if err != nil {
+//		return err // *xpkg.ParseError, *xpkg.LintError, ...
+//	}
+//	f, err := os.Create("provider-example" + xpkg.Extension)
+//	...
+//	err = res.WriteXpkg(ctx, f)
+//
+// The package xpkg/xpkgtest builds valid and deliberately broken packages
+// for other projects' unit tests.
+package xpkg
