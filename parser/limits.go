@@ -5,7 +5,12 @@ package parser
 // you need.
 type Limits struct {
 	// MaxDocumentBytes is the largest document, in bytes. The largest
-	// document of the corpus's largest package is 1.7 MB.
+	// document of the corpus's largest package is 1.7 MB, and the Kubernetes
+	// API server refuses requests over 3 MiB. Parsing a document costs
+	// memory of up to about 100 times its size in the worst case (a long
+	// flow sequence of one-letter scalars), for each document decoded at
+	// once (WithConcurrency): registries parsing untrusted uploads may want
+	// a lower value.
 	MaxDocumentBytes int64
 	// MaxTotalBytes is the most bytes read from all streams of one parse.
 	MaxTotalBytes int64
@@ -21,11 +26,11 @@ type Limits struct {
 }
 
 // DefaultLimits returns limits that accept every real package with a wide
-// margin: 32 MiB documents, 1 GiB in total, 100 000 documents, depth 128,
+// margin: 8 MiB documents, 1 GiB in total, 100 000 documents, depth 128,
 // and 100 000 nodes of alias expansion per document.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxDocumentBytes:  32 << 20,
+		MaxDocumentBytes:  8 << 20,
 		MaxTotalBytes:     1 << 30,
 		MaxDocuments:      100_000,
 		MaxDepth:          128,

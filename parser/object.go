@@ -62,7 +62,8 @@ func (o *Object) GroupVersionKind() schema.GroupVersionKind {
 	return schema.FromAPIVersionAndKind(o.APIVersion, o.Kind)
 }
 
-// Raw returns the document's bytes exactly as they were in the stream, or nil
+// Raw returns the document's bytes exactly as they were in the stream (from
+// the line after its `---` marker, as Document.Data), or nil
 // when the parser was told not to retain them (WithoutRaw). Large documents
 // are kept compressed, so Raw may decompress them into a new slice on each
 // call; the caller must not modify the result.
@@ -78,6 +79,8 @@ func (o *Object) Outline() map[string]any { return o.outline }
 // Decode returns the object decoded through the schemes: the typed object for
 // meta objects and for kinds the object scheme recognises, otherwise a new
 // *unstructured.Unstructured decoded from the raw bytes.
+// The typed object is the same value on every call, shared by all callers:
+// copy it (DeepCopyObject) before changing it.
 func (o *Object) Decode() (runtime.Object, error) {
 	if o.typed != nil {
 		return o.typed, nil
