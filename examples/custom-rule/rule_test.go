@@ -1,0 +1,26 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/linttest"
+)
+
+// TestOwnerRule checks the rule against the fixtures' "# want" comments.
+func TestOwnerRule(t *testing.T) {
+	t.Parallel()
+	results := linttest.Run(t, "testdata/rule", OwnerRule())
+	if len(results) == 0 {
+		t.Fatal("no fixtures ran")
+	}
+}
+
+// TestOwnerRuleIsValid checks the rule against the linter's rule-set
+// validation, with the built-in rules: no clash of IDs or names.
+func TestOwnerRuleIsValid(t *testing.T) {
+	t.Parallel()
+	if err := linter.Validate(append(linter.Builtin(), OwnerRule())); err != nil {
+		t.Fatal(err)
+	}
+}

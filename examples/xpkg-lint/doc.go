@@ -1,0 +1,28 @@
+// Command xpkg-lint lints Crossplane packages: every problem the built-in
+// rules of package linter find, each with its rule ID and name, severity,
+// file, line and column.
+//
+//	xpkg-lint [flags] SOURCE...
+//
+// A SOURCE is anything xpkg.Open recognises by content: a .xpkg file (the
+// docker archive the Crossplane CLI builds), an OCI image layout directory
+// or tar, a package directory (crossplane.yaml at its root or in
+// package/), a package.yaml stream, or "-" for standard input. Several
+// sources are linted in parallel; the report keeps their order.
+//
+// The report is text (grouped by source, with a summary line; coloured on a
+// terminal), JSON (-o json), SARIF 2.1.0 (-o sarif, for code scanning) or
+// GitHub Actions annotations (-o github). Rules are turned off with
+// --disable and regraded with --severity; --fail-on sets the least severity
+// that fails the run; --explain describes a rule and --list-rules lists
+// them.
+//
+// The exit status is 0 when no diagnostic is at or above --fail-on (error
+// by default), 1 when one is, and 2 when a source cannot be read or linted
+// or the flags are wrong; each unreadable source gets one line on standard
+// error.
+//
+// Run it on the package shipped in the repository:
+//
+//	go run ./examples/xpkg-lint xpkg/testdata/build/provider-example
+package main

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+)
+
+// Format names an output format.
+type Format string
+
+// The output formats.
+const (
+	// FormatText is for people: "file:line:col: severity ID name: message"
+	// lines grouped by source, and a summary line.
+	FormatText Format = "text"
+	// FormatJSON is a JSON array with one object per diagnostic.
+	FormatJSON Format = "json"
+	// FormatSARIF is a SARIF 2.1.0 log with one run, the rule catalog and
+	// one result per diagnostic.
+	FormatSARIF Format = "sarif"
+	// FormatGitHub is GitHub Actions workflow commands (::error, ::warning,
+	// ::notice), one per diagnostic.
+	FormatGitHub Format = "github"
+)
+
+// Formats returns every format, in the order usage lists them.
+func Formats() []Format {
+	return []Format{FormatText, FormatJSON, FormatSARIF, FormatGitHub}
+}
+
+// ParseFormat returns the format named s.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats() {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, 0, len(Formats()))
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown output format %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// Source is what was found in one source given to xpkg-lint.
+type Source struct {
+	// Name is the source as given on the command line ("-" for stdin).
+	Name string
+	// Kind says what the source was found to be ("directory", "xpkg", ...);
+	// empty when it could not be read.
+	Kind string
+	// Diagnostics are the source's diagnostics, sorted. Their Pos.File is
+	// the name to show: a path the user can open for a directory or a
+	// package.yaml file, the file inside the image for an image.
+	// Image-level diagnostics have Line 0.
+	Diagnostics []linter.Diagnostic
+	// Err is why the source could not be read or linted; nil when it was.
+	// A source with an error has no diagnostics.
+	Err error
+}
+
+// Options configure a Writer.
+type Options struct {
+	// Color makes the text format colour severities with ANSI escapes.
+	Color bool
+	// Rules is the rule catalog SARIF lists in tool.driver.rules and that
+	// results point into. Results of rules not in it carry only a ruleId.
+	Rules []*linter.Rule
+	// Disabled lists the IDs of the rules turned off for this run; SARIF
+	// records them as configuration overrides.
+	Disabled []string
+	// Severities maps rule IDs to the severity they were regraded to;
+	// SARIF records them as configuration overrides.
+	Severities map[string]linter.Severity
+	// ToolVersion is the version SARIF gives the tool; empty for none.
+	ToolVersion string
+}
+
+// Writer writes a report: Source once for each source, in the order they
+// were given, then Close.
+type Writer interface {
+	// Source adds one source's diagnostics (or its error) to the report.
+	Source(s *Source) error
+	// Close finishes the report: the summary line, or the rest of the
+	// document. It does not close the underlying io.Writer.
+	Close() error
+}
+
+// New returns a Writer of format f writing to w.
+func New(f Format, w io.Writer, opts Options) (Writer, error) {
+	switch f {
+	case FormatText:
+		return &textWriter{w: errWriter{w: w}, color: opts.Color}, nil
+	case FormatJSON:
+		return &jsonWriter{w: w}, nil
+	case FormatSARIF:
+		return newSARIFWriter(w, opts), nil
+	case FormatGitHub:
+		return &githubWriter{w: errWriter{w: w}}, nil
+	}
+	_, err := ParseFormat(string(f))
+	return nil, err
+}
+
+// Counts tallies diagnostics by severity.
+type Counts struct {
+	Errors, Warnings, Infos int
+}
+
+// Add counts ds.
+func (c *Counts) Add(ds []linter.Diagnostic) {
+	for _, d := range ds {
+		switch d.Severity {
+		case linter.SeverityError:
+			c.Errors++
+		case linter.SeverityWarning:
+			c.Warnings++
+		default:
+			c.Infos++
+		}
+	}
+}
+
+// String returns e.g. "2 errors, 1 warning, 0 info".
+func (c Counts) String() string {
+	return fmt.Sprintf("%s, %s, %d info", plural(c.Errors, "error"), plural(c.Warnings, "warning"), c.Infos)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Position formats where d is: "file:line:col", "file:line" when there is
+// no column, and "file" for an image-level diagnostic (line 0).
+func Position(d linter.Diagnostic) string {
+	p := d.Pos
+	switch {
+	case p.Line <= 0:
+		return p.File
+	case p.Column <= 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+}
+
+// errWriter remembers the first write error, so that formatters can write
+// freely and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	_, e.err = fmt.Fprintf(e.w, format, args...)
+}

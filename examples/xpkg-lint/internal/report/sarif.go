@@ -1,0 +1,309 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/meta"
+)
+
+// SARIF identifies the SARIF version and schema the SARIF format follows.
+const (
+	SARIFVersion = "2.1.0"
+	SARIFSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	// ToolName is the name SARIF gives the tool.
+	ToolName = "xpkg-lint"
+)
+
+// The SARIF objects written, a subset of the SARIF 2.1.0 object model.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool        sarifTool         `json:"tool"`
+		Invocations []sarifInvocation `json:"invocations"`
+		Results     []sarifResult     `json:"results"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name    string      `json:"name"`
+		Version string      `json:"version,omitempty"`
+		Rules   []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string               `json:"id"`
+		Name                 string               `json:"name"`
+		ShortDescription     sarifText            `json:"shortDescription"`
+		FullDescription      sarifText            `json:"fullDescription"`
+		Help                 *sarifText           `json:"help,omitempty"`
+		DefaultConfiguration sarifConfiguration   `json:"defaultConfiguration"`
+		Properties           *sarifRuleProperties `json:"properties,omitempty"`
+	}
+	sarifRuleProperties struct {
+		Tags []string `json:"tags"`
+	}
+	sarifText struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
+	}
+	sarifConfiguration struct {
+		Enabled *bool  `json:"enabled,omitempty"`
+		Level   string `json:"level,omitempty"`
+	}
+	sarifInvocation struct {
+		ExecutionSuccessful        bool                `json:"executionSuccessful"`
+		RuleConfigurationOverrides []sarifOverride     `json:"ruleConfigurationOverrides,omitempty"`
+		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+	}
+	sarifOverride struct {
+		Descriptor    sarifDescriptorRef `json:"descriptor"`
+		Configuration sarifConfiguration `json:"configuration"`
+	}
+	sarifDescriptorRef struct {
+		ID    string `json:"id"`
+		Index *int   `json:"index,omitempty"`
+	}
+	sarifNotification struct {
+		Level     string          `json:"level"`
+		Message   sarifText       `json:"message"`
+		Locations []sarifLocation `json:"locations,omitempty"`
+	}
+	sarifResult struct {
+		RuleID         string            `json:"ruleId"`
+		RuleIndex      *int              `json:"ruleIndex,omitempty"`
+		Level          string            `json:"level"`
+		Message        sarifText         `json:"message"`
+		AnalysisTarget *sarifArtifact    `json:"analysisTarget,omitempty"`
+		Locations      []sarifLocation   `json:"locations"`
+		Properties     map[string]string `json:"properties,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           *sarifRegion  `json:"region,omitempty"`
+	}
+	sarifArtifact struct {
+		URI string `json:"uri"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn,omitempty"`
+	}
+)
+
+// sarifWriter collects the results and writes the log on Close.
+type sarifWriter struct {
+	w       io.Writer
+	log     sarifLog
+	ruleIdx map[string]int
+}
+
+func newSARIFWriter(w io.Writer, opts Options) *sarifWriter {
+	s := &sarifWriter{w: w, ruleIdx: map[string]int{}}
+	rules := make([]sarifRule, 0, len(opts.Rules))
+	for i, r := range opts.Rules {
+		s.ruleIdx[r.ID] = i
+		rules = append(rules, sarifRuleOf(r))
+	}
+	inv := sarifInvocation{ExecutionSuccessful: true}
+	for _, id := range opts.Disabled {
+		off := false
+		inv.RuleConfigurationOverrides = append(inv.RuleConfigurationOverrides, sarifOverride{
+			Descriptor:    s.ref(id),
+			Configuration: sarifConfiguration{Enabled: &off},
+		})
+	}
+	ids := make([]string, 0, len(opts.Severities))
+	for id := range opts.Severities {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		inv.RuleConfigurationOverrides = append(inv.RuleConfigurationOverrides, sarifOverride{
+			Descriptor:    s.ref(id),
+			Configuration: sarifConfiguration{Level: Level(opts.Severities[id])},
+		})
+	}
+	s.log = sarifLog{
+		Schema:  SARIFSchema,
+		Version: SARIFVersion,
+		Runs: []sarifRun{{
+			Tool:        sarifTool{Driver: sarifDriver{Name: ToolName, Version: opts.ToolVersion, Rules: rules}},
+			Invocations: []sarifInvocation{inv},
+			Results:     []sarifResult{},
+		}},
+	}
+	return s
+}
+
+func (s *sarifWriter) ref(id string) sarifDescriptorRef {
+	ref := sarifDescriptorRef{ID: id}
+	if i, ok := s.ruleIdx[id]; ok {
+		ref.Index = &i
+	}
+	return ref
+}
+
+func (s *sarifWriter) Source(src *Source) error {
+	run := &s.log.Runs[0]
+	if src.Err != nil {
+		inv := &run.Invocations[0]
+		inv.ExecutionSuccessful = false
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+			Level:     "error",
+			Message:   sarifText{Text: src.Err.Error()},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: FileURI(src.Name)}}}},
+		})
+		return nil
+	}
+	target := &sarifArtifact{URI: FileURI(src.Name)}
+	for _, d := range src.Diagnostics {
+		r := sarifResult{
+			RuleID:         d.RuleID,
+			Level:          Level(d.Severity),
+			Message:        sarifText{Text: d.Message},
+			AnalysisTarget: target,
+		}
+		if i, ok := s.ruleIdx[d.RuleID]; ok {
+			r.RuleIndex = &i
+		}
+		loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: FileURI(d.Pos.File)}}
+		if d.Pos.Line > 0 {
+			loc.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: max(d.Pos.Column, 0)}
+		} else {
+			// An image-level diagnostic: it points at the image, and
+			// says which file (a layer digest) it was about.
+			loc.ArtifactLocation.URI = FileURI(src.Name)
+			if d.Pos.File != "" && d.Pos.File != src.Name {
+				r.Properties = map[string]string{"file": d.Pos.File}
+			}
+		}
+		r.Locations = []sarifLocation{{PhysicalLocation: loc}}
+		run.Results = append(run.Results, r)
+	}
+	return nil
+}
+
+func (s *sarifWriter) Close() error {
+	enc := json.NewEncoder(s.w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s.log)
+}
+
+// Level maps a severity to a SARIF level: "error", "warning" or "note".
+func Level(s linter.Severity) string {
+	switch s {
+	case linter.SeverityError:
+		return "error"
+	case linter.SeverityWarning:
+		return "warning"
+	}
+	return "note"
+}
+
+// FileURI turns a file path into a SARIF artifact URI: a relative
+// reference for a relative path (with forward slashes, escaped), a file URI
+// for an absolute one.
+func FileURI(path string) string {
+	if path == "" {
+		return ""
+	}
+	p := filepath.ToSlash(path)
+	if filepath.IsAbs(path) {
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // a Windows drive path
+		}
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
+}
+
+// sarifRuleOf returns the SARIF reporting descriptor of r: its ID and name,
+// its title as the short description, the rest of its Doc as the full
+// description, its examples in the help, and its default level.
+func sarifRuleOf(r *linter.Rule) sarifRule {
+	body := RuleBody(r)
+	full := unwrap(body)
+	if full == "" {
+		full = r.Title()
+	}
+	sr := sarifRule{
+		ID:                   r.ID,
+		Name:                 r.Name,
+		ShortDescription:     sarifText{Text: r.Title()},
+		FullDescription:      sarifText{Text: full},
+		DefaultConfiguration: sarifConfiguration{Level: Level(r.Severity)},
+	}
+	help := sarifText{Text: full, Markdown: full}
+	if r.Bad != "" {
+		help.Text += "\n\nReported:\n\n" + strings.TrimSpace(r.Bad)
+		help.Markdown += "\n\nReported:\n\n```yaml\n" + strings.TrimSpace(r.Bad) + "\n```"
+	}
+	if r.Good != "" {
+		help.Text += "\n\nNot reported:\n\n" + strings.TrimSpace(r.Good)
+		help.Markdown += "\n\nNot reported:\n\n```yaml\n" + strings.TrimSpace(r.Good) + "\n```"
+	}
+	sr.Help = &help
+	tags := make([]string, 0, len(r.Kinds))
+	for _, k := range r.Kinds {
+		tags = append(tags, strings.ToLower(string(k)))
+	}
+	if len(tags) > 0 {
+		sr.Properties = &sarifRuleProperties{Tags: tags}
+	}
+	return sr
+}
+
+// RuleBody returns a rule's Doc without its title line: the long
+// description, as written (wrapped).
+func RuleBody(r *linter.Rule) string {
+	_, body, _ := strings.Cut(strings.TrimSpace(r.Doc), "\n")
+	return strings.TrimSpace(body)
+}
+
+// KindsString returns the package kinds a rule applies to, "all" when it
+// applies to every kind.
+func KindsString(kinds []meta.Kind) string {
+	if len(kinds) == 0 {
+		return "all"
+	}
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// unwrap joins the lines of each paragraph of text into one line; lines
+// that start with whitespace or a list marker keep their line break.
+func unwrap(text string) string {
+	paras := strings.Split(text, "\n\n")
+	for i, p := range paras {
+		lines := strings.Split(p, "\n")
+		var b strings.Builder
+		for j, l := range lines {
+			if j > 0 {
+				if l != "" && (l[0] == ' ' || l[0] == '\t' || strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ")) {
+					b.WriteByte('\n')
+				} else {
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteString(l)
+		}
+		paras[i] = b.String()
+	}
+	return strings.Join(paras, "\n\n")
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+)
+
+// stdinSource is the SOURCE that stands for standard input.
+const stdinSource = "-"
+
+// outcome is what linting one source gave.
+type outcome struct {
+	// src is the report's view: the diagnostics, or why the source could
+	// not be read.
+	src *report.Source
+	// failures are rules that broke while linting the source; their
+	// diagnostics are incomplete.
+	failures []error
+}
+
+// loader opens a source. It is xpkg.Open and xpkg.OpenReader in the
+// program; tests replace it to reach paths real packages cannot (a panic).
+type loader interface {
+	open(ctx context.Context, source string, opts ...xpkg.Option) (*xpkg.Package, error)
+	openReader(ctx context.Context, r io.Reader, opts ...xpkg.Option) (*xpkg.Package, error)
+}
+
+// xpkgLoader is the loader of the program.
+type xpkgLoader struct{}
+
+func (xpkgLoader) open(ctx context.Context, source string, opts ...xpkg.Option) (*xpkg.Package, error) {
+	return xpkg.Open(ctx, source, opts...)
+}
+
+func (xpkgLoader) openReader(ctx context.Context, r io.Reader, opts ...xpkg.Option) (*xpkg.Package, error) {
+	return xpkg.OpenReader(ctx, r, opts...)
+}
+
+// lintAll lints every source, at most c.jobs at once, and calls emit with
+// each outcome in the order of c.sources, as soon as it and those before it
+// are done.
+func lintAll(ctx context.Context, c *config, l loader, stdin io.Reader, emit func(outcome)) {
+	n := len(c.sources)
+	outcomes := make([]outcome, n)
+	done := make([]chan struct{}, n)
+	sem := make(chan struct{}, max(c.jobs, 1))
+	for i, source := range c.sources {
+		done[i] = make(chan struct{})
+		go func() {
+			defer close(done[i])
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				outcomes[i] = outcome{src: unreadable(source, ctx.Err())}
+				return
+			}
+			defer func() { <-sem }()
+			outcomes[i] = lintSafely(ctx, c, l, source, stdin)
+		}()
+	}
+	for i := range n {
+		<-done[i]
+		emit(outcomes[i])
+	}
+}
+
+// lintSafely is lintSource, with a panic turned into an error of the source:
+// one bad package must not take the others down.
+func lintSafely(ctx context.Context, c *config, l loader, source string, stdin io.Reader) (o outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = outcome{src: unreadable(source, fmt.Errorf("internal error: %v", r))}
+		}
+	}()
+	return lintSource(ctx, c, l, source, stdin)
+}
+
+// lintSource opens and lints one source.
+func lintSource(ctx context.Context, c *config, l loader, source string, stdin io.Reader) outcome {
+	var opts []xpkg.Option
+	if c.platform != nil {
+		opts = append(opts, xpkg.WithPlatform(*c.platform))
+	}
+	if c.limits != nil {
+		opts = append(opts, xpkg.WithLimits(*c.limits))
+	}
+	var (
+		p   *xpkg.Package
+		err error
+	)
+	if source == stdinSource {
+		p, err = l.openReader(ctx, stdin, opts...)
+	} else {
+		p, err = l.open(ctx, source, opts...)
+	}
+	if err != nil {
+		return outcome{src: unreadable(source, err)}
+	}
+	res, err := p.Lint(ctx, c.lintOptions()...)
+	if err != nil {
+		return outcome{src: unreadable(source, err)}
+	}
+	src := &report.Source{Name: source, Kind: p.Kind.String(), Diagnostics: res.Diagnostics}
+	for i := range src.Diagnostics {
+		src.Diagnostics[i].Pos.File = displayFile(p, src.Diagnostics[i])
+	}
+	var failures []error
+	for _, f := range res.Failures {
+		failures = append(failures, f)
+	}
+	return outcome{src: src, failures: failures}
+}
+
+// lintOptions returns the linter options the flags ask for.
+func (c *config) lintOptions() []linter.Option {
+	var opts []linter.Option
+	if c.xpVersion != "" {
+		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
+	}
+	if len(c.disabled) > 0 {
+		opts = append(opts, linter.WithDisabled(c.disabled...))
+	}
+	for id, sev := range c.severities {
+		opts = append(opts, linter.WithSeverity(id, sev))
+	}
+	return opts
+}
+
+// displayFile returns the file name to show for d: for a package directory
+// or a package.yaml file, a path the user can open (the file joined to the
+// package root); for an image or a reader, the name the parser gave, the
+// file inside the image ("package.yaml"), or, for an image-level
+// diagnostic, the layer digest or the source.
+func displayFile(p *xpkg.Package, d linter.Diagnostic) string {
+	file := d.Pos.File
+	if d.Pos.Line <= 0 {
+		if file == "" {
+			return p.Source
+		}
+		return file
+	}
+	switch p.Kind {
+	case xpkg.SourceDirectory, xpkg.SourcePackageYAML:
+		if p.Root != "" && file != "" && !filepath.IsAbs(file) {
+			return filepath.Join(p.Root, filepath.FromSlash(file))
+		}
+	}
+	if file == "" {
+		return p.Source
+	}
+	return file
+}
+
+// unreadable returns the report of a source that could not be read or
+// linted.
+func unreadable(source string, err error) *report.Source {
+	return &report.Source{Name: source, Err: err}
+}
+
+// errorLine returns the one line that tells why source could not be read:
+// the error without the prefixes that repeat the package and the source.
+func errorLine(source string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == source && errors.Is(err, fs.ErrNotExist) {
+		return "no such file or directory"
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "xpkg: ")
+	msg = strings.TrimPrefix(msg, source+": ")
+	msg = strings.ReplaceAll(msg, "\n", "; ")
+	return msg
+}

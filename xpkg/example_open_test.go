@@ -1,0 +1,102 @@
+package xpkg_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+)
+
+// Open reads a package from any source: here a repository whose package is
+// in package/. A .xpkg file, an OCI layout (directory or tar) or a
+// package.yaml file is opened the same way.
+func ExampleOpen() {
+	ctx := context.Background()
+	pkg, err := xpkg.Open(ctx, "testdata/open/repository")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("read as:", pkg.Kind)
+	fmt.Println("package:", pkg.Meta[0].Kind, pkg.Pkg().GetName())
+	for _, o := range pkg.Objects {
+		fmt.Printf("object: %s %s at %s\n", o.Kind, o.ObjectMeta.Name, o.Pos)
+	}
+	// Output:
+	// read as: directory
+	// package: Provider provider-in-subdir
+	// object: CustomResourceDefinition widgets.example.org at crds/widgets.yaml:1:1
+}
+
+// Lint lints a loaded package with the built-in rules, passing the image
+// facts when the package came from an image.
+func ExamplePackage_Lint() {
+	ctx := context.Background()
+	pkg, err := xpkg.Open(ctx, "testdata/open/provider-lint")
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := pkg.Lint(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range res.Diagnostics {
+		fmt.Printf("%s: %s %s %s\n", d.Pos, d.Severity, d.RuleID, d.RuleName)
+	}
+	fmt.Println("fails the build:", res.AtOrAbove(linter.SeverityError))
+	// Output:
+	// crossplane.yaml:7:3: warning XP204 license
+	// crossplane.yaml:17:7: error XP303 dependency-reference
+	// deployment.yaml:2:1: error XP102 allowed-kind
+	// fails the build: true
+}
+
+// SelectLayer decides where an image's package.yaml is, from the layer
+// descriptors alone: the layer annotated base, or the flattened filesystem.
+func ExampleSelectLayer() {
+	layers := []ocispec.Descriptor{
+		{Digest: "sha256:1111111111111111111111111111111111111111111111111111111111111111", Annotations: map[string]string{xpkg.AnnotationKey: xpkg.AnnotationBase}},
+		{Digest: "sha256:2222222222222222222222222222222222222222222222222222222222222222", Annotations: map[string]string{xpkg.AnnotationKey: xpkg.AnnotationExamples}},
+	}
+	sel, err := xpkg.SelectLayer(layers)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("flattened:", sel.Flattened())
+	fmt.Println("base:", sel.Base.Digest.Encoded()[:12])
+	fmt.Println("examples:", sel.Examples.Digest.Encoded()[:12])
+
+	// Two base layers: an error, but the selection is still made.
+	layers[1].Annotations[xpkg.AnnotationKey] = xpkg.AnnotationBase
+	sel, err = xpkg.SelectLayer(layers)
+	fmt.Println(err != nil, len(sel.Facts.BaseLayers))
+	// Output:
+	// flattened: false
+	// base: 111111111111
+	// examples: 222222222222
+	// true 2
+}
+
+// ParseReference parses a package reference without completing it.
+func ExampleParseReference() {
+	ref, err := xpkg.ParseReference("xpkg.crossplane.io/crossplane-contrib/provider-aws:v1.2.0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ref.Registry)
+	fmt.Println(ref.Repository)
+	fmt.Println(ref.Tag)
+	fmt.Println(xpkg.FriendlyName(ref))
+
+	_, err = xpkg.CheckDependency("crossplane-contrib/provider-aws")
+	fmt.Println(err != nil)
+	// Output:
+	// xpkg.crossplane.io
+	// crossplane-contrib/provider-aws
+	// v1.2.0
+	// provider-aws-v1-2-0
+	// true
+}

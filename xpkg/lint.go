@@ -1,0 +1,26 @@
+package xpkg
+
+import (
+	"context"
+	"errors"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+)
+
+// Lint lints the package with the built-in rules (linter.Builtin) plus
+// opts, passing the image facts (linter.WithImageFacts) when the package was
+// read from an image, so that the image rules (XP5xx) run. Options given in
+// opts come after the facts; a linter.WithImageFacts among them replaces
+// them. A package whose YAML uses a renamed meta group needs
+// linter.WithMetaGroup here as well as parser.WithMetaGroup when opened.
+// Errors are those of linter.Lint.
+func (p *Package) Lint(ctx context.Context, opts ...linter.Option) (*linter.Result, error) {
+	if p == nil || p.Package == nil {
+		return nil, errors.New("xpkg: Lint: nil package")
+	}
+	if p.Image != nil {
+		facts := p.Image.Facts
+		opts = append([]linter.Option{linter.WithImageFacts(&facts)}, opts...)
+	}
+	return linter.Lint(ctx, p.Package, opts...)
+}

@@ -1,0 +1,195 @@
+package xpkg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// SourceKind says what kind of source a package was read from.
+type SourceKind int
+
+// The kinds of sources Open, OpenReader and OpenImage read.
+const (
+	// SourceXpkg is a docker-archive tarball, as the Crossplane CLI writes
+	// a .xpkg file.
+	SourceXpkg SourceKind = iota + 1
+	// SourceOCILayout is an OCI image layout directory.
+	SourceOCILayout
+	// SourceOCILayoutTar is an OCI image layout in a tar (plain or gzip).
+	SourceOCILayoutTar
+	// SourceDirectory is a package in its on-disk format: MetaFile at the
+	// root of the directory, or in package/ below it.
+	SourceDirectory
+	// SourcePackageYAML is a file holding a package's YAML stream.
+	SourcePackageYAML
+	// SourceReader is an io.Reader (stdin), detected by content: a tar or
+	// gzip stream is an image (Package.Image says which form), anything else
+	// a YAML stream.
+	SourceReader
+	// SourceImage is an image the caller resolved and gave to OpenImage.
+	SourceImage
+)
+
+// String returns the kind's name: "xpkg", "oci-layout", "oci-layout-tar",
+// "directory", "package.yaml", "reader" or "image".
+func (k SourceKind) String() string {
+	switch k {
+	case SourceXpkg:
+		return "xpkg"
+	case SourceOCILayout:
+		return "oci-layout"
+	case SourceOCILayoutTar:
+		return "oci-layout-tar"
+	case SourceDirectory:
+		return "directory"
+	case SourcePackageYAML:
+		return "package.yaml"
+	case SourceReader:
+		return "reader"
+	case SourceImage:
+		return "image"
+	}
+	return fmt.Sprintf("SourceKind(%d)", int(k))
+}
+
+// Package is a loaded package: its parsed YAML, where it came from, and,
+// for an image, what the image holds.
+type Package struct {
+	// Package holds the meta objects, the other objects and the errors of
+	// the documents that could not be parsed. Such documents are not errors
+	// of Open: Lint reports them (XP001, XP002, XP005).
+	*parser.Package
+	// Source is the source as given to Open ("-" for OpenReader, unless
+	// WithSourceName says otherwise).
+	Source string
+	// Kind is what the source was found to be.
+	Kind SourceKind
+	// Root is the directory that file names in positions are relative to:
+	// the package root (the directory holding MetaFile) for a directory,
+	// the file's directory for a package.yaml file. It is empty for images,
+	// whose positions name the file inside the layer (PackageFile), and for
+	// readers.
+	Root string
+	// Image is what was learned from the image; nil unless the package was
+	// read from one.
+	Image *Image
+	// Examples holds the package's examples: ExamplesFile of the image's
+	// examples layer, or the YAML files of ExamplesDir of a package
+	// directory. It is nil when there are none.
+	Examples *parser.Package
+}
+
+// ErrUnknownSource is the class of sources Open cannot recognise: the
+// *SourceError says what was tried and why each kind did not fit.
+var ErrUnknownSource = errors.New("xpkg: not a package source")
+
+// SourceError is the error of Open, OpenReader and OpenImage: which source,
+// what it was found to be, and what went wrong.
+type SourceError struct {
+	// Source is the source as given.
+	Source string
+	// Kind is what the source was found to be; zero when detection failed.
+	Kind SourceKind
+	// Tried lists, when detection failed, each kind of source tried and why
+	// it did not fit, e.g. "OCI image layout: no oci-layout file".
+	Tried []string
+	// Err is the cause: ErrUnknownSource when detection failed, otherwise
+	// an error of the oci or parser package, ErrNoPackageYAML, a
+	// *LimitError, an I/O error.
+	Err error
+}
+
+// Error implements error.
+func (e *SourceError) Error() string {
+	var b strings.Builder
+	b.WriteString("xpkg: ")
+	if e.Source != "" {
+		fmt.Fprintf(&b, "%s: ", e.Source)
+	}
+	if e.Kind != 0 {
+		fmt.Fprintf(&b, "reading %s: ", e.Kind)
+	}
+	b.WriteString(strings.TrimPrefix(e.Err.Error(), "xpkg: "))
+	if len(e.Tried) > 0 {
+		b.WriteString(" (tried ")
+		b.WriteString(strings.Join(e.Tried, "; "))
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Open loads the package at source, a path whose kind is recognised by its
+// content, not its name:
+//
+//   - a directory holding an oci-layout file is an OCI image layout;
+//   - a directory holding MetaFile (crossplane.yaml), or package/MetaFile,
+//     is a package in its on-disk format (read with parser.ParseFS; the
+//     examples from ExamplesDir);
+//   - a file that starts as a tar or a gzip stream is an image: a docker
+//     archive (a .xpkg file) or an OCI layout tar;
+//   - any other file that holds text is a YAML stream (a package.yaml).
+//
+// When nothing fits, the error matches ErrUnknownSource and says what was
+// tried. An image index is resolved to one manifest (WithPlatform), the
+// layer selector (SelectLayer) chooses where package.yaml is, and the file
+// is streamed out of its layer into the parser; the blobs read are verified.
+// Parsing is bounded by WithLimits.
+//
+// Open fails (with a *SourceError) when the source cannot be read: I/O
+// errors, detection, OCI errors (digest mismatches, limits, an unmatched
+// platform), and an image without package.yaml at its root that gives no
+// reason (ErrNoPackageYAML). Image problems the linter reports are not
+// errors: with several base layers package.yaml is read from the first and
+// Image.Facts.BaseLayers lists them all (XP501); with package.yaml only
+// below the root, or the defunct stack layout, the package is empty and the
+// facts say why (XP503, XP504). Documents that cannot be parsed are in
+// Package.Errors (XP001, XP002, XP005).
+func Open(ctx context.Context, source string, opts ...Option) (*Package, error) {
+	c := newOpenConfig(opts)
+	name := source
+	if c.sourceName != "" {
+		name = c.sourceName
+	}
+	c.sourceName = name
+	p, kind, tried, err := openPath(ctx, source, c)
+	if err != nil {
+		return nil, &SourceError{Source: name, Kind: kind, Tried: tried, Err: err}
+	}
+	p.Source = name
+	p.Kind = kind
+	return p, nil
+}
+
+// OpenReader loads the package held by r (stdin, an upload), recognised by
+// content: a tar or gzip stream is an image (a docker archive or an OCI
+// layout tar), which is copied to a temporary file (at most
+// Limits.MaxReaderSize bytes) because images are read at offsets, and
+// removed before OpenReader returns; anything else that holds text is a YAML
+// stream, parsed as it is read. The Package's Kind is SourceReader and its
+// Source "-" (or the name given with WithSourceName, which also names the
+// YAML stream in positions; "<stdin>" otherwise). Errors are those of Open.
+func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
+	c := newOpenConfig(opts)
+	if c.sourceName == "" {
+		c.sourceName = "-"
+	}
+	p, tried, err := openReader(ctx, r, c)
+	if err != nil {
+		kind := SourceReader
+		if errors.Is(err, ErrUnknownSource) {
+			kind = 0
+		}
+		return nil, &SourceError{Source: c.sourceName, Kind: kind, Tried: tried, Err: err}
+	}
+	p.Source = c.sourceName
+	p.Kind = SourceReader
+	return p, nil
+}

@@ -1,0 +1,80 @@
+package xpkg
+
+import (
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Option configures Open, OpenReader, OpenImage and Selection.OpenPackageYAML.
+type Option func(*openConfig)
+
+type openConfig struct {
+	platform   *ocispec.Platform
+	limits     Limits
+	parserOpts []parser.Option
+	sourceName string
+}
+
+func newOpenConfig(opts []Option) *openConfig {
+	c := &openConfig{limits: DefaultLimits()}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	c.limits = c.limits.withDefaults()
+	return c
+}
+
+// WithPlatform sets the platform chosen when an image index holds several
+// manifests (default linux/amd64, see oci.DefaultPlatform). An index with one
+// manifest is used whatever its platform.
+func WithPlatform(p ocispec.Platform) Option {
+	return func(c *openConfig) { c.platform = &p }
+}
+
+// WithLimits sets the limits; zero fields keep their defaults (see Limits).
+func WithLimits(l Limits) Option {
+	return func(c *openConfig) { c.limits = l }
+}
+
+// WithParserOptions passes options to the parser, for package.yaml, the
+// files of a package directory and the examples: a typed object scheme
+// (parser.WithObjectScheme), a renamed meta group (parser.WithMetaGroup; give
+// the linter linter.WithMetaGroup too), strict kinds, the concurrency.
+// Limits given here override those of WithLimits; a file name given with
+// parser.WithFile is ignored (Open names the files itself).
+func WithParserOptions(opts ...parser.Option) Option {
+	return func(c *openConfig) { c.parserOpts = append(c.parserOpts, opts...) }
+}
+
+// WithSourceName names the source in Package.Source and in the image facts
+// (linter.ImageFacts.Source) instead of the path given to Open, "-" for
+// OpenReader, or "" for OpenImage. For OpenReader it also names the YAML
+// stream in positions.
+func WithSourceName(name string) Option {
+	return func(c *openConfig) { c.sourceName = name }
+}
+
+// ociOptions returns the options for package oci.
+func (c *openConfig) ociOptions() []oci.Option {
+	opts := []oci.Option{oci.WithLimits(c.limits.OCI)}
+	if c.platform != nil {
+		opts = append(opts, oci.WithPlatform(*c.platform))
+	}
+	return opts
+}
+
+// parseOptions returns the options for parsing the stream named file: the
+// limits, then the caller's options, then the name.
+func (c *openConfig) parseOptions(file string) []parser.Option {
+	opts := make([]parser.Option, 0, len(c.parserOpts)+2)
+	opts = append(opts, parser.WithLimits(c.limits.Parser))
+	opts = append(opts, c.parserOpts...)
+	if file != "" {
+		opts = append(opts, parser.WithFile(file))
+	}
+	return opts
+}

@@ -1,0 +1,221 @@
+package xpkg
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/oci"
+)
+
+// LegacyStackFile is the file that gives away an image in the defunct v1
+// "stack" format, Crossplane's first package format.
+const LegacyStackFile = ".registry/app.yaml"
+
+// maxMisplaced bounds how many misplaced package.yaml files are named.
+const maxMisplaced = 16
+
+var (
+	// ErrMultipleBaseLayers: more than one layer is annotated
+	// io.crossplane.xpkg: base. Errors of this class are *BaseLayersError.
+	ErrMultipleBaseLayers = errors.New("xpkg: more than one base layer")
+	// ErrNoPackageYAML: the image has no package.yaml at the root of its
+	// base layer (or of its flattened filesystem).
+	ErrNoPackageYAML = errors.New("xpkg: no " + PackageFile + " at the root of the image")
+)
+
+// BaseLayersError reports an image with several layers annotated
+// io.crossplane.xpkg: base. It matches ErrMultipleBaseLayers.
+type BaseLayersError struct {
+	// Layers are the base layers, in manifest order.
+	Layers []ocispec.Descriptor
+}
+
+// Error implements error.
+func (e *BaseLayersError) Error() string {
+	ds := make([]string, len(e.Layers))
+	for i, l := range e.Layers {
+		ds[i] = l.Digest.String()
+	}
+	return fmt.Sprintf("xpkg: %d layers are annotated %s: %s (%s); at most one may be", len(e.Layers), AnnotationKey, AnnotationBase, strings.Join(ds, ", "))
+}
+
+// Is reports whether target is ErrMultipleBaseLayers.
+func (e *BaseLayersError) Is(target error) bool { return target == ErrMultipleBaseLayers }
+
+// Selection is the layer selector's decision for one image: which layer
+// holds package.yaml, or that it comes from the flattened filesystem, and
+// the facts the image lint rules (XP5xx) read.
+type Selection struct {
+	// Base is the layer annotated io.crossplane.xpkg: base; nil when none is
+	// and package.yaml comes from the flattened filesystem. With several
+	// base layers it is the first (see SelectLayer).
+	Base *ocispec.Descriptor
+	// Layers are the layers package.yaml is read from: Base alone, or every
+	// layer of the image, bottom first, when flattening.
+	Layers []ocispec.Descriptor
+	// Examples is the first layer annotated io.crossplane.xpkg with
+	// AnnotationExamples (Crossplane's examples layer, holding
+	// ExamplesFile); nil when there is none.
+	Examples *ocispec.Descriptor
+	// Facts are the image facts for the linter (linter.WithImageFacts).
+	// SelectLayer fills BaseLayers and OtherLayers; OpenPackageYAML fills
+	// Flattened and PackageYAMLPath, and, when package.yaml is missing,
+	// MisplacedPackageYAML and LegacyStack.
+	Facts linter.ImageFacts
+	// PackageLayer is the layer package.yaml was read from, set by
+	// OpenPackageYAML: Base, or the layer of the flattened filesystem that
+	// decided.
+	PackageLayer *ocispec.Descriptor
+}
+
+// Flattened reports whether package.yaml is read from the flattened
+// filesystem, because no layer is annotated base.
+func (s *Selection) Flattened() bool { return s.Base == nil }
+
+// SelectLayer decides where the package.yaml of an image with the given
+// layers (bottom first, as in a manifest, with the io.crossplane.xpkg
+// annotations recovered from the config labels, as oci.Image.Layers has them)
+// is to be read from:
+//
+//   - the one layer annotated io.crossplane.xpkg: base;
+//   - when no layer is, the flattened filesystem of every layer;
+//   - when several are, an error: a *BaseLayersError matching
+//     ErrMultipleBaseLayers.
+//
+// Layers annotated with another value are not the package; they are listed
+// in Facts.OtherLayers, and the first annotated AnnotationExamples is
+// Examples.
+//
+// With several base layers, SelectLayer returns the error and also a
+// Selection whose Base is the first of them and whose Facts.BaseLayers lists
+// them all, so that a caller that wants to report the problem as a lint
+// diagnostic (XP501) rather than fail can go on, as Open does. A caller that
+// does not want that treats the error as final. SelectLayer does no I/O; see
+// OpenPackageYAML.
+func SelectLayer(layers []ocispec.Descriptor) (*Selection, error) {
+	s := &Selection{}
+	var bases []ocispec.Descriptor
+	for i := range layers {
+		l := layers[i]
+		v, ok := l.Annotations[AnnotationKey]
+		switch {
+		case !ok:
+		case v == AnnotationBase:
+			bases = append(bases, l)
+			s.Facts.BaseLayers = append(s.Facts.BaseLayers, l.Digest.String())
+		default:
+			s.Facts.OtherLayers = append(s.Facts.OtherLayers, linter.LayerFact{Digest: l.Digest.String(), Annotation: v})
+			if v == AnnotationExamples && s.Examples == nil {
+				s.Examples = &l
+			}
+		}
+	}
+	switch len(bases) {
+	case 0:
+		s.Layers = append([]ocispec.Descriptor(nil), layers...)
+		return s, nil
+	case 1:
+		s.Base = &bases[0]
+		s.Layers = bases[:1:1]
+		return s, nil
+	}
+	s.Base = &bases[0]
+	s.Layers = bases[:1:1]
+	return s, &BaseLayersError{Layers: bases}
+}
+
+// OpenPackageYAML opens package.yaml where the selection says: at the root
+// of Base, or at the root of the flattened filesystem of Layers. The file
+// is streamed out of its layer and verified as it is read (see oci.File);
+// the caller reads it to the end (a verification failure is returned instead
+// of io.EOF) and closes it. It sets Facts.PackageYAMLPath (the name as
+// written, "package.yaml" or "./package.yaml"), Facts.Flattened and
+// PackageLayer.
+//
+// Only the layers that decide are read. When there is no package.yaml at the
+// root, OpenPackageYAML walks the selected layers once more to explain why:
+// it records the files named package.yaml below the root
+// (Facts.MisplacedPackageYAML, e.g. "package/package.yaml") and the defunct
+// stack layout (Facts.LegacyStack, when LegacyStackFile is present), and
+// returns an error matching ErrNoPackageYAML (and oci.ErrNotFound). Other
+// errors are those of oci.ReadFile and oci.ReadLayerFile. Options:
+// WithLimits.
+func (s *Selection) OpenPackageYAML(ctx context.Context, f oci.Fetcher, opts ...Option) (*oci.File, error) {
+	c := newOpenConfig(opts)
+	var (
+		file *oci.File
+		err  error
+	)
+	if s.Base != nil {
+		file, err = oci.ReadLayerFile(ctx, f, *s.Base, PackageFile, c.ociOptions()...)
+	} else {
+		file, err = oci.ReadFile(ctx, f, s.Layers, PackageFile, c.ociOptions()...)
+	}
+	switch {
+	case err == nil:
+		s.Facts.PackageYAMLPath = file.Header.Name
+		s.Facts.Flattened = s.Base == nil
+		layer := file.Layer
+		s.PackageLayer = &layer
+		return file, nil
+	case !errors.Is(err, oci.ErrNotFound):
+		return nil, err
+	}
+	if serr := s.scan(ctx, f, c); serr != nil {
+		return nil, errors.Join(fmt.Errorf("%w: %w", ErrNoPackageYAML, err), serr)
+	}
+	return nil, fmt.Errorf("%w%s: %w", ErrNoPackageYAML, s.explain(), err)
+}
+
+// explain says what the scan found, for the error message.
+func (s *Selection) explain() string {
+	var parts []string
+	if len(s.Facts.MisplacedPackageYAML) > 0 {
+		parts = append(parts, "found "+strings.Join(s.Facts.MisplacedPackageYAML, ", ")+" below the root")
+	}
+	if s.Facts.LegacyStack {
+		parts = append(parts, "found "+s.Facts.LegacyStackPath+": the image is a defunct Crossplane stack")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// scan walks the selected layers for misplaced package.yaml files and the
+// stack layout. Whiteouts are not applied: the result explains a missing
+// package.yaml, it does not describe the filesystem.
+func (s *Selection) scan(ctx context.Context, f oci.Fetcher, c *openConfig) error {
+	seen := map[string]bool{}
+	for _, l := range s.Layers {
+		err := oci.WalkLayer(ctx, f, l, func(hdr *tar.Header, _ io.Reader) error {
+			name, ok := oci.CleanPath(hdr.Name)
+			if !ok || hdr.Typeflag != tar.TypeReg {
+				return nil
+			}
+			switch {
+			case name == LegacyStackFile:
+				s.Facts.LegacyStack = true
+				s.Facts.LegacyStackPath = name
+			case name != PackageFile && path.Base(name) == PackageFile && !seen[name]:
+				seen[name] = true
+				if len(s.Facts.MisplacedPackageYAML) < maxMisplaced {
+					s.Facts.MisplacedPackageYAML = append(s.Facts.MisplacedPackageYAML, name)
+				}
+			}
+			return nil
+		}, c.ociOptions()...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+package xpkg
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// sniffSize is how many leading bytes decide what a file or reader holds:
+// enough for a tar header (its magic is at offset 257) and to tell text from
+// binary.
+const sniffSize = 8 << 10
+
+// packageSubdir is the directory below a repository's root that holds the
+// package, as many repositories have it.
+const packageSubdir = "package"
+
+// openPath detects what source is and loads it. It returns the kind found,
+// and, when detection fails, what was tried.
+func openPath(ctx context.Context, source string, c *openConfig) (*Package, SourceKind, []string, error) {
+	fi, err := os.Stat(source)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	switch {
+	case fi.IsDir():
+		return openDir(ctx, source, c)
+	case !fi.Mode().IsRegular():
+		// A named pipe or a device could block forever, or never end.
+		return nil, 0, []string{fmt.Sprintf("a file: it is not a regular file (mode %s); give its content on stdin (-) instead", fi.Mode().Type())}, ErrUnknownSource
+	}
+	return openFile(ctx, source, c)
+}
+
+// openDir loads a directory: an OCI layout, or a package directory at its
+// root or in package/.
+func openDir(ctx context.Context, dir string, c *openConfig) (*Package, SourceKind, []string, error) {
+	if isFile(filepath.Join(dir, ocispec.ImageLayoutFile)) {
+		p, _, err := openImagePath(ctx, dir, c)
+		return p, SourceOCILayout, nil, err
+	}
+	tried := []string{"OCI image layout: no " + ocispec.ImageLayoutFile + " file"}
+	found := false
+	for _, root := range []string{dir, filepath.Join(dir, packageSubdir)} {
+		fi, err := os.Stat(filepath.Join(root, MetaFile))
+		switch {
+		case err != nil:
+			continue
+		case !fi.Mode().IsRegular():
+			// A named pipe would block the reader forever.
+			rel, _ := filepath.Rel(dir, filepath.Join(root, MetaFile))
+			tried = append(tried, fmt.Sprintf("package directory: %s is not a regular file (mode %s)", filepath.ToSlash(rel), fi.Mode().Type()))
+			found = true
+			continue
+		}
+		p, err := openPackageDir(ctx, root, c)
+		return p, SourceDirectory, nil, err
+	}
+	if !found {
+		tried = append(tried, "package directory: no "+MetaFile+" at its root or in "+packageSubdir+"/")
+	}
+	if isFile(filepath.Join(dir, PackageFile)) {
+		tried = append(tried, "it holds "+PackageFile+": give that file's path to read it as a package stream")
+	}
+	return nil, 0, tried, ErrUnknownSource
+}
+
+// openPackageDir reads a package in its on-disk format rooted at root.
+func openPackageDir(ctx context.Context, root string, c *openConfig) (*Package, error) {
+	fsys := os.DirFS(root)
+	pkg, err := parser.ParseFS(ctx, fsys, c.parseOptions("")...)
+	if err != nil {
+		return nil, err
+	}
+	p := &Package{Package: pkg, Root: root}
+	if fi, err := fs.Stat(fsys, ExamplesDir); err == nil && fi.IsDir() {
+		sub, err := fs.Sub(fsys, ExamplesDir)
+		if err != nil {
+			return nil, err
+		}
+		ex, err := parser.ParseFS(ctx, sub, c.parseOptions("")...)
+		if err != nil {
+			return nil, fmt.Errorf("xpkg: reading %s: %w", ExamplesDir, err)
+		}
+		for _, o := range ex.Meta {
+			o.Pos.File = filepath.ToSlash(filepath.Join(ExamplesDir, o.Pos.File))
+		}
+		for _, o := range ex.Objects {
+			o.Pos.File = filepath.ToSlash(filepath.Join(ExamplesDir, o.Pos.File))
+		}
+		for _, e := range ex.Errors {
+			e.Pos.File = filepath.ToSlash(filepath.Join(ExamplesDir, e.Pos.File))
+		}
+		if len(ex.Meta)+len(ex.Objects)+len(ex.Errors) > 0 {
+			p.Examples = ex
+		}
+	}
+	return p, nil
+}
+
+// openFile loads a file: an image (tar or gzip), or a YAML stream.
+func openFile(ctx context.Context, name string, c *openConfig) (*Package, SourceKind, []string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	head := make([]byte, sniffSize)
+	n, err := io.ReadFull(f, head)
+	f.Close()
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, 0, nil, err
+	}
+	head = head[:n]
+	switch sniff(head) {
+	case contentImage:
+		p, format, err := openImagePath(ctx, name, c)
+		if errors.Is(err, oci.ErrUnknownFormat) {
+			return nil, 0, []string{"image: " + err.Error(), "YAML stream: the file is a tar or gzip stream"}, ErrUnknownSource
+		}
+		kind := SourceOCILayoutTar
+		if format == oci.FormatDockerArchive {
+			kind = SourceXpkg
+		}
+		return p, kind, nil, err
+	case contentText:
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, SourcePackageYAML, nil, err
+		}
+		defer f.Close()
+		pkg, err := parser.Parse(ctx, f, c.parseOptions(filepath.Base(name))...)
+		if err != nil {
+			return nil, SourcePackageYAML, nil, err
+		}
+		return &Package{Package: pkg, Root: filepath.Dir(name)}, SourcePackageYAML, nil, nil
+	}
+	return nil, 0, binaryTried(head), ErrUnknownSource
+}
+
+// openImagePath opens the image at path (layout directory or tar). It
+// returns the format found even when loading fails.
+func openImagePath(ctx context.Context, path string, c *openConfig) (*Package, oci.Format, error) {
+	src, err := oci.Open(ctx, path, c.ociOptions()...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer src.Close()
+	p, err := openStore(ctx, src, src.Format(), c)
+	return p, src.Format(), err
+}
+
+// openReader loads what r holds: an image, spooled to a temporary file, or
+// a YAML stream.
+func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []string, error) {
+	br := bufio.NewReaderSize(r, sniffSize)
+	head, err := br.Peek(sniffSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, nil, err
+	}
+	switch sniff(head) {
+	case contentImage:
+		p, err := spoolImage(ctx, br, c)
+		if errors.Is(err, oci.ErrUnknownFormat) {
+			return nil, []string{"image: " + err.Error(), "YAML stream: the input is a tar or gzip stream"}, ErrUnknownSource
+		}
+		return p, nil, err
+	case contentText:
+		file := c.sourceName
+		if file == "-" {
+			file = "<stdin>"
+		}
+		pkg, err := parser.Parse(ctx, br, c.parseOptions(file)...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &Package{Package: pkg}, nil, nil
+	}
+	return nil, binaryTried(head), ErrUnknownSource
+}
+
+// spoolImage copies an image stream to a temporary file, at most
+// MaxReaderSize bytes, and loads it.
+func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, error) {
+	tmp, err := os.CreateTemp("", "xpkg-*.tar")
+	if err != nil {
+		return nil, fmt.Errorf("xpkg: spooling the input: %w", err)
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	max := c.limits.MaxReaderSize
+	n, err := io.Copy(tmp, io.LimitReader(ctxReader{ctx, r}, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("xpkg: spooling the input: %w", err)
+	}
+	if n > max {
+		return nil, &LimitError{Name: "MaxReaderSize", Limit: max}
+	}
+	src, err := oci.OpenReaderAt(ctx, tmp, n, c.ociOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return openStore(ctx, src, src.Format(), c)
+}
+
+// ctxReader stops reading when its context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r ctxReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p)
+}
+
+// content is what the first bytes of a source say it holds.
+type content int
+
+const (
+	contentBinary content = iota
+	contentImage
+	contentText
+)
+
+// sniff tells an image (a tar or gzip stream) from text (a YAML stream)
+// and from anything else.
+func sniff(head []byte) content {
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return contentImage
+	case isTarHeader(head):
+		return contentImage
+	case isBinary(head):
+		return contentBinary
+	}
+	return contentText
+}
+
+// binaryWindow is how far into its content a NUL byte makes a source
+// binary rather than a YAML stream: far enough for the headers of the
+// binary formats a user may give by mistake (ELF, zip, PNG, zstd), near
+// enough that a text file with a stray NUL (or any other byte YAML forbids)
+// further on is read as the broken YAML it is, and reported with a position.
+const binaryWindow = 512
+
+// isBinary reports whether head is not the start of a text file: it has a
+// NUL byte within binaryWindow.
+func isBinary(head []byte) bool {
+	nul := bytes.IndexByte(head, 0)
+	return nul >= 0 && nul < binaryWindow
+}
+
+// isTarHeader reports whether head starts with a tar header: the ustar or
+// GNU magic at offset 257, or, for the old V7 format, which has no magic, a
+// valid header checksum.
+func isTarHeader(head []byte) bool {
+	if len(head) < 512 {
+		return false
+	}
+	if bytes.HasPrefix(head[257:], []byte("ustar")) {
+		return true
+	}
+	var sum int64
+	for i, b := range head[:512] {
+		if i >= 148 && i < 156 {
+			b = ' '
+		}
+		sum += int64(b)
+	}
+	field := bytes.Trim(head[148:156], " \x00")
+	if len(field) == 0 {
+		return false
+	}
+	var want int64
+	for _, d := range field {
+		if d < '0' || d > '7' {
+			return false
+		}
+		want = want*8 + int64(d-'0')
+	}
+	return want == sum
+}
+
+// binaryTried says why binary content fit no kind.
+func binaryTried(head []byte) []string {
+	return []string{
+		"image: not a tar or gzip stream",
+		fmt.Sprintf("YAML stream: binary content (a NUL byte at offset %d)", bytes.IndexByte(head, 0)),
+	}
+}
+
+// isFile reports whether name exists and is a regular file.
+func isFile(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode().IsRegular()
+}
