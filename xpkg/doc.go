@@ -9,6 +9,30 @@
 // file (LayerLabel), MetaFile and ExamplesDir of the on-disk format, and
 // the file Extension.
 //
+// Open loads a package from any source, detected by content, not by name:
+// a `.xpkg` docker archive, an OCI image layout directory or tar (plain or
+// gzip), a package directory (MetaFile at its root or in package/), or a
+// package.yaml stream; OpenReader does the same for an io.Reader such as
+// standard input, and OpenImage for an image resolved by the caller (from a
+// registry, say). Every blob is verified against its digest while it
+// streams, and one Limits value bounds every reader. Open returns an error
+// only when the source cannot be read (a *SourceError saying what was
+// tried); documents that fail to parse and problems of the image itself
+// (two base layers, a misplaced package.yaml, a defunct stack) come back in
+// the Package and surface as diagnostics from Package.Lint.
+//
+//	pkg, err := xpkg.Open(ctx, "provider-example.xpkg")
+//	if err != nil {
+//		return err // unreadable: *xpkg.SourceError
+//	}
+//	res, err := pkg.Lint(ctx)
+//
+// SelectLayer is the layer selector on its own: from an image's layers, the
+// base layer, or the decision to flatten, with the facts the image lint
+// rules (XP5xx) read. ParseReference, CheckDependency, CheckVersionConstraint
+// and FriendlyName handle package references and dependency versions the
+// way the linter checks them.
+//
 // Build turns a package in its on-disk format (MetaFile plus YAML files,
 // from any fs.FS) into a package image, as the Crossplane CLI's build does:
 // it parses and lints the package, refusing one with errors, and writes a
