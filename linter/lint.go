@@ -185,6 +185,7 @@ func runRule(p *Pass) (err error) {
 	if err := p.ctx.Err(); err != nil {
 		return err
 	}
+	defer p.resolvePositions()
 	return p.Rule.Run(p)
 }
 

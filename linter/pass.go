@@ -36,6 +36,17 @@ type Pass struct {
 	ctx    context.Context
 	shared *shared
 	diags  []Diagnostic
+	// pending are diagnostics of Reportf whose field positions are
+	// resolved after the rule ran, one parse per object (resolvePositions).
+	pending []pendingPos
+}
+
+// pendingPos is a diagnostic of p.diags whose position is still to be
+// found: the field at path in obj.
+type pendingPos struct {
+	diag int
+	obj  *parser.Object
+	path []string
 }
 
 // Context returns the context of the Lint call. Long-running rules should
@@ -80,13 +91,49 @@ func (p *Pass) ReportSeverityf(sev Severity, obj *parser.Object, path []string, 
 func (p *Pass) report(sev Severity, obj *parser.Object, path []string, format string, args ...any) {
 	d := Diagnostic{Severity: sev, Message: fmt.Sprintf(format, args...)}
 	if obj != nil {
-		d.Pos = p.Pos(obj, path...)
+		d.Pos = obj.Pos
 		d.Object = RefOf(obj)
 		d.Field = FieldPath(path...)
+		if len(path) > 0 {
+			p.pending = append(p.pending, pendingPos{diag: len(p.diags), obj: obj, path: path})
+		}
 	} else {
 		d.Pos = p.PackagePos()
 	}
 	p.Report(d)
+}
+
+// resolvePositions sets the positions of the diagnostics Reportf recorded,
+// as Pos would, parsing each object concerned once however many
+// diagnostics it drew (asking Pos for each would parse it again each time:
+// quadratic for a rule reporting every entry of a long list).
+func (p *Pass) resolvePositions() {
+	if len(p.pending) == 0 {
+		return
+	}
+	byObj := make(map[*parser.Object][]pendingPos)
+	var order []*parser.Object
+	for _, pp := range p.pending {
+		if _, ok := byObj[pp.obj]; !ok {
+			order = append(order, pp.obj)
+		}
+		byObj[pp.obj] = append(byObj[pp.obj], pp)
+	}
+	for _, obj := range order {
+		loc, err := obj.FieldLocator()
+		if err != nil {
+			continue // the diagnostics keep the object's position
+		}
+		for _, q := range byObj[obj] {
+			for n := len(q.path); n > 0; n-- {
+				if pos, err := loc.FieldPosition(q.path[:n]...); err == nil {
+					p.diags[q.diag].Pos = pos
+					break
+				}
+			}
+		}
+	}
+	p.pending = nil
 }
 
 // Pos returns the position of the field at path in obj: the position of

@@ -15,11 +15,13 @@ type checker struct {
 	memo   map[*yaml.Node]extent // expanded size of anchored nodes
 	active map[*yaml.Node]bool   // anchored nodes being measured (cycles)
 	added  int64                 // nodes aliases add
+	bytes  int64                 // scalar bytes aliases add
 	loc    locator
 }
 
 type extent struct {
 	size   int64 // nodes, aliases expanded
+	bytes  int64 // scalar bytes, aliases expanded
 	height int   // container nesting, aliases expanded
 }
 
@@ -59,9 +61,16 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 		if c.lim.MaxAliasExpansion > 0 && c.added > c.lim.MaxAliasExpansion {
 			return extent{}, c.limitErr("MaxAliasExpansion", c.lim.MaxAliasExpansion, n)
 		}
+		// Few nodes can still expand to many bytes (a large scalar aliased
+		// a few thousand times): the document, expanded, must fit
+		// MaxDocumentBytes, or converting it would allocate without bound.
+		c.bytes += e.bytes
+		if c.lim.MaxDocumentBytes > 0 && int64(len(c.loc.data))+c.bytes > c.lim.MaxDocumentBytes {
+			return extent{}, c.limitErr("MaxDocumentBytes", c.lim.MaxDocumentBytes, n)
+		}
 		return e, nil
 	case yaml.ScalarNode:
-		return extent{size: 1}, nil
+		return extent{size: 1, bytes: int64(len(n.Value))}, nil
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return extent{}, nil
@@ -89,6 +98,7 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 			return extent{}, err
 		}
 		e.size += ce.size
+		e.bytes += ce.bytes
 		if ce.height+1 > e.height {
 			e.height = ce.height + 1
 		}

@@ -10,7 +10,10 @@ type Limits struct {
 	// memory of up to about 100 times its size in the worst case (a long
 	// flow sequence of one-letter scalars), for each document decoded at
 	// once (WithConcurrency): registries parsing untrusted uploads may want
-	// a lower value.
+	// a lower value. It also bounds a document expanded: a document whose
+	// aliases (*name) would, expanded, make it larger than MaxDocumentBytes
+	// (a large scalar aliased thousands of times) is refused before it is
+	// expanded.
 	MaxDocumentBytes int64
 	// MaxTotalBytes is the most bytes read from all streams of one parse.
 	MaxTotalBytes int64
