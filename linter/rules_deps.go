@@ -100,7 +100,7 @@ resolved.`,
 					valid = valid || ks == k
 				}
 				if !valid {
-					p.Reportf(o, join(d.path, "kind"), "dependency %d has kind %v: want Provider, Configuration or Function", d.index, kind)
+					p.Reportf(o, join(d.path, "kind"), "dependency %d has kind %s: want Provider, Configuration or Function", d.index, token(kind))
 				}
 			}
 			return nil
@@ -135,11 +135,11 @@ anything else.`,
 				}
 				s, ok := v.(string)
 				if !ok {
-					p.Reportf(o, join(d.path, "version"), "dependency %d version %v is not a string", d.index, v)
+					p.Reportf(o, join(d.path, "version"), "dependency %d version %s is not a string", d.index, token(v))
 					continue
 				}
 				if err := ref.CheckVersion(s); err != nil {
-					p.Reportf(o, join(d.path, "version"), "dependency %d version: %v", d.index, err)
+					p.Reportf(o, join(d.path, "version"), "dependency %d version: %s", d.index, reason(err))
 				}
 			}
 			return nil
@@ -179,16 +179,12 @@ xpkg.crossplane.io/crossplane/provider-gcp.`,
 					if err == nil {
 						continue
 					}
-					var msgs []string
+					errs := []error{err}
 					if j, ok := err.(interface{ Unwrap() []error }); ok {
-						for _, e := range j.Unwrap() {
-							msgs = append(msgs, e.Error())
-						}
-					} else {
-						msgs = append(msgs, err.Error())
+						errs = j.Unwrap()
 					}
-					for _, m := range msgs {
-						p.Reportf(o, join(d.path, k), "dependency %d: %s", d.index, m)
+					for _, e := range errs {
+						p.Reportf(o, join(d.path, k), "dependency %d: %s", d.index, reason(e))
 					}
 				}
 			}
@@ -218,8 +214,8 @@ Configuration or Function) and package.`,
 					if !ok {
 						continue
 					}
-					p.Reportf(o, join(d.path, k), "dependency %d: %s is deprecated: write apiVersion: pkg.crossplane.io/v1, kind: %s, package: %v",
-						d.index, k, packageKinds[i], v)
+					p.Reportf(o, join(d.path, k), "dependency %d: %s is deprecated: write apiVersion: pkg.crossplane.io/v1, kind: %s, package: %s",
+						d.index, k, packageKinds[i], token(v))
 				}
 			}
 			return nil
@@ -253,7 +249,7 @@ constraints for one dependency. Merge them into one entry.`,
 					key = strings.ToLower(r.Registry) + "/" + r.Repository
 				}
 				if i, ok := first[key]; ok {
-					p.Reportf(o, join(d.path, k), "dependency %d lists %s again (first as dependency %d)", d.index, v, i)
+					p.Reportf(o, join(d.path, k), "dependency %d lists %s again (first as dependency %d)", d.index, token(v), i)
 					continue
 				}
 				first[key] = d.index

@@ -1,9 +1,5 @@
 package linter
 
-import (
-	"strings"
-)
-
 func ruleBaseLayers() *Rule {
 	return &Rule{
 		ID: "XP501", Name: "base-layers", Severity: SeverityError, requires: needsImage,
@@ -21,7 +17,7 @@ diagnostic's file).`,
 				return nil
 			}
 			for _, d := range p.Image.BaseLayers[1:] {
-				p.Report(Diagnostic{Pos: p.ImagePos(d), Message: "layer " + d + " is a second base layer (io.crossplane.xpkg: base); the first is " + p.Image.BaseLayers[0] + ": at most one layer may carry the annotation"})
+				p.Report(Diagnostic{Pos: p.ImagePos(d), Message: "layer " + token(d) + " is a second base layer (io.crossplane.xpkg: base); the first is " + token(p.Image.BaseLayers[0]) + ": at most one layer may carry the annotation"})
 			}
 			return nil
 		},
@@ -64,7 +60,7 @@ the misplaced files.`,
 			if p.Image.PackageYAMLPath != "" || len(p.Image.MisplacedPackageYAML) == 0 {
 				return nil
 			}
-			p.Report(Diagnostic{Pos: p.ImagePos(""), Message: "no package.yaml at the root of the image, but " + strings.Join(p.Image.MisplacedPackageYAML, ", ") + ": Crossplane reads only /package.yaml"})
+			p.Report(Diagnostic{Pos: p.ImagePos(""), Message: "no package.yaml at the root of the image, but " + joinValues(p.Image.MisplacedPackageYAML, token) + ": Crossplane reads only /package.yaml"})
 			return nil
 		},
 	}
@@ -90,7 +86,7 @@ crossplane.yaml meta object and its CRDs or XRDs.`,
 			if path == "" {
 				path = ".registry/app.yaml"
 			}
-			p.Report(Diagnostic{Pos: p.ImagePos(""), Message: "the image holds " + path + ": it is a Crossplane stack, the defunct first package format, which no supported Crossplane installs; rebuild it as an xpkg"})
+			p.Report(Diagnostic{Pos: p.ImagePos(""), Message: "the image holds " + token(path) + ": it is a Crossplane stack, the defunct first package format, which no supported Crossplane installs; rebuild it as an xpkg"})
 			return nil
 		},
 	}

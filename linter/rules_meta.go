@@ -50,7 +50,7 @@ characters).`,
 					continue
 				}
 				if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-					p.Reportf(o, []string{"metadata", "name"}, "metadata.name %q is not a DNS-1123 subdomain: %s", name, strings.Join(errs, "; "))
+					p.Reportf(o, []string{"metadata", "name"}, "metadata.name %s is not a DNS-1123 subdomain: %s", quote(name), strings.Join(errs, "; "))
 				}
 			}
 			return nil
@@ -93,10 +93,10 @@ design's examples): Crossplane accepts only the object form.`,
 				return nil
 			}
 			if shorthand {
-				p.Reportf(o, []string{"spec", "crossplane"}, "spec.crossplane is the bare string %q: Crossplane wants an object, crossplane: {version: %q}", v, v)
+				p.Reportf(o, []string{"spec", "crossplane"}, "spec.crossplane is the bare string %s: Crossplane wants an object, crossplane: {version: %s}", quote(v), quote(v))
 			}
 			if _, err := semver.NewConstraint(v); err != nil {
-				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %q is not a semver constraint: %v", v, err)
+				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s is not a semver constraint: %s", quote(v), reason(err))
 			}
 			return nil
 		},
@@ -133,7 +133,7 @@ satisfies only a constraint that itself has a pre-release part.`,
 				return fmt.Errorf("target version %q: %w", p.CrossplaneVersion, err)
 			}
 			if !c.Check(target) {
-				p.Reportf(o, crossplaneVersionPath, "Crossplane %s does not satisfy the package's constraint %q", p.CrossplaneVersion, v)
+				p.Reportf(o, crossplaneVersionPath, "Crossplane %s does not satisfy the package's constraint %s", p.CrossplaneVersion, quote(v))
 			}
 			return nil
 		},
@@ -168,7 +168,7 @@ in this module, and reports a deprecated identifier (such as GPL-2.0) too.`,
 			}
 			dep, err := spdx.Check(strings.TrimSpace(v))
 			if err != nil {
-				p.Reportf(o, annotationPath(meta.AnnotationLicense), "%s %q is not an SPDX license expression: %v", meta.AnnotationLicense, v, err)
+				p.Reportf(o, annotationPath(meta.AnnotationLicense), "%s %s is not an SPDX license expression: %s", meta.AnnotationLicense, quote(v), reason(err))
 				return nil
 			}
 			for _, d := range dep {
@@ -225,7 +225,7 @@ value naming no host.`,
 				return nil
 			}
 			if err := checkSourceURL(strings.TrimSpace(v)); err != nil {
-				p.Reportf(o, annotationPath(meta.AnnotationSource), "%s %q is not a URL: %v", meta.AnnotationSource, v, err)
+				p.Reportf(o, annotationPath(meta.AnnotationSource), "%s %s is not a URL: %s", meta.AnnotationSource, quote(v), reason(err))
 			}
 			return nil
 		},
@@ -381,7 +381,7 @@ valid image reference is an error.`,
 			}
 			s, _ := img.(string)
 			if _, err := ref.Parse(s); err != nil {
-				p.ReportSeverityf(SeverityError, o, []string{"spec", "controller", "image"}, "spec.controller.image %q is not a valid image reference: %v", s, err)
+				p.ReportSeverityf(SeverityError, o, []string{"spec", "controller", "image"}, "spec.controller.image %s is not a valid image reference: %s", quote(s), reason(err))
 			}
 			return nil
 		},
@@ -451,10 +451,10 @@ Crossplane; it may be a typo, or meant for another consumer.`,
 					continue
 				}
 				if len(known) == 0 {
-					p.Reportf(o, []string{"spec", "capabilities", fmt.Sprint(i)}, "capability %q means nothing to Crossplane for a %s package", s, p.Kind)
+					p.Reportf(o, []string{"spec", "capabilities", fmt.Sprint(i)}, "capability %s means nothing to Crossplane for a %s package", quote(s), p.Kind)
 					continue
 				}
-				p.Reportf(o, []string{"spec", "capabilities", fmt.Sprint(i)}, "capability %q is not known for a %s package (known: %s)", s, p.Kind, strings.Join(known, ", "))
+				p.Reportf(o, []string{"spec", "capabilities", fmt.Sprint(i)}, "capability %s is not known for a %s package (known: %s)", quote(s), p.Kind, strings.Join(known, ", "))
 			}
 			return nil
 		},

@@ -16,11 +16,11 @@ func namesMatch(p *Pass, o *parser.Object, what string) {
 	plural, _ := str(m, "spec", "names", "plural")
 	group, _ := str(m, "spec", "group")
 	if plural == "" || group == "" {
-		p.Reportf(o, []string{"spec"}, "%s %q has no spec.names.plural or no spec.group", what, o.ObjectMeta.Name)
+		p.Reportf(o, []string{"spec"}, "%s %s has no spec.names.plural or no spec.group", what, quote(o.ObjectMeta.Name))
 		return
 	}
 	if want := plural + "." + group; o.ObjectMeta.Name != want {
-		p.Reportf(o, []string{"metadata", "name"}, "%s name %q must be <plural>.<group>: %q", what, o.ObjectMeta.Name, want)
+		p.Reportf(o, []string{"metadata", "name"}, "%s name %s must be <plural>.<group>: %s", what, quote(o.ObjectMeta.Name), quote(want))
 	}
 }
 
@@ -83,7 +83,7 @@ func repeatedVersions(p *Pass, o *parser.Object, vs []defVersion) {
 			continue
 		}
 		if i, ok := seen[v.name]; ok {
-			p.Reportf(o, versionPath(v.index, "name"), "version %q is repeated (first as version %d)", v.name, i)
+			p.Reportf(o, versionPath(v.index, "name"), "version %s is repeated (first as version %d)", quote(v.name), i)
 			continue
 		}
 		seen[v.name] = v.index
@@ -94,7 +94,7 @@ func names(vs []defVersion, keep func(defVersion) bool) []string {
 	var out []string
 	for _, v := range vs {
 		if keep(v) {
-			out = append(out, strconv.Quote(v.name))
+			out = append(out, v.name)
 		}
 	}
 	return out
@@ -122,19 +122,19 @@ stored.`,
 					if v, _ := str(m, "spec", "version"); v != "" && o.GroupVersionKind().Version == "v1beta1" {
 						continue
 					}
-					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %q has no versions", o.ObjectMeta.Name)
+					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has no versions", quote(o.ObjectMeta.Name))
 					continue
 				}
 				repeatedVersions(p, o, vs)
 				stored := names(vs, func(v defVersion) bool { return v.storage })
 				switch {
 				case len(stored) == 0:
-					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %q has no storage version: mark exactly one storage: true", o.ObjectMeta.Name)
+					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has no storage version: mark exactly one storage: true", quote(o.ObjectMeta.Name))
 				case len(stored) > 1:
-					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %q has %d storage versions (%s): mark exactly one", o.ObjectMeta.Name, len(stored), strings.Join(stored, ", "))
+					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has %d storage versions (%s): mark exactly one", quote(o.ObjectMeta.Name), len(stored), joinValues(stored, quote))
 				}
 				if len(names(vs, func(v defVersion) bool { return v.served })) == 0 {
-					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %q serves no version", o.ObjectMeta.Name)
+					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s serves no version", quote(o.ObjectMeta.Name))
 				}
 			}
 			return nil
@@ -163,7 +163,7 @@ resource's fields.`,
 						continue
 					}
 					if object(v.entry, "schema", "openAPIV3Schema") == nil {
-						p.Reportf(o, versionPath(v.index, "schema", "openAPIV3Schema"), "version %q of CustomResourceDefinition %q has no schema.openAPIV3Schema", v.name, o.ObjectMeta.Name)
+						p.Reportf(o, versionPath(v.index, "schema", "openAPIV3Schema"), "version %s of CustomResourceDefinition %s has no schema.openAPIV3Schema", quote(v.name), quote(o.ObjectMeta.Name))
 					}
 				}
 			}
@@ -213,19 +213,19 @@ unique.`,
 				}
 				vs := versionsOf(outline(o))
 				if len(vs) == 0 {
-					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %q has no versions", o.ObjectMeta.Name)
+					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s has no versions", quote(o.ObjectMeta.Name))
 					continue
 				}
 				repeatedVersions(p, o, vs)
 				ref := names(vs, func(v defVersion) bool { return v.referenceable })
 				switch {
 				case len(ref) == 0:
-					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %q has no referenceable version: mark exactly one referenceable: true", o.ObjectMeta.Name)
+					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s has no referenceable version: mark exactly one referenceable: true", quote(o.ObjectMeta.Name))
 				case len(ref) > 1:
-					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %q has %d referenceable versions (%s): mark exactly one", o.ObjectMeta.Name, len(ref), strings.Join(ref, ", "))
+					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s has %d referenceable versions (%s): mark exactly one", quote(o.ObjectMeta.Name), len(ref), joinValues(ref, quote))
 				}
 				if len(names(vs, func(v defVersion) bool { return v.served })) == 0 {
-					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %q serves no version", o.ObjectMeta.Name)
+					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s serves no version", quote(o.ObjectMeta.Name))
 				}
 			}
 			return nil
@@ -260,7 +260,7 @@ have claims.`,
 					n, _ := str(m, "spec", "names", f)
 					c, _ := str(m, "spec", "claimNames", f)
 					if c != "" && strings.EqualFold(c, n) {
-						p.Reportf(o, []string{"spec", "claimNames", f}, "claimNames.%s %q equals names.%s: the claim and the composite resource need different %ss", f, c, f, f)
+						p.Reportf(o, []string{"spec", "claimNames", f}, "claimNames.%s %s equals names.%s: the claim and the composite resource need different %ss", f, quote(c), f, f)
 					}
 				}
 			}
@@ -315,7 +315,7 @@ defines XRDs).`,
 				apiVersion, _ := str(m, "spec", "compositeTypeRef", "apiVersion")
 				kind, _ := str(m, "spec", "compositeTypeRef", "kind")
 				if apiVersion == "" || kind == "" {
-					p.Reportf(o, []string{"spec", "compositeTypeRef"}, "Composition %q has no compositeTypeRef apiVersion and kind", o.ObjectMeta.Name)
+					p.Reportf(o, []string{"spec", "compositeTypeRef"}, "Composition %s has no compositeTypeRef apiVersion and kind", quote(o.ObjectMeta.Name))
 					continue
 				}
 				group, version, _ := strings.Cut(apiVersion, "/")
@@ -326,12 +326,12 @@ defines XRDs).`,
 					}
 					matched = true
 					if !slices.Contains(t.versions, version) {
-						p.Reportf(o, []string{"spec", "compositeTypeRef", "apiVersion"}, "Composition %q refers to %s %s, but the XRD of this package defines versions %s",
-							o.ObjectMeta.Name, apiVersion, kind, strings.Join(t.versions, ", "))
+						p.Reportf(o, []string{"spec", "compositeTypeRef", "apiVersion"}, "Composition %s refers to %s %s, but the XRD of this package defines versions %s",
+							quote(o.ObjectMeta.Name), token(apiVersion), token(kind), joinValues(t.versions, token))
 					}
 				}
 				if !matched && !configDeps {
-					p.Reportf(o, []string{"spec", "compositeTypeRef"}, "Composition %q refers to %s %s, which no XRD of this package defines (and no Configuration dependency could)", o.ObjectMeta.Name, apiVersion, kind)
+					p.Reportf(o, []string{"spec", "compositeTypeRef"}, "Composition %s refers to %s %s, which no XRD of this package defines (and no Configuration dependency could)", quote(o.ObjectMeta.Name), token(apiVersion), token(kind))
 				}
 			}
 			return nil

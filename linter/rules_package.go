@@ -24,7 +24,7 @@ const (
 )
 
 func metaRef(o *parser.Object) string {
-	return fmt.Sprintf("%s %q at %s", o.Kind, o.ObjectMeta.Name, o.Pos)
+	return fmt.Sprintf("%s %s at %s", token(o.Kind), quote(o.ObjectMeta.Name), o.Pos)
 }
 
 func ruleOneMeta() *Rule {
@@ -51,7 +51,7 @@ one is reported too.`,
 			}
 			for _, o := range pkg.Meta {
 				if g := o.GroupVersionKind().Group; g != p.MetaGroup {
-					p.Reportf(o, []string{"apiVersion"}, "meta object %s %q has group %s, want %s", o.Kind, o.ObjectMeta.Name, g, p.MetaGroup)
+					p.Reportf(o, []string{"apiVersion"}, "meta object %s %s has group %s, want %s", token(o.Kind), quote(o.ObjectMeta.Name), token(g), p.MetaGroup)
 				}
 			}
 			if len(pkg.Meta) == 1 {
@@ -64,8 +64,8 @@ one is reported too.`,
 						others = append(others, metaRef(q))
 					}
 				}
-				p.Reportf(o, nil, "meta object %d of %d, %s %q: a package holds exactly one (others: %s)",
-					i+2, len(pkg.Meta), o.Kind, o.ObjectMeta.Name, strings.Join(others, "; "))
+				p.Reportf(o, nil, "meta object %d of %d, %s %s: a package holds exactly one (others: %s)",
+					i+2, len(pkg.Meta), token(o.Kind), quote(o.ObjectMeta.Name), strings.Join(others, "; "))
 			}
 			return nil
 		},
@@ -148,10 +148,10 @@ package's kind is unknown (see XP101).`,
 				}
 				if len(versions) > 0 {
 					p.Reportf(o, []string{"apiVersion"}, "apiVersion %s of kind %s is not allowed in a %s package (want %s)",
-						o.APIVersion, gvk.Kind, p.Kind, strings.Join(versions, " or "))
+						token(o.APIVersion), token(gvk.Kind), p.Kind, strings.Join(versions, " or "))
 					continue
 				}
-				p.Reportf(o, []string{"kind"}, "kind %s (%s) is not allowed in a %s package", gvk.Kind, o.APIVersion, p.Kind)
+				p.Reportf(o, []string{"kind"}, "kind %s (%s) is not allowed in a %s package", token(gvk.Kind), token(o.APIVersion), p.Kind)
 			}
 			return nil
 		},
@@ -239,7 +239,7 @@ reported, naming the first. Objects without a name are left alone.`,
 				}
 				k := key{o.GroupVersionKind().Group, o.Kind, o.ObjectMeta.Namespace, o.ObjectMeta.Name}
 				if f, ok := first[k]; ok {
-					p.Reportf(o, []string{"metadata", "name"}, "duplicate %s %q (first at %s)", o.Kind, o.ObjectMeta.Name, f.Pos)
+					p.Reportf(o, []string{"metadata", "name"}, "duplicate %s %s (first at %s)", token(o.Kind), quote(o.ObjectMeta.Name), f.Pos)
 					continue
 				}
 				first[k] = o

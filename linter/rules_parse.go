@@ -32,7 +32,7 @@ func documentErrorMessage(e *parser.DocumentError) string {
 	if p := e.Pos.String() + ": "; strings.HasPrefix(msg, p) {
 		msg = msg[len(p):]
 	}
-	return msg
+	return reasonText(msg)
 }
 
 func reportDocumentErrors(p *Pass) error {

@@ -230,9 +230,9 @@ was probably meant to be.`,
 					if len(f.path) > 1 {
 						parent = FieldPath(f.path[:len(f.path)-1]...)
 					}
-					msg := fmt.Sprintf("unknown field %q in %s: Crossplane ignores it", f.path[len(f.path)-1], parent)
+					msg := fmt.Sprintf("unknown field %s in %s: Crossplane ignores it", quote(f.path[len(f.path)-1]), parent)
 					if f.suggest != "" {
-						msg += fmt.Sprintf("; did you mean %q?", f.suggest)
+						msg += fmt.Sprintf("; did you mean %s?", quote(f.suggest))
 					}
 					p.Reportf(o, f.path, "%s", msg)
 				}

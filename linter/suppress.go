@@ -120,9 +120,9 @@ func suppress(pkg *parser.Package, all []*Rule, ran map[string]bool, diags []Dia
 			path := []string{"metadata", "annotations", SuppressAnnotation}
 			p := &Pass{Rule: unusedRule, shared: sh}
 			pos := p.Pos(s.obj, path...)
-			msg := "suppression of " + e.text + " silences nothing"
+			msg := "suppression of " + token(e.text) + " silences nothing"
 			if e.rule == nil {
-				msg = "suppression names " + e.text + ", which is no rule ID or name"
+				msg = "suppression names " + token(e.text) + ", which is no rule ID or name"
 			} else if s.global {
 				msg += " in this package"
 			} else {

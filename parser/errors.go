@@ -43,8 +43,13 @@ type DocumentError struct {
 	Err error
 }
 
-// Error formats the error as "file:line:col: document N: reason".
+// Error formats the error as "file:line:col: document N: reason". The
+// position is printed once: a *LimitError at the same position gives only
+// its reason.
 func (e *DocumentError) Error() string {
+	if le, ok := e.Err.(*LimitError); ok && le.Pos == e.Pos {
+		return fmt.Sprintf("%s: document %d: %s", e.Pos, e.Pos.Document, le.reason())
+	}
 	return fmt.Sprintf("%s: document %d: %v", e.Pos, e.Pos.Document, e.Err)
 }
 
@@ -62,9 +67,15 @@ type LimitError struct {
 	Pos Position
 }
 
-// Error says which limit was exceeded and where.
+// Error says which limit was exceeded and where, as
+// "file:line:col: Limit value exceeded".
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s: %s %d exceeded", e.Pos, e.Limit, e.Value)
+	return fmt.Sprintf("%s: %s", e.Pos, e.reason())
+}
+
+// reason says which limit was exceeded, without the position.
+func (e *LimitError) reason() string {
+	return fmt.Sprintf("%s %d exceeded", e.Limit, e.Value)
 }
 
 // Is reports whether target is ErrLimit.

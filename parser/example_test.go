@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing/fstest"
 
@@ -73,6 +74,32 @@ func ExampleParseFS() {
 	// Output:
 	// crossplane.yaml:1:1 Function
 	// input/crd.yaml:2:1 CustomResourceDefinition inputs.fn.example.org
+}
+
+func ExamplePackageFiles() {
+	fsys := fstest.MapFS{
+		"z.yml":                 {Data: []byte("apiVersion: v1\nkind: ConfigMap\n")},
+		"crds/b.yaml":           {Data: []byte("apiVersion: v1\nkind: ConfigMap\n")},
+		"crds/a.yaml":           {Data: []byte("apiVersion: v1\nkind: ConfigMap\n")},
+		"crossplane.yaml":       {Data: []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\n")},
+		"README.md":             {Data: []byte("# not YAML\n")},
+		".github/workflow.yaml": {Data: []byte("on: push\n")},                        // hidden directory
+		"examples/xr.yaml":      {Data: []byte("apiVersion: v1\nkind: ConfigMap\n")}, // examples are not the package
+		"link.yaml":             {Data: []byte("crds/a.yaml"), Mode: fs.ModeSymlink}, // not followed
+	}
+	files, err := parser.PackageFiles(fsys)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range files {
+		fmt.Println(f)
+	}
+	// Output:
+	// crossplane.yaml
+	// crds/a.yaml
+	// crds/b.yaml
+	// z.yml
 }
 
 func ExampleNewSplitter() {

@@ -35,16 +35,17 @@ func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 	return run.finish()
 }
 
-// ParseFS reads a package in its on-disk format from fsys: crossplane.yaml
-// at the root first, then every other file named *.yaml or *.yml in lexical
-// order of path, skipping directories whose names start with "." and the
-// examples directory at the root, and not following symbolic links.
-// Positions name each file by its path in fsys. Errors are as for Parse.
+// ParseFS reads a package in its on-disk format from fsys: the files
+// PackageFiles lists, in its order (crossplane.yaml at the root first, then
+// every other file named *.yaml or *.yml in lexical order of path, skipping
+// directories whose names start with "." and the examples directory at the
+// root, and not following symbolic links). Positions name each file by its
+// path in fsys. Errors are as for Parse.
 func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) {
 	c := newConfig(opts)
-	files, err := packageFiles(fsys)
+	files, err := PackageFiles(fsys)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parser: listing package files: %w", err)
 	}
 	run, err := newRun(ctx, c)
 	if err != nil {
@@ -66,8 +67,18 @@ func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) 
 // the on-disk format.
 const MetaFile = "crossplane.yaml"
 
-// packageFiles lists the files ParseFS reads, in the order it reads them.
-func packageFiles(fsys fs.FS) ([]string, error) {
+// PackageFiles lists the files of a package in its on-disk format, in the
+// order ParseFS reads them: MetaFile (crossplane.yaml) at the root first,
+// when there is one, then every other regular file named *.yaml or *.yml,
+// in lexical order of path. It skips directories whose names start with "."
+// and the examples directory at the root, and does not follow symbolic
+// links (nor list other files that are not regular). The paths are
+// slash-separated paths in fsys. Its error is the one fs.WalkDir returns
+// (an *fs.PathError naming the path that could not be read).
+//
+// Tools that write a package (such as an xpkg build) use it to hold exactly
+// the files that were parsed.
+func PackageFiles(fsys fs.FS) ([]string, error) {
 	var files []string
 	hasMeta := false
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -93,7 +104,7 @@ func packageFiles(fsys fs.FS) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("parser: listing package files: %w", err)
+		return nil, err
 	}
 	sort.Strings(files)
 	if hasMeta {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 	"time"
 
@@ -109,7 +108,7 @@ type BuildResult struct {
 func Build(ctx context.Context, fsys fs.FS, opts ...BuildOption) (*BuildResult, error) {
 	c := newBuildConfig(opts)
 
-	files, err := packageFiles(fsys)
+	files, err := parser.PackageFiles(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("xpkg: listing package files: %w", err)
 	}
@@ -154,7 +153,7 @@ func Build(ctx context.Context, fsys fs.FS, opts ...BuildOption) (*BuildResult, 
 // readExamples checks and joins the examples' YAML files. It returns nil
 // when there are none.
 func readExamples(ctx context.Context, exFS fs.FS, c *buildConfig) ([]byte, error) {
-	files, err := packageFiles(exFS)
+	files, err := parser.PackageFiles(exFS)
 	if err != nil {
 		return nil, fmt.Errorf("xpkg: listing examples: %w", err)
 	}
@@ -174,43 +173,6 @@ func readExamples(ctx context.Context, exFS fs.FS, c *buildConfig) ([]byte, erro
 		return nil, &ParseError{Errors: ex.Errors}
 	}
 	return joinFiles(ctx, exFS, files)
-}
-
-// packageFiles lists the files of the on-disk format in the order
-// parser.ParseFS reads them: MetaFile first, then every other regular file
-// named *.yaml or *.yml, sorted by path, skipping directories whose names
-// start with "." and ExamplesDir at the root.
-//
-// It mirrors the parser's own listing, so that the layer holds exactly what
-// was parsed and linted; TestPackageYAMLMatchesCorpus holds the two
-// together.
-func packageFiles(fsys fs.FS) ([]string, error) {
-	var files []string
-	hasMeta := false
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case d.IsDir():
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == ExamplesDir) {
-				return fs.SkipDir
-			}
-		case !d.Type().IsRegular():
-		case p == MetaFile:
-			hasMeta = true
-		case path.Ext(p) == ".yaml" || path.Ext(p) == ".yml":
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(files)
-	if hasMeta {
-		files = append([]string{MetaFile}, files...)
-	}
-	return files, nil
 }
 
 // joinFiles returns the files' bytes joined into one YAML stream: each file

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // TestJoinMatchesCorpus checks the file listing and joining of Build,
@@ -26,7 +27,7 @@ func TestJoinMatchesCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			fsys := os.DirFS(src)
-			files, err := packageFiles(fsys)
+			files, err := parser.PackageFiles(fsys)
 			if err != nil {
 				t.Fatal(err)
 			}
