@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"path"
 	"strings"
 
 	digest "github.com/opencontainers/go-digest"
@@ -37,8 +38,9 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 //
 // It presents each image as a Docker schema 2 manifest it synthesises: the
 // config and layer descriptors carry the SHA-256 digests of the archive's
-// files, computed when the archive is opened by streaming each file once (no
-// file is held in memory but the config); layer media types are sniffed from
+// files (or those their names encode, see below), computed when the archive
+// is opened by streaming each file once (no file is held in memory but the
+// config); layer media types are sniffed from
 // content (gzip, zstd or plain tar). Layer annotations "io.crossplane.xpkg"
 // are recovered from the config labels "io.crossplane.xpkg:sha256:<digest>".
 // Index returns one descriptor per RepoTag (annotated
@@ -47,6 +49,19 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // synthesised manifest, so it differs from the digest the same image has in a
 // registry or an OCI layout; config and layer digests are the same. A
 // DockerArchive is safe for concurrent use.
+//
+// An entry whose name encodes a SHA-256 digest ("sha256:<hex>" and
+// "<hex>.json" for configs, "<hex>.tar.gz", "<hex>.tar" and
+// "blobs/sha256/<hex>" for layers: the conventions of the Crossplane CLI,
+// go-containerregistry and docker) is described by that digest, and its
+// content, hashed when the archive is opened, must match it. When it does
+// not, the archive still opens, but fetching the blob (and so reading the
+// layer, or resolving the image for a config) fails with ErrDigestMismatch,
+// in an *Error with Op "verify", the digest the name claims and the entry's
+// Path. Other names (docker's "<layer id>/layer.tar")
+// are described by the digest of their content. The config's
+// rootfs.diff_ids are not checked against the layers: that would take
+// decompressing every layer in full.
 type DockerArchive struct {
 	fsys  fs.FS
 	index ocispec.Index
@@ -54,9 +69,11 @@ type DockerArchive struct {
 }
 
 // archiveBlob is where a blob of a docker archive is: a file or bytes.
+// mismatch is the digest of the file's content when its name claims another.
 type archiveBlob struct {
-	path string
-	data []byte
+	path     string
+	data     []byte
+	mismatch digest.Digest
 }
 
 type dockerManifestEntry struct {
@@ -124,7 +141,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 			Config:    ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(cfg), Size: int64(len(cfg))},
 			Layers:    make([]ocispec.Descriptor, 0, len(e.Layers)),
 		}
-		a.blobs[m.Config.Digest] = archiveBlob{path: cfgPath}
+		m.Config.Digest = a.addFile(cfgPath, m.Config.Digest)
 		for _, lp := range e.Layers {
 			p, ok := CleanPath(lp)
 			if !ok {
@@ -135,8 +152,8 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 				if d, err = hashArchiveFile(ctx, fsys, p, lim.MaxBlobSize); err != nil {
 					return fail(p, err)
 				}
+				d.Digest = a.addFile(p, d.Digest)
 				layers[p] = d
-				a.blobs[d.Digest] = archiveBlob{path: p}
 			}
 			m.Layers = append(m.Layers, d)
 		}
@@ -189,6 +206,52 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, limit int64) 
 	return ocispec.Descriptor{MediaType: mt, Digest: digest.NewDigest(digest.SHA256, h), Size: n}, nil
 }
 
+// namedDigest returns the SHA-256 digest the name of an archive entry
+// encodes, if it encodes one: "sha256:<hex>", "<hex>.json", "<hex>.tar.gz",
+// "<hex>.tar" (in any directory) or "blobs/sha256/<hex>", with <hex> 64
+// lowercase hexadecimal digits.
+func namedDigest(name string) (digest.Digest, bool) {
+	dir, base := path.Split(name)
+	var hex string
+	switch {
+	case strings.HasPrefix(base, "sha256:"):
+		hex = base[len("sha256:"):]
+	case strings.HasSuffix(base, ".tar.gz"):
+		hex = strings.TrimSuffix(base, ".tar.gz")
+	case strings.HasSuffix(base, ".tar"):
+		hex = strings.TrimSuffix(base, ".tar")
+	case strings.HasSuffix(base, ".json"):
+		hex = strings.TrimSuffix(base, ".json")
+	case dir == "blobs/sha256/" || strings.HasSuffix(dir, "/blobs/sha256/"):
+		hex = base
+	default:
+		return "", false
+	}
+	if len(hex) != 64 || strings.TrimLeft(hex, "0123456789abcdef") != "" {
+		return "", false
+	}
+	return digest.NewDigestFromEncoded(digest.SHA256, hex), true
+}
+
+// addFile registers the entry at p, whose content hashes to got, and returns
+// the digest that describes it: the one its name encodes, if any, else got.
+// An entry whose content does not match its name does not replace an entry
+// that holds the digest.
+func (a *DockerArchive) addFile(p string, got digest.Digest) digest.Digest {
+	d, ok := namedDigest(p)
+	if !ok {
+		d = got
+	}
+	b := archiveBlob{path: p}
+	if d != got {
+		b.mismatch = got
+	}
+	if old, ok := a.blobs[d]; !ok || old.mismatch != "" {
+		a.blobs[d] = b
+	}
+	return d
+}
+
 // annotateFromLabels returns layers with the "io.crossplane.xpkg" annotation
 // recovered from config labels "io.crossplane.xpkg:<layer digest>", on layers
 // that do not carry it already. layers is not modified.
@@ -234,8 +297,10 @@ func (a *DockerArchive) Index(ctx context.Context) (ocispec.Index, error) {
 }
 
 // Fetch returns a synthesised manifest, or the config or layer file whose
-// digest desc names. The bytes are not verified here; the readers of this
-// package verify them.
+// digest desc names. The bytes are not verified here (the readers of this
+// package verify them), but a file whose content was found, when the archive
+// was opened, not to match the digest its name encodes fails with
+// ErrDigestMismatch.
 func (a *DockerArchive) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, opError("fetch", desc, "", err)
@@ -246,6 +311,10 @@ func (a *DockerArchive) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.
 	}
 	if b.data != nil {
 		return io.NopCloser(bytes.NewReader(b.data)), nil
+	}
+	if b.mismatch != "" {
+		return nil, &Error{Op: "verify", Descriptor: desc, Path: b.path,
+			Err: fmt.Errorf("%w: its content hashes to %s", ErrDigestMismatch, b.mismatch)}
 	}
 	f, err := a.fsys.Open(b.path)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path"
@@ -12,6 +13,7 @@ import (
 	"testing/fstest"
 
 	digest "github.com/opencontainers/go-digest"
+	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
@@ -100,13 +102,12 @@ func FuzzDockerManifest(f *testing.F) {
 }
 
 // FuzzOpenArchive fuzzes whole archives: tar indexing and format detection.
+// Its seeds are small (a few KB) so that the fuzzer runs thousands of inputs
+// a second rather than a few multi-MiB corpus packages.
 func FuzzOpenArchive(f *testing.F) {
-	for _, name := range []string{"e2e-configuration-dependency.xpkg", "function-go-templating.xpkg"} {
-		if b, err := os.ReadFile(filepath.Join(testcorpus.Dir(f), name)); err == nil {
-			f.Add(b)
-		}
+	for _, seed := range smallArchives(f) {
+		f.Add(seed)
 	}
-	f.Add(tarBytes(f, file("oci-layout", `{"imageLayoutVersion":"1.0.0"}`), file("index.json", `{"schemaVersion":2,"manifests":[]}`)))
 	f.Fuzz(func(t *testing.T, archive []byte) {
 		s, err := oci.OpenReaderAt(context.Background(), bytes.NewReader(archive), int64(len(archive)), fuzzLimits())
 		if err != nil {
@@ -114,6 +115,76 @@ func FuzzOpenArchive(f *testing.F) {
 		}
 		readAny(s)
 	})
+}
+
+// smallArchives returns small images in every archive form Open reads:
+// testdata/configuration.xpkg, docker archives with the Crossplane CLI's and
+// docker's entry names (plain, gzip-compressed, and with a layer named after
+// another digest), and OCI layout tars (plain, gzip-compressed, and with an
+// empty index).
+func smallArchives(tb testing.TB) [][]byte {
+	tb.Helper()
+	xpkg, err := os.ReadFile(filepath.Join("testdata", "configuration.xpkg"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	const yaml = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c\n"
+	layer := gzipBytes(tb, tarBytes(tb, file("package.yaml", yaml)))
+	ld := digest.FromBytes(layer)
+	cfg := []byte(`{"config":{"Labels":{"io.crossplane.xpkg:` + ld.String() + `":"base"}},"rootfs":{"type":"layers","diff_ids":[]}}`)
+	cd := digest.FromBytes(cfg)
+	crossplane := dockerArchive(tb, cd.String(), cfg, ld.Encoded()+".tar.gz", layer)
+	docker := dockerArchive(tb, cd.Encoded()+".json", cfg, digest.FromString("id").Encoded()+"/layer.tar", tarBytes(tb, file("package.yaml", yaml)))
+	renamed := dockerArchive(tb, cd.String(), cfg, digest.FromString("other").Encoded()+".tar.gz", layer)
+
+	m := []byte(mustJSON(tb, ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2},
+		MediaType: ocispec.MediaTypeImageManifest,
+		Config:    ocispec.Descriptor{MediaType: ocispec.MediaTypeImageConfig, Digest: cd, Size: int64(len(cfg))},
+		Layers:    []ocispec.Descriptor{{MediaType: ocispec.MediaTypeImageLayerGzip, Digest: ld, Size: int64(len(layer)), Annotations: map[string]string{"io.crossplane.xpkg": "base"}}},
+	}))
+	md := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(m), Size: int64(len(m)), Annotations: map[string]string{ocispec.AnnotationRefName: "v1"}}
+	blob := func(d digest.Digest, b []byte) entry { return file("blobs/sha256/"+d.Encoded(), string(b)) }
+	layoutFile := file("oci-layout", `{"imageLayoutVersion":"1.0.0"}`)
+	layout := tarBytes(tb, layoutFile,
+		file("index.json", `{"schemaVersion":2,"manifests":[`+mustJSON(tb, md)+`]}`),
+		blob(md.Digest, m), blob(cd, cfg), blob(ld, layer))
+	empty := tarBytes(tb, layoutFile, file("index.json", `{"schemaVersion":2,"manifests":[]}`))
+
+	return [][]byte{xpkg, crossplane, gzipBytes(tb, crossplane), docker, renamed, layout, gzipBytes(tb, layout), empty}
+}
+
+// TestSmallArchives checks the seeds of FuzzOpenArchive: each is small and
+// reads as intended, so that the fuzzer starts from valid archives.
+func TestSmallArchives(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	seeds := smallArchives(t)
+	want := []error{nil, nil, nil, nil, oci.ErrDigestMismatch, nil, nil, oci.ErrEmptyIndex}
+	if len(seeds) != len(want) {
+		t.Fatalf("%d seeds, want %d", len(seeds), len(want))
+	}
+	for i, b := range seeds {
+		if len(b) > 8<<10 {
+			t.Errorf("seed %d: %d bytes, want a few KB", i, len(b))
+		}
+		s, err := oci.OpenReaderAt(ctx, bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Errorf("seed %d: open: %v", i, err)
+			continue
+		}
+		img, err := oci.Resolve(ctx, s)
+		if err == nil {
+			var f *oci.File
+			if f, err = oci.ReadFile(ctx, s, img.Layers, "package.yaml"); err == nil {
+				_, err = io.Copy(io.Discard, f)
+				f.Close()
+			}
+		}
+		if !errors.Is(err, want[i]) {
+			t.Errorf("seed %d: reading package.yaml: %v, want %v", i, err, want[i])
+		}
+	}
 }
 
 // FuzzReadLayerFile fuzzes a layer's bytes (compression sniffed) through

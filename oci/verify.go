@@ -54,6 +54,9 @@ func fetchVerified(ctx context.Context, f Fetcher, desc ocispec.Descriptor, maxN
 	}
 	rc, err := f.Fetch(ctx, desc)
 	if err != nil {
+		if e, ok := err.(*Error); ok && e.Descriptor.Digest == desc.Digest {
+			return nil, err // already says what and where
+		}
 		return nil, opError("fetch", desc, "", err)
 	}
 	if rc == nil {
