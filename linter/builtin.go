@@ -12,6 +12,7 @@ func Builtin() []*Rule {
 		ruleEmptyPackage(),
 		ruleUnusedSuppression(),
 		ruleFieldType(),
+		ruleSkippedFile(),
 
 		ruleOneMeta(),
 		ruleAllowedKind(),

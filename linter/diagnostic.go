@@ -20,7 +20,8 @@ type Diagnostic struct {
 	Message string `json:"message"`
 	// Pos is where the problem is: a field's key, or the start of an
 	// object. Package-level diagnostics point at line 1 of the first file;
-	// image-level ones have Line 0 (see ImageFacts).
+	// image-level ones have Line 0 (see ImageFacts), and so do those about
+	// a file that was not read (XP006), whose File is that file's path.
 	Pos parser.Position `json:"position"`
 	// Field is the dotted path of the field concerned (e.g.
 	// "spec.dependsOn[0].version"), empty when the diagnostic is about a

@@ -130,3 +130,35 @@ remove it from the rule set (or disable it) to turn it off.`,
 		Run:  func(*Pass) error { return nil }, // implemented by Lint
 	}
 }
+
+func ruleSkippedFile() *Rule {
+	return &Rule{
+		ID: "XP006", Name: "skipped-file", Severity: SeverityWarning,
+		Doc: `A file of the package directory was not read
+
+A package read from its on-disk format (parser.ParseFS) is untrusted input
+too, so xpkgkit does not follow symbolic links: a link whose name ends in
+.yaml or .yml, or a link to a directory, is skipped, and what it leads to
+is not part of the package that was checked. crossplane xpkg build does
+follow links, so the package it builds holds objects that were never
+linted. Each skipped entry is reported once. The diagnostic's file is the
+entry's path and its line is 0, as for image-level diagnostics: no line of
+it was read. Copy the file or directory into the package instead of
+linking to it.`,
+		Bad:  "# the package directory\ncrossplane.yaml: file\ncrds/bucket.yaml: symbolic link to ../../shared/bucket.yaml\n",
+		Good: "# the package directory\ncrossplane.yaml: file\ncrds/bucket.yaml: file  # a copy of ../../shared/bucket.yaml\n",
+		Run: func(p *Pass) error {
+			for _, s := range p.Package.Skipped {
+				why := "symlink not followed"
+				if s.Reason != "" {
+					why = reasonText(s.Reason)
+				}
+				msg := token(s.Path) + " was not read: " + why + "; Crossplane's build would include the link's target: copy it in instead"
+				// Line 0: the entry was not read, so there is no line of it
+				// to point at (the convention of ImagePos).
+				p.Report(Diagnostic{Pos: parser.Position{File: s.Path}, Message: msg})
+			}
+			return nil
+		},
+	}
+}

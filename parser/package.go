@@ -6,7 +6,8 @@ import (
 
 // Package is the result of parsing a package's YAML: its meta objects, its
 // other objects and the errors of the documents that could not be parsed,
-// each in stream order.
+// each in stream order, and, for a package read with ParseFS, the files
+// that were left unread.
 type Package struct {
 	// Meta holds the objects of the meta group (meta.pkg.crossplane.io unless
 	// WithMetaGroup says otherwise). A valid package has exactly one.
@@ -16,6 +17,22 @@ type Package struct {
 	// Errors holds one error for each document that could not be parsed.
 	// Parsing goes on after a bad document unless WithFailFast is given.
 	Errors []*DocumentError
+	// Skipped lists, in lexical order of path, the entries of the on-disk
+	// format that ParseFS passed over although they may hold part of the
+	// package: symbolic links named *.yaml or *.yml, and symbolic links to
+	// directories (ParseFS does not follow links). It is empty for Parse.
+	Skipped []SkippedFile
+}
+
+// SkippedFile is an entry of a package's on-disk format that ParseFS did
+// not read.
+type SkippedFile struct {
+	// Path is the entry's slash-separated path in the fs.FS given to
+	// ParseFS.
+	Path string
+	// Reason says why the entry was not read: "symlink not followed" for a
+	// symbolic link, the only reason so far.
+	Reason string
 }
 
 // Pkg returns the version-independent view of the package's meta object, or

@@ -41,9 +41,13 @@ func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 // directories whose names start with "." and the examples directory at the
 // root, and not following symbolic links). Positions name each file by its
 // path in fsys. Errors are as for Parse.
+//
+// The symbolic links it does not follow are not silently lost: each one
+// named *.yaml or *.yml, and each one that leads to a directory (other than
+// one PackageFiles would skip anyway), is listed in Package.Skipped.
 func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) {
 	c := newConfig(opts)
-	files, err := PackageFiles(fsys)
+	files, skipped, err := listPackageFiles(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("parser: listing package files: %w", err)
 	}
@@ -60,57 +64,97 @@ func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) 
 			break
 		}
 	}
-	return run.finish()
+	p, err := run.finish()
+	if err != nil {
+		return nil, err
+	}
+	p.Skipped = skipped
+	return p, nil
 }
 
 // MetaFile is the name of the file that holds a package's meta object in
 // the on-disk format.
 const MetaFile = "crossplane.yaml"
 
+// reasonSymlink is the Reason of a SkippedFile that is a symbolic link.
+const reasonSymlink = "symlink not followed"
+
 // PackageFiles lists the files of a package in its on-disk format, in the
 // order ParseFS reads them: MetaFile (crossplane.yaml) at the root first,
 // when there is one, then every other regular file named *.yaml or *.yml,
 // in lexical order of path. It skips directories whose names start with "."
 // and the examples directory at the root, and does not follow symbolic
-// links (nor list other files that are not regular). The paths are
-// slash-separated paths in fsys. Its error is the one fs.WalkDir returns
-// (an *fs.PathError naming the path that could not be read).
+// links (nor list other files that are not regular); ParseFS records the
+// links it passes over in Package.Skipped. The paths are slash-separated
+// paths in fsys. Its error is the one fs.WalkDir returns (an *fs.PathError
+// naming the path that could not be read).
 //
 // Tools that write a package (such as an xpkg build) use it to hold exactly
 // the files that were parsed.
 func PackageFiles(fsys fs.FS) ([]string, error) {
-	var files []string
+	files, _, err := listPackageFiles(fsys)
+	return files, err
+}
+
+// listPackageFiles walks fsys as PackageFiles describes and returns, beside
+// the files, the symbolic links it did not follow that would have mattered:
+// those named *.yaml or *.yml, and those leading to a directory that would
+// have been walked, each in lexical order of path.
+func listPackageFiles(fsys fs.FS) (files []string, skipped []SkippedFile, err error) {
 	hasMeta := false
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == "examples") {
+			if p != "." && skipDir(p, d.Name()) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() { // symbolic links, devices, sockets...
+		ext := path.Ext(p)
+		isYAML := ext == ".yaml" || ext == ".yml"
+		if d.Type()&fs.ModeSymlink != 0 {
+			if isYAML || !skipDir(p, d.Name()) && linksToDir(fsys, p) {
+				skipped = append(skipped, SkippedFile{Path: p, Reason: reasonSymlink})
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() { // devices, sockets, named pipes...
 			return nil
 		}
 		if p == MetaFile {
 			hasMeta = true
 			return nil
 		}
-		if ext := path.Ext(p); ext == ".yaml" || ext == ".yml" {
+		if isYAML {
 			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.Strings(files)
 	if hasMeta {
 		files = append([]string{MetaFile}, files...)
 	}
-	return files, nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return files, skipped, nil
+}
+
+// skipDir reports whether the directory at path p, named name, is left out
+// of a package: a hidden directory, or the examples directory at the root.
+func skipDir(p, name string) bool {
+	return strings.HasPrefix(name, ".") || p == "examples"
+}
+
+// linksToDir reports whether the symbolic link at p leads to a directory.
+// It only asks for the target's metadata (a link that cannot be resolved
+// leads nowhere); nothing is read through the link.
+func linksToDir(fsys fs.FS, p string) bool {
+	fi, err := fs.Stat(fsys, p)
+	return err == nil && fi.IsDir()
 }
 
 // run is one parse: the documents of one or more streams, decoded by a

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -62,34 +63,154 @@ func TestParseFS(t *testing.T) {
 	}
 }
 
-func TestParseFSNoFollowSymlinks(t *testing.T) {
+// outsidePrefix marks a symlink target of TestParseFSSkipped that lies in
+// a directory outside the package.
+const outsidePrefix = "OUTSIDE/"
+
+// TestParseFSSkipped checks that ParseFS does not follow symbolic links and
+// lists in Package.Skipped those that would have mattered, while
+// PackageFiles lists the same files as before.
+func TestParseFSSkipped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	outside := t.TempDir()
-	write := func(path, data string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	symlinked := func(path string) SkippedFile { return SkippedFile{Path: path, Reason: "symlink not followed"} }
+	cases := []struct {
+		name  string
+		files map[string]string // regular files of the package
+		links map[string]string // link path -> target (relative, or outsidePrefix + path)
+		// wantObjects are the names of the objects read; wantFiles what
+		// PackageFiles lists.
+		wantObjects []string
+		wantFiles   []string
+		wantSkipped []SkippedFile
+		wantNoMeta  bool
+	}{
+		{
+			name:        "regular package",
+			files:       map[string]string{"crossplane.yaml": providerMeta, "crds/a.yaml": obj("T", "a"), "README.md": "# hi\n"},
+			wantObjects: []string{"a"},
+			wantFiles:   []string{"crossplane.yaml", "crds/a.yaml"},
+		},
+		{
+			name:        "symlinked yaml file",
+			files:       map[string]string{"crossplane.yaml": providerMeta, "crds/a.yaml": obj("T", "a")},
+			links:       map[string]string{"link.yaml": "crds/a.yaml", "crds/deep/b.yml": "../a.yaml"},
+			wantObjects: []string{"a"},
+			wantFiles:   []string{"crossplane.yaml", "crds/a.yaml"},
+			wantSkipped: []SkippedFile{symlinked("crds/deep/b.yml"), symlinked("link.yaml")},
+		},
+		{
+			name:        "symlinked directory",
+			files:       map[string]string{"crossplane.yaml": providerMeta, "crds/a.yaml": obj("T", "a")},
+			links:       map[string]string{"more": "crds", "apis/nested": "../crds"},
+			wantObjects: []string{"a"},
+			wantFiles:   []string{"crossplane.yaml", "crds/a.yaml"},
+			wantSkipped: []SkippedFile{symlinked("apis/nested"), symlinked("more")},
+		},
+		{
+			name:  "symlink pointing outside",
+			files: map[string]string{"crossplane.yaml": providerMeta},
+			links: map[string]string{
+				"crds/evil.yaml": outsidePrefix + "secret.yaml",
+				"outdir":         outsidePrefix + "sub",
+			},
+			wantFiles:   []string{"crossplane.yaml"},
+			wantSkipped: []SkippedFile{symlinked("crds/evil.yaml"), symlinked("outdir")},
+		},
+		{
+			name:  "links that cannot hold package files",
+			files: map[string]string{"crossplane.yaml": providerMeta, "crds/a.yaml": obj("T", "a")},
+			links: map[string]string{
+				"LICENSE":       outsidePrefix + "secret.yaml",
+				"dangling":      "nowhere",
+				".hidden":       outsidePrefix + "sub",
+				"examples":      outsidePrefix + "sub",
+				"crds/.git":     outsidePrefix + "sub",
+				"crds/loop":     "loop",
+				"crds/notes.md": "a.yaml",
+			},
+			wantObjects: []string{"a"},
+			wantFiles:   []string{"crossplane.yaml", "crds/a.yaml"},
+		},
+		{
+			name:        "dangling and hidden yaml links",
+			files:       map[string]string{"crossplane.yaml": providerMeta},
+			links:       map[string]string{"gone.yaml": "nowhere.yaml", ".hidden.yml": "crossplane.yaml"},
+			wantFiles:   []string{"crossplane.yaml"},
+			wantSkipped: []SkippedFile{symlinked(".hidden.yml"), symlinked("gone.yaml")},
+		},
+		{
+			name:        "symlinked meta file",
+			files:       map[string]string{"real/crossplane.yaml": providerMeta},
+			links:       map[string]string{"crossplane.yaml": "real/crossplane.yaml"},
+			wantObjects: []string{"provider-test"}, // real/crossplane.yaml is an ordinary file
+			wantFiles:   []string{"real/crossplane.yaml"},
+			wantSkipped: []SkippedFile{symlinked("crossplane.yaml")},
+			wantNoMeta:  true,
+		},
 	}
-	write(filepath.Join(dir, "crossplane.yaml"), providerMeta)
-	write(filepath.Join(outside, "secret.yaml"), obj("T", "outside"))
-	write(filepath.Join(outside, "sub", "deep.yaml"), obj("T", "outside-dir"))
-	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(dir, "link.yaml")); err != nil {
-		t.Skipf("no symbolic links here: %v", err)
-	}
-	if err := os.Symlink(filepath.Join(outside, "sub"), filepath.Join(dir, "linkdir")); err != nil {
-		t.Fatal(err)
-	}
-	p, err := ParseFS(context.Background(), os.DirFS(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Objects) != 0 || len(p.Meta) != 1 {
-		t.Errorf("followed a symbolic link: %d objects", len(p.Objects))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir, outside := t.TempDir(), t.TempDir()
+			write := func(path, data string) {
+				t.Helper()
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(filepath.Join(outside, "secret.yaml"), "secret: [not yaml\n")
+			write(filepath.Join(outside, "sub", "deep.yaml"), obj("T", "outside-dir"))
+			for name, data := range tc.files {
+				write(filepath.Join(dir, filepath.FromSlash(name)), data)
+			}
+			for name, target := range tc.links {
+				link := filepath.Join(dir, filepath.FromSlash(name))
+				if rest, ok := strings.CutPrefix(target, outsidePrefix); ok {
+					target = filepath.Join(outside, filepath.FromSlash(rest))
+				} else {
+					target = filepath.FromSlash(target)
+				}
+				if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, link); err != nil {
+					t.Skipf("no symbolic links here: %v", err)
+				}
+			}
+			fsys := os.DirFS(dir)
+			p, err := ParseFS(context.Background(), fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Errors) != 0 {
+				t.Errorf("errors %v (a link was followed?)", p.Errors)
+			}
+			var names []string
+			for _, o := range append(append([]*Object(nil), p.Meta...), p.Objects...) {
+				if o.Pos.File != MetaFile {
+					names = append(names, o.ObjectMeta.Name)
+				}
+			}
+			if diff := cmp.Diff(tc.wantObjects, names); diff != "" {
+				t.Errorf("objects read (-want +got):\n%s", diff)
+			}
+			if hasMeta := len(p.Meta) == 1 && p.Meta[0].Pos.File == MetaFile; hasMeta == tc.wantNoMeta {
+				t.Errorf("meta object read from %s: %v, want %v", MetaFile, hasMeta, !tc.wantNoMeta)
+			}
+			if diff := cmp.Diff(tc.wantSkipped, p.Skipped); diff != "" {
+				t.Errorf("Skipped (-want +got):\n%s", diff)
+			}
+			files, err := PackageFiles(fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantFiles, files); diff != "" {
+				t.Errorf("PackageFiles (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
