@@ -142,20 +142,17 @@ func (c *config) lintOptions() []linter.Option {
 // diagnostic, the layer digest or the source.
 func displayFile(p *xpkg.Package, d linter.Diagnostic) string {
 	file := d.Pos.File
-	if d.Pos.Line <= 0 {
-		if file == "" {
-			return p.Source
-		}
-		return file
-	}
-	switch p.Kind {
-	case xpkg.SourceDirectory, xpkg.SourcePackageYAML:
-		if p.Root != "" && file != "" && !filepath.IsAbs(file) {
-			return filepath.Join(p.Root, filepath.FromSlash(file))
-		}
-	}
 	if file == "" {
 		return p.Source
+	}
+	// Files of a directory or package.yaml source are relative to its root,
+	// line-0 findings (a skipped symlink, XP006) included; an image's
+	// line-0 findings name a layer digest or the image itself.
+	switch p.Kind {
+	case xpkg.SourceDirectory, xpkg.SourcePackageYAML:
+		if p.Root != "" && !filepath.IsAbs(file) {
+			return filepath.Join(p.Root, filepath.FromSlash(file))
+		}
 	}
 	return file
 }
