@@ -47,8 +47,9 @@ type Object struct {
 	// TypeMeta holds the document's apiVersion and kind.
 	metav1.TypeMeta
 	// ObjectMeta holds the document's metadata (name, namespace, labels,
-	// annotations, ...).
-	ObjectMeta metav1.ObjectMeta
+	// annotations, ...), embedded like TypeMeta so that obj.Name and
+	// obj.Annotations read as they do on any Kubernetes object.
+	metav1.ObjectMeta
 
 	raw     rawBytes
 	outline map[string]any
