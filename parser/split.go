@@ -283,13 +283,17 @@ func (b *builder) position(num int, off int64, col int) Position {
 	return Position{File: b.s.file, Document: b.s.index, Line: num, Column: col, Offset: off + int64(col-1)}
 }
 
+// begin opens a document. A prefix gathered before it (directives and the
+// blank lines among them) stays in the buffer as the document's first lines.
 func (b *builder) begin() error {
 	s := b.s
 	if max := s.lim.MaxDocuments; max > 0 && s.docs+s.index >= max {
 		return &LimitError{Limit: "MaxDocuments", Value: int64(max), Pos: b.pos}
 	}
 	b.open = true
-	s.buf = s.buf[:0]
+	if !b.prefixSet {
+		s.buf = s.buf[:0]
+	}
 	return nil
 }
 
@@ -312,17 +316,12 @@ func (b *builder) prefixReset() {
 func (b *builder) openMarker(line []byte, num int, off int64) error {
 	b.pos = b.position(num, off, 1)
 	prefix := b.prefixSet
-	var keep []byte
-	if prefix {
-		keep = append([]byte(nil), b.s.buf...)
-	}
 	if err := b.begin(); err != nil {
 		return err
 	}
 	_, col := classify(line, true)
 	switch {
 	case prefix:
-		b.s.buf = append(b.s.buf, keep...)
 		b.append(line)
 	case col > 0:
 		b.dataPos = b.position(num, off, 1)
@@ -343,16 +342,10 @@ func (b *builder) openMarker(line []byte, num int, off int64) error {
 
 func (b *builder) openBare(num int, off int64) error {
 	prefix := b.prefixSet
-	var keep []byte
-	if prefix {
-		keep = append([]byte(nil), b.s.buf...)
-	}
 	if err := b.begin(); err != nil {
 		return err
 	}
-	if prefix {
-		b.s.buf = append(b.s.buf, keep...)
-	} else {
+	if !prefix {
 		b.dataPos = b.position(num, off, 1)
 		b.size = 0
 	}
