@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/validate"
 	"github.com/opencontainers/go-digest"
 
+	"github.com/xpkgkit/xpkgkit/internal/tartest"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -220,7 +221,7 @@ func readBack(t *testing.T, res *xpkg.BuildResult, form string) v1.Image {
 		if err := res.WriteLayoutTar(t.Context(), &buf); err != nil {
 			t.Fatal(err)
 		}
-		untar(t, buf.Bytes(), dir)
+		tartest.Extract(t, &buf, dir)
 	default:
 		if err := res.WriteLayout(t.Context(), dir); err != nil {
 			t.Fatal(err)
@@ -235,34 +236,6 @@ func readBack(t *testing.T, res *xpkg.BuildResult, form string) v1.Image {
 		t.Fatal(err)
 	}
 	return img
-}
-
-func untar(t *testing.T, data []byte, dir string) {
-	t.Helper()
-	tr := tar.NewReader(bytes.NewReader(data))
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if h.Typeflag == tar.TypeDir {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // layerFile returns the content of file in l, and whether l holds it.

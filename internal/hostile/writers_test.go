@@ -21,6 +21,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/klauspost/compress/zstd"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/tartest"
 )
 
 func TestHeaderReadsWithArchiveTar(t *testing.T) {
@@ -302,29 +304,8 @@ func untar(t *testing.T, p string) string {
 	}
 	defer f.Close()
 	out := t.TempDir()
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := filepath.Join(out, filepath.FromSlash(h.Name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			err = os.MkdirAll(dst, 0o755)
-		case tar.TypeReg:
-			var b []byte
-			if b, err = io.ReadAll(tr); err == nil {
-				err = os.WriteFile(dst, b, 0o644)
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	tartest.Extract(t, f, out)
+	return out
 }
 
 // readEntry returns the content of the entry named name.

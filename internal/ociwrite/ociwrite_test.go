@@ -23,6 +23,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/ociwrite"
+	"github.com/xpkgkit/xpkgkit/internal/tartest"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 )
 
@@ -267,34 +268,6 @@ func readTarEntry(t testing.TB, data []byte, name string) []byte {
 	}
 }
 
-func extractTar(t testing.TB, data []byte, dir string) {
-	t.Helper()
-	tr := tar.NewReader(bytes.NewReader(data))
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if h.Typeflag == tar.TypeDir {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // readBack opens what write wrote through go-containerregistry.
 func readBack(t *testing.T, name, path string) v1.Image {
 	t.Helper()
@@ -311,7 +284,7 @@ func readBack(t *testing.T, name, path string) v1.Image {
 			t.Fatal(err)
 		}
 		path = filepath.Join(t.TempDir(), "extracted")
-		extractTar(t, data, path)
+		tartest.Extract(t, bytes.NewReader(data), path)
 	}
 	lp, err := layout.FromPath(path)
 	if err != nil {
