@@ -296,6 +296,9 @@ func Cases() []Case {
 	cs = append(cs, blobCases()...)
 	cs = append(cs, yamlCases()...)
 	cs = append(cs, lintCases()...)
+	cs = append(cs, ociCostCases()...)
+	cs = append(cs, parserCostCases()...)
+	cs = append(cs, lintCostCases()...)
 	return cs
 }
 
