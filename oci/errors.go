@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 // Sentinel errors, one per class of failure. Every error this package returns
@@ -70,24 +72,32 @@ type Error struct {
 	Err error
 }
 
-// Error implements error.
+// Error implements error. The descriptor's digest and media type, the path
+// and the cause come from untrusted input: they are escaped (no control
+// character or terminal escape reaches the text raw) and shortened (see
+// package internal/safetext), so the message is short whatever the input.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("oci: ")
 	b.WriteString(e.Op)
 	if e.Descriptor.Digest != "" {
 		b.WriteString(" ")
-		b.WriteString(e.Descriptor.Digest.String())
+		b.WriteString(safetext.Token(string(e.Descriptor.Digest)))
 		if e.Descriptor.MediaType != "" {
-			fmt.Fprintf(&b, " (%s)", e.Descriptor.MediaType)
+			fmt.Fprintf(&b, " (%s)", safetext.Token(e.Descriptor.MediaType))
 		}
 	}
 	if e.Path != "" {
-		fmt.Fprintf(&b, " %q", e.Path)
+		b.WriteString(" ")
+		b.WriteString(safetext.Quote(e.Path))
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		if inner, ok := e.Err.(*Error); ok {
+			b.WriteString(inner.Error()) // escaped and bounded already
+		} else {
+			b.WriteString(safetext.ReasonText(e.Err.Error()))
+		}
 	}
 	return b.String()
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 // Whiteout names of the image spec's layer changesets.
@@ -216,7 +218,7 @@ func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
 	sum := sha256.Sum256([]byte(name))
 	key := [16]byte(sum[:16])
 	if s.seen[key] {
-		return false, fmt.Errorf("%w: %q", ErrDuplicateEntry, hdr.Name)
+		return false, fmt.Errorf("%w: %s", ErrDuplicateEntry, safetext.Quote(hdr.Name))
 	}
 	s.seen[key] = true
 	dir, base := path.Split(name)
@@ -232,7 +234,7 @@ func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
 	case strings.HasPrefix(base, whiteoutPrefix):
 		gone := base[len(whiteoutPrefix):]
 		if gone == "" || gone == "." || gone == ".." {
-			return false, fmt.Errorf("%w: %q", ErrInvalidWhiteout, hdr.Name)
+			return false, fmt.Errorf("%w: %s", ErrInvalidWhiteout, safetext.Quote(hdr.Name))
 		}
 		if p := path.Join(dir, gone); p == s.target || within(s.target, p) {
 			s.hidden = true

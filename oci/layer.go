@@ -13,6 +13,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 type compression int
@@ -38,7 +40,7 @@ func compressionOf(mt string) (compression, error) {
 	case "", "application/octet-stream":
 		return compressionSniff, nil
 	}
-	return 0, fmt.Errorf("%w: layer media type %q", ErrUnsupportedMediaType, mt)
+	return 0, fmt.Errorf("%w: layer media type %s", ErrUnsupportedMediaType, safetext.Quote(mt))
 }
 
 // budget is the decompressed bytes left for one image read.

@@ -10,6 +10,8 @@ import (
 	"path"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 // Layout is a Store over an OCI image layout: an oci-layout file, index.json
@@ -108,7 +110,7 @@ func parseIndex(b []byte) (ocispec.Index, error) {
 		return ocispec.Index{}, fmt.Errorf("%w: index schemaVersion %d, want 2", ErrMalformed, idx.SchemaVersion)
 	}
 	if idx.MediaType != "" && !isIndexType(idx.MediaType) {
-		return ocispec.Index{}, fmt.Errorf("%w: index has mediaType %q", ErrUnsupportedMediaType, idx.MediaType)
+		return ocispec.Index{}, fmt.Errorf("%w: index has mediaType %s", ErrUnsupportedMediaType, safetext.Quote(idx.MediaType))
 	}
 	return idx, nil
 }

@@ -10,6 +10,8 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 // MemoryStore is a Store that keeps blobs in memory, for tests and for
@@ -92,7 +94,7 @@ func (m *MemoryStore) Tag(ctx context.Context, desc ocispec.Descriptor, ref stri
 		if err == nil {
 			err = ErrNotFound
 		}
-		return opError("tag", desc, "", fmt.Errorf("%w: tag %q", err, ref))
+		return opError("tag", desc, "", fmt.Errorf("%w: tag %s", err, safetext.Quote(ref)))
 	}
 	if ref != "" {
 		ann := map[string]string{ocispec.AnnotationRefName: ref}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 // DefaultPlatform returns linux/amd64, the platform Resolve chooses when an
@@ -17,12 +19,12 @@ func DefaultPlatform() ocispec.Platform {
 func ParsePlatform(s string) (ocispec.Platform, error) {
 	parts := strings.Split(s, "/")
 	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" {
-		return ocispec.Platform{}, fmt.Errorf("oci: invalid platform %q, want os/arch[/variant]", s)
+		return ocispec.Platform{}, fmt.Errorf("oci: invalid platform %s, want os/arch[/variant]", safetext.Quote(s))
 	}
 	p := ocispec.Platform{OS: parts[0], Architecture: parts[1]}
 	if len(parts) == 3 {
 		if parts[2] == "" {
-			return ocispec.Platform{}, fmt.Errorf("oci: invalid platform %q, empty variant", s)
+			return ocispec.Platform{}, fmt.Errorf("oci: invalid platform %s, empty variant", safetext.Quote(s))
 		}
 		p.Variant = parts[2]
 	}
@@ -113,5 +115,5 @@ func choose(manifests []ocispec.Descriptor, want ocispec.Platform) (ocispec.Desc
 			have = append(have, PlatformString(*d.Platform))
 		}
 	}
-	return ocispec.Descriptor{}, fmt.Errorf("%w: want %s, index has %s", ErrNoMatchingPlatform, PlatformString(want), strings.Join(have, ", "))
+	return ocispec.Descriptor{}, fmt.Errorf("%w: want %s, index has %s", ErrNoMatchingPlatform, safetext.Token(PlatformString(want)), safetext.Join(have, safetext.Token))
 }

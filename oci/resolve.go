@@ -8,6 +8,8 @@ import (
 
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 // Image is one image manifest resolved from an index, with its config. Every
@@ -87,7 +89,7 @@ func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
 			}
 		}
 		if len(cands) == 0 {
-			return nil, opError("resolve", ocispec.Descriptor{}, "", fmt.Errorf("%w: reference %q (index names %q)", ErrNotFound, o.reference, names))
+			return nil, opError("resolve", ocispec.Descriptor{}, "", fmt.Errorf("%w: reference %s (index names %s)", ErrNotFound, safetext.Quote(o.reference), safetext.Join(names, safetext.Quote)))
 		}
 	}
 	d, err := choose(cands, o.platform)
@@ -149,7 +151,7 @@ func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth in
 	case mt == "":
 		mt = ocispec.MediaTypeImageManifest
 	case head.MediaType != "" && head.MediaType != mt:
-		return fail(fmt.Errorf("%w: descriptor says %s, content says %s", ErrMalformed, mt, head.MediaType))
+		return fail(fmt.Errorf("%w: descriptor says %s, content says %s", ErrMalformed, safetext.Token(mt), safetext.Token(head.MediaType)))
 	}
 	switch {
 	case isManifestType(mt):

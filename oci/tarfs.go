@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 )
 
 // Caching of small entries when indexing a gzip-compressed archive: their
@@ -109,11 +111,11 @@ func indexTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*tar
 			continue
 		}
 		if _, dup := t.entries[name]; dup {
-			return nil, fmt.Errorf("%w: %q", ErrDuplicateEntry, name)
+			return nil, fmt.Errorf("%w: %s", ErrDuplicateEntry, safetext.Quote(name))
 		}
 		e := &tarEntry{name: name, offset: pos(), size: hdr.Size}
 		if !t.gzipped && e.offset+e.size > size {
-			return nil, fmt.Errorf("%w: tar entry %q extends past the end of the archive", ErrMalformed, name)
+			return nil, fmt.Errorf("%w: tar entry %s extends past the end of the archive", ErrMalformed, safetext.Quote(name))
 		}
 		if t.gzipped && e.size <= tarCacheEntryMax && cachedTotal+e.size <= tarCacheTotalMax {
 			b := make([]byte, e.size)
@@ -121,7 +123,7 @@ func indexTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*tar
 				if errors.Is(err, ErrLimit) {
 					return nil, err
 				}
-				return nil, fmt.Errorf("%w: tar entry %q: %v", ErrMalformed, name, err)
+				return nil, fmt.Errorf("%w: tar entry %s: %v", ErrMalformed, safetext.Quote(name), err)
 			}
 			e.cached = b
 			cachedTotal += e.size
