@@ -10,6 +10,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -124,7 +125,7 @@ func checkLayerLabels(img *oci.Image) error {
 	}
 	slices.Sort(missing)
 	return fmt.Errorf("%w: the config labels %s* name layers the archive does not hold (%s): a layer does not match the digest it was built with",
-		oci.ErrDigestMismatch, LabelPrefix, strings.Join(missing, ", "))
+		oci.ErrDigestMismatch, LabelPrefix, safetext.Join(missing, safetext.Token))
 }
 
 // loadImage selects the layers of img, parses its package.yaml and
