@@ -31,6 +31,7 @@ func Builtin() []*Rule {
 		ruleController(),
 		rulePermissionRequests(),
 		ruleCapabilities(),
+		ruleMetaLabels(),
 
 		ruleDependencySource(),
 		ruleDependencyVersion(),

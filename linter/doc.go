@@ -31,6 +31,29 @@
 // an object) and XP005 field-type (a value of the wrong type), so a user
 // sees one list.
 //
+// # Severity policy
+//
+// Every built-in rule holds to one policy, so that a run with no error
+// means Crossplane will accept the package, and a run with an error means
+// it will not, or that the package cannot work:
+//
+//   - SeverityError: Crossplane's build (crossplane xpkg build) or its
+//     package manager refuses the package, or the API server rejects one of
+//     the package's objects (or the package revision carrying its metadata)
+//     at install, or the package cannot work as written (a dependency that
+//     can never resolve, a CRD that can never be served). The Doc of every
+//     error-severity rule names the Crossplane or Kubernetes code behind the
+//     claim, as package and function at a stated version, so a reader can
+//     check it.
+//   - SeverityWarning: Crossplane accepts the package, but something in it
+//     is deprecated, ignored, ambiguous or likely a mistake.
+//   - SeverityInfo: documentation and good practice.
+//
+// Where the answer depends on the Crossplane version (1.x or 2.x), a rule
+// follows WithCrossplaneVersion, and takes the newest v2 behaviour when no
+// version is given. WithSeverity regrades a rule's diagnostics whatever
+// the policy says.
+//
 // Package linttest tests rules against YAML fixtures annotated with
 // "# want ID "regexp"" comments.
 package linter

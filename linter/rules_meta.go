@@ -3,11 +3,16 @@ package linter
 import (
 	"fmt"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/Masterminds/semver/v3"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/linter/internal/spdx"
@@ -33,13 +38,16 @@ const metaHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nme
 
 func ruleMetaName() *Rule {
 	return &Rule{
-		ID: "XP201", Name: "meta-name", Severity: SeverityError,
+		ID: "XP201", Name: "meta-name", Severity: SeverityWarning,
 		Doc: `Meta metadata.name missing or not a DNS-1123 subdomain
 
-The meta object's name names the package's revisions and objects in the
-cluster, so it must be a valid Kubernetes object name: a DNS-1123
-subdomain (lower-case letters, digits, '-' and '.', at most 253
-characters).`,
+Crossplane never uses the meta object's name: the package's revisions and
+objects in the cluster are named after the Provider, Configuration or
+Function object that installs the package, and crossplane xpkg build
+neither reads nor checks the name. A missing name, or one that is not a
+valid Kubernetes object name (a DNS-1123 subdomain: lower-case letters,
+digits, '-' and '.', at most 253 characters), is still likely a mistake,
+and tools that index packages by it may trip on it.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: My_Configuration\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: my-configuration\n",
 		Run: func(p *Pass) error {
@@ -74,13 +82,22 @@ var crossplaneVersionPath = []string{"spec", "crossplane", "version"}
 func ruleCrossplaneConstraint() *Rule {
 	return &Rule{
 		ID: "XP202", Name: "crossplane-constraint", Severity: SeverityError,
-		Doc: `spec.crossplane.version is not a valid semver constraint
+		Doc: `spec.crossplane.version missing or not a valid semver constraint
 
-Crossplane checks its own version against this constraint, a Masterminds
-semver constraint such as ">=v1.14.0" or ">=v1.14.0, <v3": one that does not
-parse makes the package uninstallable. The rule also reports spec.crossplane
-written as a bare string (crossplane: v0.13.0, as in the package format v2
-design's examples): Crossplane accepts only the object form.`,
+When a package gives spec.crossplane, Crossplane checks its own version
+against spec.crossplane.version, a Masterminds semver constraint such as
+">=v1.14.0" or ">=v1.14.0, <v3". A constraint that does not parse, and a
+spec.crossplane with no version at all (crossplane: {}, or a misspelt key
+such as versions:, which Crossplane drops), make both crossplane xpkg
+build and the package manager refuse the package with "package version
+constraints are poorly formatted" (crossplane v2.1.0, internal/xpkg,
+PackageValidSemver, run by NewProviderLinter, NewConfigurationLinter and
+NewFunctionLinter from Builder.Build and the revision reconciler).
+
+The rule also reports spec.crossplane written as a bare string
+(crossplane: v0.13.0, as in the package format v2 design's examples):
+Crossplane's meta types have only the object form, so decoding the meta
+object fails (crossplane-runtime v2.1.0, pkg/parser, PackageParser.Parse).`,
 		Bad:  metaHead + "spec:\n  crossplane:\n    version: \"from v1.14\"\n",
 		Good: metaHead + "spec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
 		Run: func(p *Pass) error {
@@ -88,12 +105,29 @@ design's examples): Crossplane accepts only the object form.`,
 			if o == nil || err != nil {
 				return err
 			}
-			v, ok, shorthand := crossplaneConstraint(m)
-			if !ok {
-				return nil
+			c, present := lookup(m, "spec", "crossplane")
+			if !present || c == nil {
+				return nil // absent or null: no constraint
 			}
+			v, ok, shorthand := crossplaneConstraint(m)
 			if shorthand {
 				p.Reportf(o, []string{"spec", "crossplane"}, "spec.crossplane is the bare string %s: Crossplane wants an object, crossplane: {version: %s}", quote(v), quote(v))
+			}
+			if !ok {
+				if cm, isMap := c.(map[string]any); isMap {
+					if _, has := cm["version"]; !has {
+						msg := "spec.crossplane has no version: Crossplane refuses the package (\"package version constraints are poorly formatted\"); give version: \">=v1.14.0\" or remove spec.crossplane"
+						if sug := suggestField(firstKey(cm), map[string]reflect.Type{"version": nil}); len(cm) > 0 && sug != "" {
+							msg = fmt.Sprintf("spec.crossplane has no version (%s is not a field: did you mean version?): Crossplane refuses the package (\"package version constraints are poorly formatted\")", quote(firstKey(cm)))
+						}
+						p.Reportf(o, []string{"spec", "crossplane"}, "%s", msg)
+					}
+				}
+				return nil
+			}
+			if strings.TrimSpace(v) == "" {
+				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version is empty: Crossplane refuses the package (\"package version constraints are poorly formatted\"); give a constraint such as \">=v1.14.0\"")
+				return nil
 			}
 			if _, err := semver.NewConstraint(v); err != nil {
 				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s is not a semver constraint: %s", quote(v), reason(err))
@@ -103,6 +137,17 @@ design's examples): Crossplane accepts only the object form.`,
 	}
 }
 
+// firstKey returns the least key of m, "" when m is empty.
+func firstKey(m map[string]any) string {
+	first := ""
+	for k := range m {
+		if first == "" || k < first {
+			first = k
+		}
+	}
+	return first
+}
+
 func ruleCrossplaneCompatible() *Rule {
 	return &Rule{
 		ID: "XP203", Name: "crossplane-compatible", Severity: SeverityError, requires: needsVersion,
@@ -110,8 +155,11 @@ func ruleCrossplaneCompatible() *Rule {
 
 Runs only when a target version is given (WithCrossplaneVersion, the CLI's
 --crossplane-version): Crossplane of that version would refuse to install
-the package, because its spec.crossplane.version constraint excludes it.
-Masterminds semver rules apply: a pre-release version such as v2.0.0-rc.1
+the package, because its spec.crossplane.version constraint excludes it:
+the revision reconciler checks the running version against the constraint
+before it installs anything (crossplane v2.1.0, internal/xpkg,
+PackageCrossplaneCompatible, called from the package revision Reconciler
+unless the package sets ignoreCrossplaneConstraints). Masterminds semver rules apply: a pre-release version such as v2.0.0-rc.1
 satisfies only a constraint that itself has a pre-release part.`,
 		Bad:  metaHead + "spec:\n  crossplane:\n    version: \"<v2.0.0\"  # linted with --crossplane-version v2.0.0\n",
 		Good: metaHead + "spec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
@@ -351,18 +399,46 @@ for example "Example Maintainers <maintainers@example.org>".`,
 
 const providerHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n"
 
+// targetsV1 reports whether the package is checked against a Crossplane
+// 1.x (WithCrossplaneVersion); no target means the newest v2.
+func targetsV1(p *Pass) bool {
+	if p.CrossplaneVersion == "" {
+		return false
+	}
+	v, err := semver.NewVersion(p.CrossplaneVersion)
+	return err == nil && v.Major() < 2
+}
+
+// v1Severity is SeverityError when the target is Crossplane 1.x, else
+// SeverityWarning.
+func v1Severity(p *Pass) Severity {
+	if targetsV1(p) {
+		return SeverityError
+	}
+	return SeverityWarning
+}
+
 func ruleController() *Rule {
 	return &Rule{
 		ID: "XP208", Name: "controller", Severity: SeverityWarning, Kinds: []meta.Kind{meta.KindProvider},
-		Doc: `Provider spec.controller present
+		Doc: `Provider spec.controller present, or its image invalid under Crossplane 1.x
 
 spec.controller (image, permissionRequests) comes from Crossplane 1.x,
 where a Provider's controller could run from another image than the
-package's. Crossplane v2 dropped both fields: it runs the provider from the
-package image itself, configured through a DeploymentRuntimeConfig, and
-grants no extra permissions. Real packages still carry the field, and
-Crossplane 1.x still reads it, so it is a warning. An image that is not a
-valid image reference is an error.`,
+package's. Crossplane v2 has no such field: its meta Provider type holds
+only the shared package spec (crossplane v2.1.0, apis/pkg/meta/v1,
+ProviderSpec), so the field is dropped when the package is decoded, and
+the provider runs from the package image, configured through a
+DeploymentRuntimeConfig. Real packages still carry the field, so the rule
+warns that it is ignored.
+
+Under a Crossplane 1.x target (WithCrossplaneVersion v1.x) the field is
+used: spec.controller.image becomes the image of the provider's Deployment
+(crossplane v1.20.0, internal/controller/pkg/revision/runtime_provider.go,
+the Deployment built for a ProviderRevision), so an image that is not a
+valid image reference can never be pulled, and the rule reports it as an
+error. Under a v2 target the same image is ignored, and only warned
+about.`,
 		Bad:  providerHead + "spec:\n  controller:\n    image: Example/Provider:latest\n",
 		Good: providerHead + "spec:\n  capabilities:\n  - safe-start\n",
 		Run: func(p *Pass) error {
@@ -374,14 +450,21 @@ valid image reference is an error.`,
 			if !ok || c == nil {
 				return nil
 			}
-			p.Reportf(o, []string{"spec", "controller"}, "spec.controller is deprecated: Crossplane v2 ignores it and runs the provider from the package image, configured by a DeploymentRuntimeConfig")
+			v1 := targetsV1(p)
+			if !v1 {
+				p.Reportf(o, []string{"spec", "controller"}, "spec.controller is deprecated: Crossplane v2 ignores it and runs the provider from the package image, configured by a DeploymentRuntimeConfig")
+			}
 			img, ok := lookup(c, "image")
 			if !ok || img == nil {
 				return nil
 			}
 			s, _ := img.(string)
 			if _, err := ref.Parse(s); err != nil {
-				p.ReportSeverityf(SeverityError, o, []string{"spec", "controller", "image"}, "spec.controller.image %s is not a valid image reference: %s", quote(s), reason(err))
+				if v1 {
+					p.ReportSeverityf(SeverityError, o, []string{"spec", "controller", "image"}, "spec.controller.image %s is not a valid image reference: Crossplane %s runs the provider from it and cannot pull it: %s", quote(s), p.CrossplaneVersion, reason(err))
+				} else {
+					p.Reportf(o, []string{"spec", "controller", "image"}, "spec.controller.image %s is not a valid image reference (%s); Crossplane v2 ignores the field, Crossplane 1.x would fail to pull it", quote(s), reason(err))
+				}
 			}
 			return nil
 		},
@@ -390,20 +473,34 @@ valid image reference is an error.`,
 
 func rulePermissionRequests() *Rule {
 	return &Rule{
-		ID: "XP209", Name: "permission-requests", Severity: SeverityError, Kinds: []meta.Kind{meta.KindProvider},
+		ID: "XP209", Name: "permission-requests", Severity: SeverityWarning, Kinds: []meta.Kind{meta.KindProvider},
 		Doc: `A permission request with no verbs, no resources, or an empty API group list
 
-Each entry of spec.controller.permissionRequests is an RBAC policy rule
-Crossplane grants the provider. A rule with no verbs, with neither
-resources nor nonResourceURLs, or with resources but an empty apiGroups
-list grants nothing (the core group is written [""], not []). Crossplane v2
-grants no permission requests at all (see XP208).`,
+Each entry of spec.controller.permissionRequests is an RBAC policy rule.
+A rule with no verbs, with neither resources nor nonResourceURLs, or with
+resources but an empty apiGroups list grants nothing (the core group is
+written [""], not []).
+
+Crossplane v2 has no spec.controller (crossplane v2.1.0, apis/pkg/meta/v1,
+ProviderSpec): it drops the requests on decode and grants none, so under
+a v2 target (the default) such a rule is only a warning. Under a
+Crossplane 1.x target the requests become rules of the provider's
+ClusterRole (crossplane v1.20.0, internal/controller/rbac/provider/roles),
+and the API server rejects a ClusterRole whose rule has no verbs, or no
+apiGroups or resources (Kubernetes, pkg/apis/rbac/validation,
+ValidatePolicyRule), so the provider never gets its permissions: an
+error.`,
 		Bad:  providerHead + "spec:\n  controller:\n    permissionRequests:\n    - apiGroups: []\n      resources: [secrets]\n      verbs: [get]\n",
 		Good: providerHead + "spec:\n  controller:\n    permissionRequests:\n    - apiGroups: [\"\"]\n      resources: [secrets]\n      verbs: [get]\n",
 		Run: func(p *Pass) error {
 			o, m, err := metaContent(p)
 			if o == nil || err != nil {
 				return err
+			}
+			sev := v1Severity(p)
+			why := ": Crossplane v2 ignores permissionRequests, Crossplane 1.x's ClusterRole would be rejected"
+			if sev == SeverityError {
+				why = ": the API server rejects the provider's ClusterRole, so the provider gets none of its permissions"
 			}
 			for i, r := range list(m, "spec", "controller", "permissionRequests") {
 				path := []string{"spec", "controller", "permissionRequests", fmt.Sprint(i)}
@@ -412,14 +509,14 @@ grants no permission requests at all (see XP208).`,
 					continue
 				}
 				if len(list(rm, "verbs")) == 0 {
-					p.Reportf(o, join(path, "verbs"), "permission request %d has no verbs", i)
+					p.ReportSeverityf(sev, o, join(path, "verbs"), "permission request %d has no verbs%s", i, why)
 				}
 				res, urls := list(rm, "resources"), list(rm, "nonResourceURLs")
 				if len(res) == 0 && len(urls) == 0 {
-					p.Reportf(o, join(path, "resources"), "permission request %d has no resources (nor nonResourceURLs)", i)
+					p.ReportSeverityf(sev, o, join(path, "resources"), "permission request %d has no resources (nor nonResourceURLs)%s", i, why)
 				}
 				if len(res) > 0 && len(list(rm, "apiGroups")) == 0 {
-					p.Reportf(o, join(path, "apiGroups"), "permission request %d has an empty apiGroups list: it matches no resource (write [\"\"] for the core group)", i)
+					p.ReportSeverityf(sev, o, join(path, "apiGroups"), "permission request %d has an empty apiGroups list: it matches no resource (write [\"\"] for the core group)%s", i, why)
 				}
 			}
 			return nil
@@ -459,4 +556,73 @@ Crossplane; it may be a typo, or meant for another consumer.`,
 			return nil
 		},
 	}
+}
+
+func ruleMetaLabels() *Rule {
+	return &Rule{
+		ID: "XP211", Name: "meta-labels", Severity: SeverityError,
+		Doc: `A meta label or annotation the API server rejects
+
+When Crossplane installs a package it copies the meta object's labels and
+annotations onto the package revision and updates it (crossplane v2.1.0,
+internal/controller/pkg/revision, Reconciler.Reconcile: meta.AddLabels,
+meta.AddAnnotations, then client.Update). The API server validates them as
+it does any object's metadata (k8s.io/apimachinery, ValidateLabels and
+ValidateAnnotations): a label key that is not a qualified name (an
+optional DNS subdomain prefix and '/', then at most 63 characters of
+letters, digits, '-', '_' and '.', starting and ending with a letter or
+digit), a label value that is not a valid label value (at most 63 such
+characters, or empty), an annotation key that is not a qualified name,
+or annotations above 256 KiB in all make it refuse the update, and the
+package never installs. crossplane xpkg build does not check them.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  labels:\n    team: platform engineering\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  labels:\n    team: platform-engineering\n",
+		Run: func(p *Pass) error {
+			for _, o := range p.Package.Meta {
+				labels := o.ObjectMeta.Labels
+				for _, k := range sortedKeys(labels) {
+					if errs := metav1validation.ValidateLabels(map[string]string{k: labels[k]}, field.NewPath("metadata", "labels")); len(errs) > 0 {
+						p.Reportf(o, []string{"metadata", "labels", k}, "label %s: %s: the API server refuses the package revision that carries it", quote(k), fieldErrors(errs))
+					}
+				}
+				ann := o.ObjectMeta.Annotations
+				for _, k := range sortedKeys(ann) {
+					if errs := apivalidation.ValidateAnnotations(map[string]string{k: ""}, field.NewPath("metadata", "annotations")); len(errs) > 0 {
+						p.Reportf(o, annotationPath(k), "annotation key %s: %s: the API server refuses the package revision that carries it", quote(k), fieldErrors(errs))
+					}
+				}
+				if err := apivalidation.ValidateAnnotationsSize(ann); err != nil {
+					p.Reportf(o, []string{"metadata", "annotations"}, "the annotations are too long: %s: the API server refuses the package revision that carries them", reason(err))
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// fieldErrors joins the details of validation errors, without the field
+// path (the diagnostic carries it) or the value (the message quotes it).
+func fieldErrors(errs field.ErrorList) string {
+	var out []string
+	for _, e := range errs {
+		d := e.Detail
+		if d == "" {
+			d = e.Type.String()
+		}
+		out = append(out, d)
+		if len(out) == 3 {
+			break
+		}
+	}
+	return reasonText(strings.Join(out, "; "))
 }

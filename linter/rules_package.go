@@ -2,7 +2,9 @@ package linter
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -124,6 +126,17 @@ rejects a package holding any other:
   Operation, CronOperation and WatchOperation (ops.crossplane.io/v1alpha1).
 - Function: CustomResourceDefinition (the schemas of its inputs).
 
+A kind outside all of these lists cannot even be decoded: Crossplane's
+package parser knows only these kinds and fails on any other (crossplane
+v2.1.0, internal/xpkg, BuildObjectScheme; crossplane-runtime v2.1.0,
+pkg/parser, PackageParser.Parse). A Provider or Configuration package
+holding a known kind outside its own list is refused by the per-object
+checks of its linter (internal/xpkg, NewProviderLinter,
+NewConfigurationLinter), at crossplane xpkg build and at install. Both are
+errors. Crossplane's Function linter (NewFunctionLinter) checks no object
+kind, so a Function package holding, say, a Composition is accepted and
+the object installed: the rule only warns about it.
+
 The xpkg specification lists an "AdmissionWebhookConfiguration" kind for
 Providers: no such Kubernetes kind exists, and this rule does not accept
 it; use ValidatingWebhookConfiguration. The rule does not run when the
@@ -135,9 +148,17 @@ package's kind is unknown (see XP101).`,
 			if allowed == nil {
 				return nil
 			}
+			var known []schema.GroupVersionKind // what Crossplane's parser decodes
+			if p.Kind == meta.KindFunction {
+				known = append(allowedKinds(meta.KindProvider), allowedKinds(meta.KindConfiguration)...)
+			}
 			for _, o := range p.Package.Objects {
 				gvk := o.GroupVersionKind()
 				if slices.Contains(allowed, gvk) {
+					continue
+				}
+				if slices.Contains(known, gvk) {
+					p.ReportSeverityf(SeverityWarning, o, []string{"kind"}, "kind %s (%s) does not belong in a Function package, which holds only the CRDs of its inputs: Crossplane installs it anyway", token(gvk.Kind), token(o.APIVersion))
 					continue
 				}
 				var versions []string
@@ -222,13 +243,20 @@ apiextensions.k8s.io/v1.`,
 func ruleDuplicateObject() *Rule {
 	return &Rule{
 		ID: "XP105", Name: "duplicate-object", Severity: SeverityError,
-		Doc: `Two objects with the same group, kind and name
+		Doc: `Two objects with the same group, kind and name, and different content
 
-Crossplane installs each object of a package under its name; two objects of
-the same group and kind (whatever their versions) with the same name (and
-namespace) fight over one cluster object. The second and later ones are
-reported, naming the first. Objects without a name are left alone.`,
-		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+Crossplane installs each object of a package under its name, every object
+at once (crossplane v2.1.0, internal/controller/pkg/revision,
+APIEstablisher.validate and APIEstablisher.establish run one goroutine per
+object). Two objects of the same group and kind (whatever their versions)
+with the same name (and namespace) are written to one cluster object: when
+their content differs, which copy the cluster ends with is a matter of
+timing, and it may change at every reconcile, so the package cannot work
+as written: an error, naming the fields that differ. Identical copies are
+harmless once installed (the first install may fail once with "already
+exists" and succeed when retried): a warning. The second and later copies
+are reported, naming the first. Objects without a name are left alone.`,
+		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.com\n",
 		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: tables.example.org\n",
 		Run: func(p *Pass) error {
 			type key struct{ group, kind, ns, name string }
@@ -238,13 +266,93 @@ reported, naming the first. Objects without a name are left alone.`,
 					continue
 				}
 				k := key{o.GroupVersionKind().Group, o.Kind, o.ObjectMeta.Namespace, o.ObjectMeta.Name}
-				if f, ok := first[k]; ok {
-					p.Reportf(o, []string{"metadata", "name"}, "duplicate %s %s (first at %s)", token(o.Kind), quote(o.ObjectMeta.Name), f.Pos)
+				f, ok := first[k]
+				if !ok {
+					first[k] = o
 					continue
 				}
-				first[k] = o
+				diff, err := objectDiff(f, o)
+				if err != nil {
+					return err
+				}
+				if len(diff) == 0 {
+					p.ReportSeverityf(SeverityWarning, o, []string{"metadata", "name"}, "duplicate %s %s, identical to the first at %s: remove one copy", token(o.Kind), quote(o.ObjectMeta.Name), f.Pos)
+					continue
+				}
+				p.Reportf(o, []string{"metadata", "name"}, "duplicate %s %s differs from the first at %s in %s: the cluster ends with either copy", token(o.Kind), quote(o.ObjectMeta.Name), f.Pos, strings.Join(diff, ", "))
 			}
 			return nil
 		},
+	}
+}
+
+// maxDiffFields bounds the fields objectDiff names.
+const maxDiffFields = 5
+
+// objectDiff returns the paths (FieldPath form) where two objects'
+// contents differ, at most maxDiffFields of them and then "...", in key
+// order; nil when they are equal.
+func objectDiff(a, b *parser.Object) ([]string, error) {
+	ua, err := a.Unstructured()
+	if err != nil {
+		return nil, err
+	}
+	ub, err := b.Unstructured()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	diffValues(ua.Object, ub.Object, nil, &out)
+	return out, nil
+}
+
+func diffValues(a, b any, path []string, out *[]string) {
+	if len(*out) > maxDiffFields {
+		return
+	}
+	add := func() {
+		if len(*out) == maxDiffFields {
+			*out = append(*out, "...")
+			return
+		}
+		p := FieldPath(path...)
+		if p == "" {
+			p = "the whole object"
+		}
+		*out = append(*out, p)
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			add()
+			return
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			diffValues(x[k], y[k], join(path, k), out)
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			add()
+			return
+		}
+		for i := range x {
+			diffValues(x[i], y[i], join(path, strconv.Itoa(i)), out)
+		}
+	default:
+		if !reflect.DeepEqual(a, b) {
+			add()
+		}
 	}
 }

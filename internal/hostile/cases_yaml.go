@@ -367,14 +367,15 @@ func lintCases() []Case {
 		{
 			Name: "lint-terminal-escapes",
 			Description: "The meta object's name and description hold terminal escape sequences (clear screen, " +
-				"set title, bell) and a right-to-left override. The name is invalid, a lint error; the CLI " +
+				"set title, bell) and a right-to-left override, and so does a label value, which the API server " +
+				"would refuse: a lint error (XP211); the CLI " +
 				"must print such values escaped, never raw.",
 			Kind:   KindPackageYAML,
 			Expect: class(ClassLintError),
 			Size:   600,
 			Seed:   true,
 			Write: yamlCase("lint-terminal-escapes", text(strings.NewReplacer(
-				"  name: hostile-fixture\n", "  name: \"\\e]0;pwned\\a\\e[2J\\e[31mhostile\\u202efixture\"\n",
+				"  name: hostile-fixture\n", "  name: \"\\e]0;pwned\\a\\e[2J\\e[31mhostile\\u202efixture\"\n  labels:\n    team: \"\\e]0;pwned\\a\\u202e\"\n",
 				"description: A fixture that the hostile corpus wraps.", "description: \"\\e[2J\\e[Hcleared\\a\"",
 			).Replace(validPackage))),
 		},

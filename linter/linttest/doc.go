@@ -14,6 +14,18 @@
 //
 //	# want XP101 "no meta object" XP003 `empty`
 //
+// A want compares the rule, the message and the line, and, when it states
+// them, the severity and the column: the rule may be followed by
+// ":severity" (error, warning or info, any case) and by "@column" (the
+// 1-based column of the diagnostic's position), in that order:
+//
+//	  image: Example/Provider # want XP208:error@5 "not a valid image reference"
+//	kind: Deployment # want XP102:error "not allowed" XP999@1 "other"
+//
+// A want without them accepts any severity and column, as before. A
+// diagnostic that matches a want's rule and message but not its line,
+// severity or column is reported as misplaced, saying which differs.
+//
 // Image-level diagnostics have no line (see linter.ImageFacts); expect them
 // with "# want-image ID "regexp"" anywhere in the file. The image facts come
 // from a sidecar file NAME.image.json beside NAME.yaml, holding a

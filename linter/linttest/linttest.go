@@ -72,8 +72,25 @@ type Expectation struct {
 	Line int
 	// Rule is the rule ID or name expected.
 	Rule string
+	// Severity is the severity the diagnostic must have; 0 accepts any
+	// (a want that states none).
+	Severity linter.Severity
+	// Column is the column the diagnostic must point at; 0 accepts any.
+	Column int
 	// Pattern matches the diagnostic's message.
 	Pattern *regexp.Regexp
+}
+
+// String formats the expectation as its want comment would state it.
+func (w Expectation) String() string {
+	s := w.Rule
+	if w.Severity != 0 {
+		s += ":" + w.Severity.String()
+	}
+	if w.Column != 0 {
+		s += "@" + strconv.Itoa(w.Column)
+	}
+	return s + " " + strconv.Quote(w.Pattern.String())
 }
 
 // Fixture is a parsed fixture file.
@@ -145,14 +162,19 @@ func ReadFixture(path string) (*Fixture, error) {
 	return f, nil
 }
 
-// parseWants parses `ID "re" ID "re"...`.
+// parseWants parses `ID "re" ID "re"...`, each ID optionally followed by
+// ":severity" and "@column".
 func parseWants(s string) ([]Expectation, error) {
 	var out []Expectation
 	s = strings.TrimSpace(s)
 	for s != "" {
-		id, rest, ok := strings.Cut(s, " ")
+		spec, rest, ok := strings.Cut(s, " ")
 		if !ok {
 			return nil, fmt.Errorf("want %q: no pattern after the rule", s)
+		}
+		id, sev, col, err := parseRuleSpec(spec)
+		if err != nil {
+			return nil, err
 		}
 		rest = strings.TrimLeft(rest, " \t")
 		q, err := strconv.QuotedPrefix(rest)
@@ -164,13 +186,35 @@ func parseWants(s string) ([]Expectation, error) {
 		if err != nil {
 			return nil, fmt.Errorf("want %s: %v", id, err)
 		}
-		out = append(out, Expectation{Rule: id, Pattern: re})
+		out = append(out, Expectation{Rule: id, Severity: sev, Column: col, Pattern: re})
 		s = strings.TrimSpace(rest[len(q):])
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("want with no expectation")
 	}
 	return out, nil
+}
+
+// parseRuleSpec parses ID, ID:severity, ID@column or ID:severity@column.
+func parseRuleSpec(spec string) (id string, sev linter.Severity, col int, err error) {
+	id, c, hasCol := strings.Cut(spec, "@")
+	if hasCol {
+		col, err = strconv.Atoi(c)
+		if err != nil || col < 1 {
+			return "", 0, 0, fmt.Errorf("want %s: the column after '@' must be a number from 1", spec)
+		}
+	}
+	id, sv, hasSev := strings.Cut(id, ":")
+	if hasSev {
+		sev, err = linter.ParseSeverity(sv)
+		if err != nil || strings.TrimSpace(sv) != sv {
+			return "", 0, 0, fmt.Errorf("want %s: the severity after ':' must be error, warning or info", spec)
+		}
+	}
+	if id == "" {
+		return "", 0, 0, fmt.Errorf("want %s: no rule", spec)
+	}
+	return id, sev, col, nil
 }
 
 func runFile(t testing.TB, path string, opts []linter.Option, rules []*linter.Rule) *linter.Result {
@@ -203,17 +247,20 @@ func runFile(t testing.TB, path string, opts []linter.Option, rules []*linter.Ru
 }
 
 // Check compares diagnostics with a fixture's expectations and returns one
-// message per problem: an unexpected, missing or misplaced diagnostic.
-// Diagnostics with no file are taken to be the fixture's.
+// message per problem: an unexpected, missing or misplaced diagnostic, or
+// one of another severity or column than its want states. Diagnostics with
+// no file are taken to be the fixture's.
 func Check(f *Fixture, diags []linter.Diagnostic) []string {
 	matched := make([]bool, len(f.Want))
 	var extra []linter.Diagnostic
-	find := func(d linter.Diagnostic, sameLine bool) int {
+	// find returns the first unmatched want d satisfies: fully when exact,
+	// else by rule and message only.
+	find := func(d linter.Diagnostic, exact bool) int {
 		for i, w := range f.Want {
 			if matched[i] || !ruleMatches(w.Rule, d) || !w.Pattern.MatchString(d.Message) {
 				continue
 			}
-			if sameLine && w.Line != d.Pos.Line {
+			if exact && (w.Line != d.Pos.Line || w.Severity != 0 && w.Severity != d.Severity || w.Column != 0 && w.Column != d.Pos.Column) {
 				continue
 			}
 			return i
@@ -241,8 +288,19 @@ func Check(f *Fixture, diags []linter.Diagnostic) []string {
 		}
 		if i := find(d, false); i >= 0 {
 			matched[i] = true
-			problems = append(problems, fmt.Sprintf("%s:%d: misplaced diagnostic %s %s: %q: want it at line %d",
-				f.Name, d.Pos.Line, d.RuleID, d.RuleName, d.Message, f.Want[i].Line))
+			w := f.Want[i]
+			var want []string
+			if w.Line != d.Pos.Line {
+				want = append(want, fmt.Sprintf("at line %d", w.Line))
+			}
+			if w.Column != 0 && w.Column != d.Pos.Column {
+				want = append(want, fmt.Sprintf("at column %d", w.Column))
+			}
+			if w.Severity != 0 && w.Severity != d.Severity {
+				want = append(want, fmt.Sprintf("of severity %s, not %s", w.Severity, d.Severity))
+			}
+			problems = append(problems, fmt.Sprintf("%s:%d: misplaced diagnostic %s %s: %q: want it %s",
+				f.Name, d.Pos.Line, d.RuleID, d.RuleName, d.Message, strings.Join(want, ", ")))
 			continue
 		}
 		problems = append(problems, fmt.Sprintf("%s:%d:%d: unexpected diagnostic %s %s: %q", f.Name, d.Pos.Line, d.Pos.Column, d.RuleID, d.RuleName, d.Message))
@@ -255,7 +313,14 @@ func Check(f *Fixture, diags []linter.Diagnostic) []string {
 		if w.Line == 0 {
 			where = w.File + " (image)"
 		}
-		problems = append(problems, fmt.Sprintf("%s: no %s diagnostic matching %q", where, w.Rule, w.Pattern))
+		var also string
+		if w.Severity != 0 {
+			also += " of severity " + w.Severity.String()
+		}
+		if w.Column != 0 {
+			also += fmt.Sprintf(" at column %d", w.Column)
+		}
+		problems = append(problems, fmt.Sprintf("%s: no %s diagnostic%s matching %q", where, w.Rule, also, w.Pattern))
 	}
 	return problems
 }

@@ -2,6 +2,7 @@ package linttest_test
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -103,6 +104,62 @@ func TestRunReportsProblems(t *testing.T) {
 	}
 	if strings.Join(f.errors, "\n") != strings.Join(want, "\n") {
 		t.Errorf("reported:\n%s\nwant:\n%s", strings.Join(f.errors, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestRunChecksSeverityAndColumn(t *testing.T) {
+	t.Parallel()
+	linttest.Run(t, "testdata/severity", noDeployment())
+	f := run(func(tb testing.TB) { linttest.Run(tb, "testdata/failseverity", noDeployment()) })
+	want := []string{
+		`mismatch.yaml:7: misplaced diagnostic T001 no-deployment: "Deployment \"web\" has no spec": want it at column 3`,
+		`mismatch.yaml:7: misplaced diagnostic T001 no-deployment: "kind Deployment \"web\" is not wanted": want it of severity warning, not error`,
+		`mismatch.yaml:12:1: unexpected diagnostic T001 no-deployment: "kind Deployment \"api\" is not wanted"`,
+		`mismatch.yaml:14: no T001 diagnostic of severity info at column 7 matching "never reported"`,
+	}
+	if strings.Join(f.errors, "\n") != strings.Join(want, "\n") {
+		t.Errorf("reported:\n%s\nwant:\n%s", strings.Join(f.errors, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestRuleSpecs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		want string
+		rule string
+		sev  linter.Severity
+		col  int
+		err  string
+	}{
+		{want: `# want XP101 "x"`, rule: "XP101"},
+		{want: `# want XP101:error "x"`, rule: "XP101", sev: linter.SeverityError},
+		{want: `# want one-meta:Warning@12 "x"`, rule: "one-meta", sev: linter.SeverityWarning, col: 12},
+		{want: `# want XP101@3 "x"`, rule: "XP101", col: 3},
+		{want: `# want XP101:bad "x"`, err: "severity after ':'"},
+		{want: `# want XP101@0 "x"`, err: "column after '@'"},
+		{want: `# want XP101@x "x"`, err: "column after '@'"},
+		{want: `# want :error "x"`, err: "no rule"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		path := dir + "/f.yaml"
+		if err := os.WriteFile(path, []byte("apiVersion: v1\nkind: ConfigMap "+tt.want+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := linttest.ReadFixture(path)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: error %v, want one mentioning %q", tt.want, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.want, err)
+			continue
+		}
+		if len(f.Want) != 1 || f.Want[0].Rule != tt.rule || f.Want[0].Severity != tt.sev || f.Want[0].Column != tt.col || f.Want[0].Line != 2 {
+			t.Errorf("%s: parsed as %+v", tt.want, f.Want)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ func Markdown(rules []*linter.Rule) []byte {
 	b.WriteString("The built-in rules of `github.com/xpkgkit/xpkgkit/linter`. IDs and names are stable:\n")
 	b.WriteString("disable or regrade a rule by either (`linter.WithDisabled`, `linter.WithSeverity`), or\n")
 	b.WriteString("silence it inside a package with the annotation `" + linter.SuppressAnnotation + ": \"ID,...\"`.\n\n")
+	b.WriteString(severityPolicy)
 	b.WriteString("| ID | name | severity | kinds | title |\n|---|---|---|---|---|\n")
 	for _, r := range rules {
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s | %s |\n", r.ID, anchor(r), r.Name, r.Severity, kinds(r), escape(r.Title()))
@@ -40,6 +41,30 @@ func Markdown(rules []*linter.Rule) []byte {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
+
+// severityPolicy is the policy every built-in rule's severity holds to; the
+// linter's package doc states the same.
+const severityPolicy = `## Severity policy
+
+` + "`xpkg-lint`" + ` exits 1 when Crossplane will refuse the package or it cannot work, and 0 when
+Crossplane will accept it. Every rule's severity holds to that:
+
+- **error**: Crossplane's build (` + "`crossplane xpkg build`" + `) or its package manager refuses
+  the package, or the API server rejects one of its objects (or the package revision that
+  carries its metadata) at install, or the package cannot work as written (a dependency
+  that can never resolve, a CRD that can never be served). Each error rule's text names the
+  Crossplane or Kubernetes code behind the claim (package and function, at a stated
+  version), so a reader can check it.
+- **warning**: accepted, but deprecated, ignored, ambiguous or likely a mistake.
+- **info**: documentation and good practice.
+
+Where the answer depends on the Crossplane version (1.x or 2.x), a rule follows the target
+version (` + "`linter.WithCrossplaneVersion`" + `, the CLI's ` + "`--crossplane-version`" + `) and takes
+the newest v2 behaviour when none is given.
+
+## Rules
+
+`
 
 func anchor(r *linter.Rule) string {
 	return strings.ToLower(r.ID + "-" + r.Name)
