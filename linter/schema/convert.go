@@ -1,0 +1,336 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// Limits bound the cost of the schemas a Validator accepts. A schema
+// beyond a limit is not used: validating against it returns a *LimitError.
+// The zero value of a field means its default.
+type Limits struct {
+	// MaxNodes is the most schema nodes (properties, items, branches...) in
+	// one version's schema. Default 200,000.
+	MaxNodes int
+	// MaxDepth is the deepest nesting of schema nodes. Default 128.
+	MaxDepth int
+	// MaxEnum is the most values of one enum. Default 10,000.
+	MaxEnum int
+	// MaxPatternLength is the longest pattern, in bytes, compiled. Default
+	// 4,096.
+	MaxPatternLength int
+	// MaxCombinatorDepth is the deepest nesting of allOf, anyOf, oneOf and
+	// not, whose branches each validate the same value again. Default 4.
+	MaxCombinatorDepth int
+	// MaxCombinatorBranches is the most branches of allOf, anyOf, oneOf
+	// and not in one version's schema. Default 1,024.
+	MaxCombinatorBranches int
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxNodes, 200_000)
+	def(&l.MaxDepth, 128)
+	def(&l.MaxEnum, 10_000)
+	def(&l.MaxPatternLength, 4096)
+	def(&l.MaxCombinatorDepth, 4)
+	def(&l.MaxCombinatorBranches, 1024)
+	return l
+}
+
+// LimitError reports a schema beyond one of the Limits.
+type LimitError struct {
+	// Limit names the limit, e.g. "MaxNodes".
+	Limit string
+	// Value is the limit's value.
+	Value int
+	// Path is the schema path where the limit was reached.
+	Path string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("schema exceeds %s (%d) at %s", e.Limit, e.Value, e.Path)
+}
+
+// Is reports whether target is ErrLimit.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// node is the structural view of a schema the walker uses: what the API
+// server prunes, defaults and checks besides kube-openapi's validation.
+type node struct {
+	props      map[string]*node
+	additional *node // additionalProperties schema
+	addAny     bool  // additionalProperties: true, or a schema
+	items      *node
+	preserve   bool // x-kubernetes-preserve-unknown-fields
+	embedded   bool // x-kubernetes-embedded-resource
+	nullable   bool
+	hasDefault bool
+	def        any
+	listType   string
+	mapKeys    []string
+	patterns   []*regexp.Regexp // this node's pattern and those of its allOf branches
+	cel        int              // x-kubernetes-validations rules here
+	types      []string
+}
+
+// converter turns a CRD version's openAPIV3Schema into the kube-openapi
+// schema the API server validates with (the conversions of the
+// apiextensions-apiserver: int-or-string, supported formats only) and the
+// structural node tree.
+type converter struct {
+	lim       Limits
+	nodes     int
+	branches  int
+	skipped   []string // what was left out, for the reports
+	cel       int
+	patternRe map[string]*regexp.Regexp
+}
+
+// decodeSchema decodes a schema held as a generic value (from YAML or
+// JSON) into a kube-openapi schema.
+func decodeSchema(v any) (*spec.Schema, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
+	}
+	s := new(spec.Schema)
+	if err := json.Unmarshal(b, s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
+	}
+	return s, nil
+}
+
+// convert rewrites s in place and returns its structural node.
+func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (*node, error) {
+	c.nodes++
+	if c.nodes > c.lim.MaxNodes {
+		return nil, &LimitError{Limit: "MaxNodes", Value: c.lim.MaxNodes, Path: path}
+	}
+	if depth > c.lim.MaxDepth {
+		return nil, &LimitError{Limit: "MaxDepth", Value: c.lim.MaxDepth, Path: path}
+	}
+	if len(s.Enum) > c.lim.MaxEnum {
+		return nil, &LimitError{Limit: "MaxEnum", Value: c.lim.MaxEnum, Path: path}
+	}
+	n := &node{nullable: s.Nullable}
+	// A CRD may not use $ref (the API server refuses such a CRD), and
+	// kube-openapi cannot validate one: drop it.
+	if s.Ref.String() != "" {
+		s.Ref = spec.Ref{}
+		c.skip(path, "$ref")
+	}
+	s.Definitions = nil
+	s.Dependencies = nil
+	if len(s.PatternProperties) > 0 {
+		// Not allowed in structural schemas; kube-openapi would compile the
+		// patterns into a process-wide cache.
+		s.PatternProperties = nil
+		c.skip(path, "patternProperties")
+	}
+	if ext := s.Extensions; ext != nil {
+		n.preserve = extBool(ext, "x-kubernetes-preserve-unknown-fields")
+		n.embedded = extBool(ext, "x-kubernetes-embedded-resource")
+		if extBool(ext, "x-kubernetes-int-or-string") {
+			s.Type = spec.StringOrArray{"integer", "string"}
+		}
+		if lt, ok := ext["x-kubernetes-list-type"].(string); ok {
+			n.listType = lt
+		}
+		if keys, ok := ext["x-kubernetes-list-map-keys"].([]any); ok {
+			for _, k := range keys {
+				if ks, ok := k.(string); ok {
+					n.mapKeys = append(n.mapKeys, ks)
+				}
+			}
+		}
+		if rules, ok := ext["x-kubernetes-validations"].([]any); ok {
+			n.cel = len(rules)
+			c.cel += len(rules)
+		}
+	}
+	stripFormat(s)
+	n.types = s.Type
+	if s.Default != nil {
+		n.hasDefault, n.def = true, s.Default
+	}
+	if s.Pattern != "" {
+		re, err := c.compile(s.Pattern, path)
+		if err != nil {
+			return nil, err
+		}
+		if re != nil {
+			n.patterns = append(n.patterns, re)
+		}
+		// Patterns are checked by the walker with this validator's own
+		// compiled expressions: kube-openapi keeps every pattern it ever
+		// compiles in a process-wide cache.
+		s.Pattern = ""
+	}
+	for name, p := range s.Properties {
+		child, err := c.convert(&p, path+"."+name, depth+1, combDepth)
+		if err != nil {
+			return nil, err
+		}
+		s.Properties[name] = p
+		if n.props == nil {
+			n.props = make(map[string]*node, len(s.Properties))
+		}
+		n.props[name] = child
+	}
+	if ap := s.AdditionalProperties; ap != nil {
+		n.addAny = ap.Allows || ap.Schema != nil
+		if ap.Schema != nil {
+			n.addAny = true
+			child, err := c.convert(ap.Schema, path+".additionalProperties", depth+1, combDepth)
+			if err != nil {
+				return nil, err
+			}
+			n.additional = child
+		}
+	}
+	if it := s.Items; it != nil {
+		if it.Schema != nil {
+			child, err := c.convert(it.Schema, path+".items", depth+1, combDepth)
+			if err != nil {
+				return nil, err
+			}
+			n.items = child
+		}
+		for i := range it.Schemas {
+			if _, err := c.convert(&it.Schemas[i], fmt.Sprintf("%s.items[%d]", path, i), depth+1, combDepth); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if s.AdditionalItems != nil && s.AdditionalItems.Schema != nil {
+		if _, err := c.convert(s.AdditionalItems.Schema, path+".additionalItems", depth+1, combDepth); err != nil {
+			return nil, err
+		}
+	}
+	// Value validations: each branch validates the same value again.
+	branches := func(list []Schema, what string) error {
+		if len(list) == 0 {
+			return nil
+		}
+		if combDepth+1 > c.lim.MaxCombinatorDepth {
+			return &LimitError{Limit: "MaxCombinatorDepth", Value: c.lim.MaxCombinatorDepth, Path: path + "." + what}
+		}
+		c.branches += len(list)
+		if c.branches > c.lim.MaxCombinatorBranches {
+			return &LimitError{Limit: "MaxCombinatorBranches", Value: c.lim.MaxCombinatorBranches, Path: path + "." + what}
+		}
+		for i := range list {
+			sub, err := c.convert(&list[i], fmt.Sprintf("%s.%s[%d]", path, what, i), depth+1, combDepth+1)
+			if err != nil {
+				return err
+			}
+			if what == "allOf" {
+				// Every allOf branch applies to this value: its patterns do.
+				n.patterns = append(n.patterns, sub.patterns...)
+			} else if len(sub.patterns) > 0 {
+				c.skip(path+"."+what, "pattern")
+			}
+		}
+		return nil
+	}
+	if err := branches(s.AllOf, "allOf"); err != nil {
+		return nil, err
+	}
+	if err := branches(s.AnyOf, "anyOf"); err != nil {
+		return nil, err
+	}
+	if err := branches(s.OneOf, "oneOf"); err != nil {
+		return nil, err
+	}
+	if s.Not != nil {
+		list := []Schema{*s.Not}
+		if err := branches(list, "not"); err != nil {
+			return nil, err
+		}
+		*s.Not = list[0]
+	}
+	return n, nil
+}
+
+// Schema is kube-openapi's schema, aliased to keep signatures short.
+type Schema = spec.Schema
+
+func (c *converter) skip(path, what string) {
+	if len(c.skipped) < 16 {
+		c.skipped = append(c.skipped, what+" at "+path)
+	}
+}
+
+// compile compiles a pattern within the limits. A pattern the API server
+// would refuse to compile makes the schema invalid; a pattern too long to
+// compile here is left out and recorded.
+func (c *converter) compile(p, path string) (*regexp.Regexp, error) {
+	if re, ok := c.patternRe[p]; ok {
+		return re, nil
+	}
+	if len(p) > c.lim.MaxPatternLength {
+		c.skip(path, fmt.Sprintf("pattern longer than %d bytes", c.lim.MaxPatternLength))
+		return nil, nil
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: pattern at %s: %v", ErrInvalidSchema, path, err)
+	}
+	if c.patternRe == nil {
+		c.patternRe = map[string]*regexp.Regexp{}
+	}
+	c.patternRe[p] = re
+	return re, nil
+}
+
+func extBool(ext spec.Extensions, key string) bool {
+	b, _ := ext[key].(bool)
+	return b
+}
+
+// supportedFormats are the string formats the API server validates (the
+// apiextensions-apiserver's list, with dashes removed as go-openapi
+// normalises format names); others are dropped, as the API server does.
+var supportedFormats = map[string]bool{
+	"bsonobjectid": true, "uri": true, "email": true, "hostname": true, "ipv4": true, "ipv6": true,
+	"cidr": true, "mac": true, "uuid": true, "uuid3": true, "uuid4": true, "uuid5": true,
+	"isbn": true, "isbn10": true, "isbn13": true, "creditcard": true, "ssn": true,
+	"hexcolor": true, "rgbcolor": true, "byte": true, "password": true, "date": true,
+	"duration": true, "datetime": true, "k8sshortname": true, "k8slongname": true,
+}
+
+// stripFormat drops the formats the API server does not validate.
+func stripFormat(s *spec.Schema) {
+	if s.Format == "" {
+		return
+	}
+	t := ""
+	if len(s.Type) == 1 {
+		t = s.Type[0]
+	}
+	switch t {
+	case "", "string":
+		if !supportedFormats[strings.ReplaceAll(s.Format, "-", "")] {
+			s.Format = ""
+		}
+	case "integer":
+		if s.Format != "int32" && s.Format != "int64" {
+			s.Format = ""
+		}
+	case "number":
+		if s.Format != "float" && s.Format != "double" {
+			s.Format = ""
+		}
+	default:
+		s.Format = ""
+	}
+}

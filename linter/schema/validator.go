@@ -1,0 +1,626 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Sentinel errors of validation.
+var (
+	// ErrUnknownKind: no definition of the Validator serves the object's
+	// group, version and kind.
+	ErrUnknownKind = errors.New("no definition serves this kind")
+	// ErrInvalidSchema: the definition's schema cannot be used (it does not
+	// decode, or a pattern does not compile).
+	ErrInvalidSchema = errors.New("invalid schema")
+	// ErrLimit: the definition's schema is beyond the Validator's Limits
+	// (the error is a *LimitError).
+	ErrLimit = errors.New("schema limit exceeded")
+	// ErrInvalidObject: the object is not a JSON object with an apiVersion
+	// and a kind.
+	ErrInvalidObject = errors.New("invalid object")
+)
+
+// Validator validates objects against the schemas of a set of definitions:
+// CustomResourceDefinitions and the CRDs Crossplane derives from
+// CompositeResourceDefinitions, or the built-in kinds of PackageKinds. It is
+// lazy: a definition's schema is converted the first time an object of its
+// kind is validated, and only that version's. A Validator is safe for
+// concurrent use.
+type Validator struct {
+	lim    Limits
+	byGVK  map[schema.GroupVersionKind]*entry
+	order  []schema.GroupVersionKind
+	groups map[schema.GroupKind]bool
+}
+
+// entry is one served version of one definition.
+type entry struct {
+	gvk        schema.GroupVersionKind
+	definition string // the definition's kind and name, e.g. CustomResourceDefinition "buckets.example.org"
+	served     bool
+	// build returns the version's schema and whether unknown fields are
+	// kept at the top level (v1beta1 CRDs with preserveUnknownFields);
+	// a nil schema means the version has none (anything is accepted).
+	build func() (any, bool, error)
+	// defs, for built-in kinds, holds the OpenAPI definitions $refs name.
+	defs map[string]any
+
+	once sync.Once
+	c    *compiled
+	err  error
+}
+
+// compiled is a version's schema, converted.
+type compiled struct {
+	schema   *spec.Schema
+	root     *node
+	defs     map[string]*spec.Schema
+	cel      int
+	skipped  []string
+	preserve bool
+	none     bool // no schema
+}
+
+// Option configures a Validator.
+type Option func(*Validator)
+
+// WithLimits sets the limits on the schemas the Validator uses.
+func WithLimits(l Limits) Option { return func(v *Validator) { v.lim = l.withDefaults() } }
+
+// New returns a Validator for the CustomResourceDefinitions
+// (apiextensions.k8s.io v1 and v1beta1) and CompositeResourceDefinitions
+// (apiextensions.crossplane.io v1 and v2) among objs; other objects are
+// ignored. It reads only the objects' outlines (group, names, versions):
+// no schema is decoded until an object of its kind is validated. When two
+// definitions serve the same kind and version, the first wins.
+func New(objs []*parser.Object, opts ...Option) *Validator {
+	v := &Validator{lim: Limits{}.withDefaults(), byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
+	for _, o := range opts {
+		o(v)
+	}
+	for _, o := range objs {
+		if o == nil {
+			continue
+		}
+		gvk := o.GroupVersionKind()
+		switch {
+		case gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition":
+			v.addCRD(o)
+		case gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "CompositeResourceDefinition":
+			v.addXRD(o)
+		}
+	}
+	return v
+}
+
+func (v *Validator) add(e *entry) {
+	if _, dup := v.byGVK[e.gvk]; dup || e.gvk.Kind == "" || e.gvk.Version == "" {
+		return
+	}
+	v.byGVK[e.gvk] = e
+	v.order = append(v.order, e.gvk)
+	v.groups[e.gvk.GroupKind()] = true
+}
+
+// Kinds returns the group, version and kind of every version the
+// Validator's definitions declare, served or not, in definition order.
+func (v *Validator) Kinds() []schema.GroupVersionKind {
+	return append([]schema.GroupVersionKind(nil), v.order...)
+}
+
+// Serves reports whether a definition of the Validator declares the kind
+// at the version (served or not).
+func (v *Validator) Serves(gvk schema.GroupVersionKind) bool {
+	_, ok := v.byGVK[gvk]
+	return ok
+}
+
+// ServesKind reports whether a definition of the Validator declares the
+// group and kind at any version.
+func (v *Validator) ServesKind(gk schema.GroupKind) bool { return v.groups[gk] }
+
+// Result is the outcome of one validation.
+type Result struct {
+	// GVK is the object's group, version and kind.
+	GVK schema.GroupVersionKind
+	// Definition names the definition whose schema applied, e.g.
+	// `CustomResourceDefinition "buckets.s3.example.org"`, and Version the
+	// version of it.
+	Definition, Version string
+	// Served is false when the definition declares the version but does
+	// not serve it: the API server refuses the object whatever its content.
+	Served bool
+	// Violations lists every problem found, sorted by field path.
+	Violations []Violation
+	// SkippedCEL counts the x-kubernetes-validations (CEL) rules of the
+	// schema, which this package does not evaluate.
+	SkippedCEL int
+	// Skipped lists other parts of the schema that were not checked (a
+	// pattern beyond MaxPatternLength, a $ref), for the report.
+	Skipped []string
+}
+
+// Valid reports whether the API server would accept the object: no
+// violation other than unknown fields (which it prunes), and a served
+// version. CEL rules are not evaluated (see SkippedCEL).
+func (r *Result) Valid() bool {
+	if !r.Served {
+		return false
+	}
+	for _, v := range r.Violations {
+		if v.Kind != KindUnknownField {
+			return false
+		}
+	}
+	return true
+}
+
+// ViolationKind classifies a Violation.
+type ViolationKind string
+
+// The kinds of violation.
+const (
+	KindType         ViolationKind = "type"
+	KindRequired     ViolationKind = "required"
+	KindEnum         ViolationKind = "enum"
+	KindFormat       ViolationKind = "format"
+	KindPattern      ViolationKind = "pattern"
+	KindLength       ViolationKind = "length"
+	KindRange        ViolationKind = "range"
+	KindItems        ViolationKind = "items"
+	KindProperties   ViolationKind = "properties"
+	KindDuplicate    ViolationKind = "duplicate"
+	KindUnknownField ViolationKind = "unknown-field"
+	KindInvalid      ViolationKind = "invalid"
+)
+
+// Violation is one problem of an object against a schema.
+type Violation struct {
+	// Path is the field's path: mapping keys, and decimal indexes into
+	// lists. Empty for the object itself.
+	Path []string
+	// Kind classifies the problem.
+	Kind ViolationKind
+	// Expected is the type or constraint the schema asks for, e.g.
+	// "string" or "one of [Automatic, Manual]"; Found is what the object
+	// holds, e.g. "number" or a quoted, shortened value.
+	Expected, Found string
+	// Message describes the problem, without the field path.
+	Message string
+	// Pos is the field's position (of its key) in the source, or of its
+	// nearest present parent; set by ValidateObject, zero otherwise.
+	Pos parser.Position
+}
+
+// Field formats the violation's path, e.g. spec.pipeline[0].step.
+func (v Violation) Field() string { return FormatPath(v.Path) }
+
+func (v Violation) String() string {
+	f := v.Field()
+	if f == "" {
+		f = "<object>"
+	}
+	return f + ": " + v.Message
+}
+
+// FormatPath formats a field path: keys joined by dots, indexes in
+// brackets, and keys holding dots, slashes, brackets or spaces quoted.
+func FormatPath(path []string) string {
+	var b strings.Builder
+	for i, e := range path {
+		switch {
+		case isIndex(e):
+			b.WriteString("[" + e + "]")
+		case e == "" || strings.ContainsAny(e, `./[]" `):
+			b.WriteString("[" + fmt.Sprintf("%q", e) + "]")
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(e)
+		}
+	}
+	return b.String()
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidateOption changes what one validation checks.
+type ValidateOption func(*validateConfig)
+
+type validateConfig struct {
+	skipRequired bool
+	typesOnly    bool
+}
+
+// SkipRequired leaves out the required fields check: for partial objects
+// that something else completes later, such as a Composition's composed
+// resource bases, whose patches fill fields in.
+func SkipRequired() ValidateOption { return func(c *validateConfig) { c.skipRequired = true } }
+
+// TypesOnly reports only fields whose JSON type is not the schema's (null
+// excepted), as decoding into a Go type does: no required fields, enums,
+// formats, patterns, limits or unknown fields.
+func TypesOnly() ValidateOption { return func(c *validateConfig) { c.typesOnly = true } }
+
+// Validate validates obj, a decoded object (maps, lists, strings, bools,
+// int64 and float64, as from JSON or YAML), against the schema of the
+// version of its apiVersion and kind. It returns an error wrapping
+// ErrUnknownKind when no definition declares them, ErrInvalidSchema or
+// ErrLimit when the schema cannot be used, ErrInvalidObject when obj has no
+// apiVersion or kind.
+func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...ValidateOption) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	if apiVersion == "" || kind == "" {
+		return nil, fmt.Errorf("%w: no apiVersion or kind", ErrInvalidObject)
+	}
+	gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
+	e, ok := v.byGVK[gvk]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownKind, bounded(gvk.String()))
+	}
+	var cfg validateConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	c, err := e.compile(v.lim)
+	if err != nil {
+		return nil, fmt.Errorf("%s version %s: %w", e.definition, bounded(gvk.Version), err)
+	}
+	r := &Result{GVK: gvk, Definition: e.definition, Version: gvk.Version, Served: e.served, SkippedCEL: c.cel, Skipped: c.skipped}
+	if c.none {
+		return r, nil
+	}
+	data := any(obj)
+	if c.root != nil && !cfg.typesOnly {
+		w := &walker{patterns: true}
+		root := c.root
+		if c.preserve {
+			cp := *root
+			cp.preserve = true
+			root = &cp
+		}
+		data = w.walk(obj, root, nil, true)
+		r.Violations = append(r.Violations, w.out...)
+	}
+	found, err := c.validate(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range found {
+		if cfg.skipRequired && f.Kind == KindRequired {
+			continue
+		}
+		if cfg.typesOnly && (f.Kind != KindType || f.Found == "null") {
+			continue
+		}
+		r.Violations = append(r.Violations, f)
+	}
+	sortViolations(r.Violations)
+	return r, nil
+}
+
+// ValidateObject decodes obj and validates it like Validate, and sets the
+// position of each violation.
+func (v *Validator) ValidateObject(ctx context.Context, obj *parser.Object, opts ...ValidateOption) (*Result, error) {
+	u, err := obj.Unstructured()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidObject, err)
+	}
+	r, err := v.Validate(ctx, u.Object, opts...)
+	if err != nil {
+		return nil, err
+	}
+	Locate(obj, r.Violations)
+	return r, nil
+}
+
+// Locate sets the position of each violation in obj, parsing obj once.
+func Locate(obj *parser.Object, vs []Violation) {
+	if len(vs) == 0 {
+		return
+	}
+	loc, err := obj.FieldLocator()
+	for i := range vs {
+		vs[i].Pos = obj.Pos
+		if err != nil {
+			continue
+		}
+		for n := len(vs[i].Path); n > 0; n-- {
+			if pos, err := loc.FieldPosition(vs[i].Path[:n]...); err == nil {
+				vs[i].Pos = pos
+				break
+			}
+		}
+	}
+}
+
+func sortViolations(vs []Violation) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		for k := 0; k < len(a.Path) && k < len(b.Path); k++ {
+			if a.Path[k] != b.Path[k] {
+				ai, bi := isIndex(a.Path[k]), isIndex(b.Path[k])
+				if ai && bi && len(a.Path[k]) != len(b.Path[k]) {
+					return len(a.Path[k]) < len(b.Path[k])
+				}
+				return a.Path[k] < b.Path[k]
+			}
+		}
+		if len(a.Path) != len(b.Path) {
+			return len(a.Path) < len(b.Path)
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Message < b.Message
+	})
+}
+
+// compile converts the entry's schema once.
+func (e *entry) compile(lim Limits) (*compiled, error) {
+	e.once.Do(func() {
+		e.c, e.err = e.doCompile(lim)
+	})
+	return e.c, e.err
+}
+
+func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c, err = nil, fmt.Errorf("%w: %v", ErrInvalidSchema, r)
+		}
+	}()
+	raw, preserve, err := e.build()
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return &compiled{none: true}, nil
+	}
+	s, err := decodeSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	if e.defs != nil {
+		// A built-in kind from Kubernetes' OpenAPI: definitions resolved
+		// by $ref as validation reaches them.
+		c := &compiled{schema: s, defs: map[string]*spec.Schema{}}
+		for name, d := range e.defs {
+			ds, err := decodeSchema(d)
+			if err != nil {
+				return nil, err
+			}
+			c.defs[name] = ds
+		}
+		return c, nil
+	}
+	conv := &converter{lim: lim}
+	root, err := conv.convert(s, "", 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &compiled{schema: s, root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve}, nil
+}
+
+// validate runs kube-openapi's validator over data.
+func (c *compiled) validate(data any) (out []Violation, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: validation failed: %v", ErrInvalidSchema, r)
+		}
+	}()
+	var opts []validate.Option
+	root := c.schema
+	if c.defs != nil {
+		var self validate.Option
+		resolve := func(s *spec.Schema) *spec.Schema {
+			for i := 0; i < 8 && s != nil && s.Ref.String() != ""; i++ {
+				name := s.Ref.String()
+				name = name[strings.LastIndex(name, "/")+1:]
+				d, ok := c.defs[name]
+				if !ok {
+					return &spec.Schema{}
+				}
+				s = d
+			}
+			return s
+		}
+		self = func(o *validate.SchemaValidatorOptions) {
+			o.NewValidatorForField = func(_ string, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
+				return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
+			}
+			o.NewValidatorForIndex = func(_ int, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
+				return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
+			}
+		}
+		opts = append(opts, self)
+		root = resolve(root)
+	}
+	res := validate.NewSchemaValidator(root, nil, "", strfmt.Default, opts...).Validate(data)
+	if res == nil || res.IsValid() {
+		return nil, nil
+	}
+	typed := map[string]bool{}
+	for _, e := range res.Errors {
+		v := violationOf(e, data)
+		if v.Kind == KindType {
+			typed[FormatPath(v.Path)] = true
+		}
+		out = append(out, v)
+	}
+	// A number of the wrong type also fails kube-openapi's range check:
+	// keep the type error only.
+	kept := out[:0]
+	for _, v := range out {
+		if v.Kind == KindInvalid && typed[FormatPath(v.Path)] && strings.HasPrefix(v.Message, "Checked value") {
+			continue
+		}
+		kept = append(kept, v)
+	}
+	return kept, nil
+}
+
+// violationOf converts a kube-openapi error into a Violation, finding the
+// field path in data (kube-openapi joins keys with dots, so a key holding
+// a dot is found by matching the object's keys).
+func violationOf(err error, data any) Violation {
+	var ve *openapierrors.Validation
+	if !errors.As(err, &ve) {
+		// Range checks of numbers return plain errors ending "in <path>".
+		msg := err.Error()
+		var path []string
+		if i := strings.LastIndex(msg, " in "); i >= 0 {
+			path = resolvePath(strings.TrimPrefix(msg[i+4:], "."), data)
+			msg = msg[:i]
+		}
+		return Violation{Path: path, Kind: KindInvalid, Message: bounded(msg), Expected: bounded(msg)}
+	}
+	path := resolvePath(strings.TrimPrefix(ve.Name, "."), data)
+	msg := ve.Error()
+	if ve.Name != "" {
+		msg = strings.TrimPrefix(msg, ve.Name)
+		msg = strings.TrimPrefix(msg, " in body")
+		msg = strings.TrimSpace(msg)
+	}
+	v := Violation{Path: path, Message: bounded(msg)}
+	switch ve.Code() {
+	case openapierrors.InvalidTypeCode:
+		v.Kind = KindType
+		v.Found, _ = ve.Value.(string)
+		v.Expected = strings.TrimPrefix(msg, "must be of type ")
+		if i := strings.Index(v.Expected, ": "); i >= 0 {
+			v.Expected = v.Expected[:i]
+		}
+		if !typeNames(v.Expected) {
+			// A format the value does not satisfy.
+			v.Kind = KindFormat
+			v.Message = fmt.Sprintf("want format %s, found %s", v.Expected, quoteValue(v.Found))
+			v.Expected, v.Found = "format "+v.Expected, quoteValue(v.Found)
+			break
+		}
+		v.Expected = strings.ReplaceAll(v.Expected, ",", " or ")
+		if v.Found == "" {
+			v.Found = jsonType(ve.Value)
+		}
+		v.Message = fmt.Sprintf("want %s, found %s", v.Expected, v.Found)
+	case openapierrors.RequiredFailCode:
+		v.Kind, v.Expected, v.Found = KindRequired, "required", "missing"
+		v.Message = "required field is missing"
+	case openapierrors.EnumFailCode:
+		v.Kind = KindEnum
+		vals := make([]string, 0, len(ve.Values))
+		for _, x := range ve.Values {
+			vals = append(vals, fmt.Sprint(x))
+		}
+		v.Expected = bounded("one of [" + strings.Join(vals, ", ") + "]")
+		v.Found = bounded(fmt.Sprintf("%v", ve.Value))
+		v.Message = fmt.Sprintf("want %s, found %s", v.Expected, v.Found)
+	case openapierrors.TooLongFailCode, openapierrors.TooShortFailCode:
+		v.Kind, v.Expected = KindLength, strings.TrimPrefix(msg, "should be ")
+	case openapierrors.PatternFailCode:
+		v.Kind, v.Expected = KindPattern, strings.TrimPrefix(msg, "should ")
+	case openapierrors.MaxFailCode, openapierrors.MinFailCode, openapierrors.MultipleOfFailCode:
+		v.Kind, v.Expected = KindRange, strings.TrimPrefix(msg, "should be ")
+		v.Found = bounded(fmt.Sprint(ve.Value))
+	case openapierrors.MaxItemsFailCode, openapierrors.MinItemsFailCode, openapierrors.UniqueFailCode:
+		v.Kind, v.Expected = KindItems, strings.TrimPrefix(msg, "should ")
+	case openapierrors.TooManyPropertiesCode, openapierrors.TooFewPropertiesCode:
+		v.Kind, v.Expected = KindProperties, strings.TrimPrefix(msg, "should ")
+	default:
+		if strings.Contains(msg, "format") {
+			v.Kind = KindFormat
+		} else {
+			v.Kind = KindInvalid
+		}
+		v.Expected = msg
+	}
+	if v.Found == "" && v.Kind != KindRequired {
+		v.Found = bounded(fmt.Sprint(ve.Value))
+	}
+	return v
+}
+
+// typeNames reports whether s is a comma-separated list of JSON types.
+func typeNames(s string) bool {
+	for _, t := range strings.Split(s, ",") {
+		switch t {
+		case "string", "integer", "number", "boolean", "array", "object", "null":
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// resolvePath splits kube-openapi's dotted path against the data it names:
+// at each object the longest key that the path continues with wins.
+func resolvePath(p string, data any) []string {
+	var out []string
+	for p != "" {
+		if p[0] == '[' {
+			j := strings.IndexByte(p, ']')
+			if j < 0 {
+				return append(out, p)
+			}
+			idx := p[1:j]
+			out = append(out, idx)
+			p = strings.TrimPrefix(p[j+1:], ".")
+			if l, ok := data.([]any); ok {
+				var i int
+				if _, err := fmt.Sscan(idx, &i); err == nil && i >= 0 && i < len(l) {
+					data = l[i]
+					continue
+				}
+			}
+			data = nil
+			continue
+		}
+		m, _ := data.(map[string]any)
+		best := ""
+		for k := range m {
+			if len(k) > len(best) && strings.HasPrefix(p, k) && (len(p) == len(k) || p[len(k)] == '.' || p[len(k)] == '[') {
+				best = k
+			}
+		}
+		if best == "" {
+			// Not in the data (a required field): the next segment.
+			j := strings.IndexAny(p, ".[")
+			if j < 0 {
+				return append(out, p)
+			}
+			best = p[:j]
+		}
+		out = append(out, best)
+		p = strings.TrimPrefix(p[len(best):], ".")
+		data = m[best]
+	}
+	return out
+}
