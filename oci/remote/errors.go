@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -71,11 +72,14 @@ func classify(registry string, err error) error {
 	if errors.Is(err, errdef.ErrNotFound) {
 		return fmt.Errorf("%w: %w", oci.ErrNotFound, err)
 	}
+	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return unauthorized(registry, err)
+	}
 	var resp *errcode.ErrorResponse
 	if errors.As(err, &resp) {
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
-			return fmt.Errorf("%w: %s answered 401 (log in with `docker login %s`, or give credentials in a Docker config file): %w", ErrUnauthorized, registry, registry, err)
+			return unauthorized(registry, err)
 		case http.StatusForbidden:
 			return fmt.Errorf("%w: %s answered 403: %w", ErrDenied, registry, err)
 		case http.StatusNotFound:
@@ -83,4 +87,9 @@ func classify(registry string, err error) error {
 		}
 	}
 	return err
+}
+
+// unauthorized says which registry refused, and how to log in.
+func unauthorized(registry string, err error) error {
+	return fmt.Errorf("%w: %s asks for credentials (log in with `docker login %s`, or give a Docker config file or a credential function): %w", ErrUnauthorized, registry, registry, err)
 }
