@@ -1,0 +1,236 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	"github.com/xpkgkit/xpkgkit/oci/cache"
+)
+
+// Credential is what a registry is given to authenticate: a user name and
+// password (basic auth, or exchanged for a bearer token), a refresh token
+// (an identity token, exchanged for an access token), or an access token
+// used as it is. The zero Credential is anonymous access, which still
+// follows a registry's anonymous bearer-token flow.
+type Credential struct {
+	Username     string
+	Password     string
+	RefreshToken string
+	AccessToken  string
+}
+
+// CredentialFunc returns the credential for a registry host ("host" or
+// "host:port"). It is called for every registry that asks for
+// authentication; returning the zero Credential means anonymous access.
+type CredentialFunc func(ctx context.Context, host string) (Credential, error)
+
+// Option configures a Client.
+type Option func(*config)
+
+type config struct {
+	credFunc     CredentialFunc
+	dockerConfig string
+	noDocker     bool
+	plainHTTP    bool
+	httpClient   *http.Client
+	cache        *cache.Cache
+	offline      bool
+	userAgent    string
+	maxTags      int
+}
+
+// WithCredentials makes fn the source of credentials, instead of Docker's
+// config file.
+func WithCredentials(fn CredentialFunc) Option {
+	return func(c *config) { c.credFunc = fn }
+}
+
+// WithDockerConfig reads credentials from the Docker config file at path
+// (its "auths" entries, its "credsStore" and "credHelpers" credential
+// helpers) instead of the default one ($DOCKER_CONFIG/config.json, else
+// ~/.docker/config.json). The file is read when a registry first asks for
+// credentials.
+func WithDockerConfig(path string) Option {
+	return func(c *config) { c.dockerConfig = path }
+}
+
+// WithAnonymous uses no credentials at all (not even Docker's config).
+func WithAnonymous() Option {
+	return func(c *config) { c.noDocker = true; c.credFunc = nil }
+}
+
+// WithPlainHTTP makes every registry be reached over plain HTTP when plain
+// is true. Without it, plain HTTP is used only for loopback registries
+// (localhost, 127.0.0.0/8, ::1), and HTTPS for every other.
+func WithPlainHTTP(plain bool) Option {
+	return func(c *config) { c.plainHTTP = plain }
+}
+
+// WithHTTPClient sets the HTTP client whose transport (TLS configuration,
+// proxy, timeouts) requests go through. Its Transport is wrapped with
+// retries; its CheckRedirect is kept. The default is a client over
+// http.DefaultTransport.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) { c.httpClient = hc }
+}
+
+// WithCache reads blobs and resolved tags through the cache: a blob in the
+// cache is read from it without network traffic, a blob fetched from a
+// registry is stored in it once verified, and a tag resolved less than the
+// cache's tag TTL ago is not resolved again.
+func WithCache(cc *cache.Cache) Option {
+	return func(c *config) { c.cache = cc }
+}
+
+// WithOffline makes the client use only its cache: a tag is resolved from
+// the cache whatever its age, and anything the cache does not hold fails
+// with ErrOffline. Without a cache every call fails.
+func WithOffline(offline bool) Option {
+	return func(c *config) { c.offline = offline }
+}
+
+// WithUserAgent sets the User-Agent header of requests.
+func WithUserAgent(ua string) Option {
+	return func(c *config) { c.userAgent = ua }
+}
+
+// WithMaxTags bounds how many tags Tags returns before it fails with
+// oci.ErrLimit. Default 100 000.
+func WithMaxTags(n int) Option {
+	return func(c *config) { c.maxTags = n }
+}
+
+// Client reaches registries. It is safe for concurrent use, and meant to be
+// shared: it caches the bearer tokens registries issue.
+type Client struct {
+	cfg  config
+	auth *auth.Client
+
+	plain sync.Map // loopback host -> bool, once probed
+
+	storeOnce sync.Once
+	store     credentials.Store
+	storeErr  error
+}
+
+// New returns a Client. Options: WithCredentials, WithDockerConfig,
+// WithAnonymous, WithPlainHTTP, WithHTTPClient, WithCache, WithOffline,
+// WithUserAgent, WithMaxTags.
+func New(opts ...Option) (*Client, error) {
+	c := &Client{cfg: config{maxTags: 100_000}}
+	for _, o := range opts {
+		if o != nil {
+			o(&c.cfg)
+		}
+	}
+	if c.cfg.maxTags <= 0 {
+		c.cfg.maxTags = 100_000
+	}
+	base := c.cfg.httpClient
+	if base == nil {
+		base = &http.Client{}
+	}
+	hc := *base
+	tr := hc.Transport
+	if tr == nil {
+		tr = http.DefaultTransport
+	}
+	hc.Transport = retry.NewTransport(tr)
+	c.auth = &auth.Client{
+		Client:     &hc,
+		Cache:      auth.NewCache(),
+		Credential: c.credential,
+	}
+	ua := c.cfg.userAgent
+	if ua == "" {
+		ua = "xpkgkit"
+	}
+	c.auth.SetUserAgent(ua)
+	return c, nil
+}
+
+// Cache returns the client's cache; nil when it has none.
+func (c *Client) Cache() *cache.Cache { return c.cfg.cache }
+
+// credential is the auth.CredentialFunc of the client.
+func (c *Client) credential(ctx context.Context, hostport string) (auth.Credential, error) {
+	if c.cfg.credFunc != nil {
+		cr, err := c.cfg.credFunc(ctx, hostport)
+		if err != nil {
+			return auth.EmptyCredential, fmt.Errorf("credentials for %s: %w", hostport, err)
+		}
+		return auth.Credential(cr), nil
+	}
+	if c.cfg.noDocker {
+		return auth.EmptyCredential, nil
+	}
+	c.storeOnce.Do(func() {
+		if c.cfg.dockerConfig != "" {
+			c.store, c.storeErr = credentials.NewStore(c.cfg.dockerConfig, credentials.StoreOptions{})
+		} else {
+			c.store, c.storeErr = credentials.NewStoreFromDocker(credentials.StoreOptions{})
+		}
+	})
+	if c.storeErr != nil {
+		return auth.EmptyCredential, fmt.Errorf("reading the Docker config: %w", c.storeErr)
+	}
+	return credentials.Credential(c.store)(ctx, hostport)
+}
+
+// usePlainHTTP reports whether host is reached over plain HTTP: always
+// with WithPlainHTTP(true); never for a host that is not loopback; for a
+// loopback host, when it answers HTTPS with plain HTTP (as Docker does for
+// localhost registries). The answer for a loopback host is probed once, with
+// a GET of /v2/ over HTTPS, and remembered.
+func (c *Client) usePlainHTTP(ctx context.Context, host string) (bool, error) {
+	if c.cfg.plainHTTP {
+		return true, nil
+	}
+	if !IsLoopback(host) {
+		return false, nil
+	}
+	if v, ok := c.plain.Load(host); ok {
+		return v.(bool), nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+host+"/v2/", nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := c.auth.Client.Do(req)
+	plain := false
+	switch {
+	case errors.Is(err, http.ErrSchemeMismatch):
+		plain = true
+	case err != nil:
+		return false, err
+	default:
+		resp.Body.Close()
+	}
+	c.plain.Store(host, plain)
+	return plain, nil
+}
+
+// IsLoopback reports whether host ("host" or "host:port") names the
+// loopback interface: localhost, an address of 127.0.0.0/8, or ::1.
+func IsLoopback(host string) bool {
+	h, _, err := net.SplitHostPort(host)
+	if err != nil {
+		h = host
+	}
+	if len(h) > 1 && h[0] == '[' && h[len(h)-1] == ']' {
+		h = h[1 : len(h)-1]
+	}
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

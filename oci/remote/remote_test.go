@@ -1,0 +1,50 @@
+package remote_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+)
+
+func TestPullPlain(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.Start(t, registrytest.Plain)
+	c, err := remote.New(remote.WithAnonymous())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pushCorpus(t, c, reg.Host+"/crossplane-contrib/provider-kubernetes", "v1", "provider-kubernetes.oci")
+	img, repo, err := c.Pull(context.Background(), reg.Host+"/crossplane-contrib/provider-kubernetes:v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Digest() != want.Digest() || img.ConfigDigest() != want.ConfigDigest() {
+		t.Errorf("pulled %s (config %s), pushed %s (config %s)", img.Digest(), img.ConfigDigest(), want.Digest(), want.ConfigDigest())
+	}
+	got := readPackageYAML(t, repo, img)
+	local, err := os.ReadFile(filepath.Join(testcorpus.Path(t, "provider-kubernetes"), "package.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || len(local) == 0 {
+		t.Fatalf("empty package.yaml: got %d bytes, local %d", len(got), len(local))
+	}
+	src, wantImg := openCorpus(t, "provider-kubernetes.oci")
+	if w := readPackageYAML(t, src, wantImg); !bytes.Equal(got, w) {
+		t.Errorf("package.yaml from the registry (%d bytes) differs from the local image's (%d bytes)", len(got), len(w))
+	}
+	tags, err := c.Tags(context.Background(), reg.Host+"/crossplane-contrib/provider-kubernetes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tags, []string{"v1"}) {
+		t.Errorf("tags = %q, want [v1]", tags)
+	}
+}
