@@ -1,0 +1,353 @@
+package deps_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
+)
+
+const (
+	reg   = "xpkg.example.org/acme/"
+	provA = reg + "provider-a"
+	provB = reg + "provider-b"
+	cfgX  = reg + "configuration-x"
+	cfgY  = reg + "configuration-y"
+	fnP   = reg + "function-p"
+)
+
+// rootSummary parses a fixture as the root package, named root.yaml.
+func rootSummary(t testing.TB, p *xpkgtest.Package) *deps.Package {
+	t.Helper()
+	pp, err := parser.Parse(context.Background(), bytes.NewReader(p.YAML()), parser.WithFile("root.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := deps.Summarize(context.Background(), pp, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...deps.LintOption) (*deps.Graph, []linter.Diagnostic) {
+	t.Helper()
+	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := g.Lint(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, ds
+}
+
+// want is an expected diagnostic: rule ID, file:line and message pattern.
+type want struct {
+	id, at, msg string
+}
+
+func versions(g *deps.Graph) string {
+	var s []string
+	for _, n := range g.Nodes[1:] {
+		s = append(s, n.Label())
+	}
+	return strings.Join(s, " ")
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	prov := xpkgtest.NewProvider("provider-a").WithCRD("a.example.org", "Widget", "v1")
+	fn := xpkgtest.NewFunction("function-p")
+	base := xpkgtest.NewGraph().
+		Add(provA, "v1.0.0", prov).
+		Add(provA, "v1.1.0", prov).
+		Add(provA, "v1.2.0-rc.1", prov).
+		Add(provA, "v2", prov). // incomplete: never selected
+		Add(provA, "latest", prov).
+		Add(provA, "v2.0.0", prov).
+		Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).
+		Add(fnP, "v0.3.0", fn)
+	cfg := xpkgtest.NewConfiguration("root")
+
+	tests := []struct {
+		name     string
+		graph    *xpkgtest.Graph
+		root     *xpkgtest.Package
+		opts     []deps.LintOption
+		versions string
+		want     []want
+	}{{
+		name:     "highest tag that satisfies",
+		graph:    base,
+		root:     cfg.WithDependency(xpkgtest.KindProvider, provA, "v1"),
+		versions: provA + ":v1.1.0",
+	}, {
+		name:     "pre-release only when the constraint names one",
+		graph:    base,
+		root:     cfg.WithDependency(xpkgtest.KindProvider, provA, ">=v1.2.0-0 <v2.0.0"),
+		versions: provA + ":v1.2.0-rc.1",
+	}, {
+		name:     "incomplete and non-semver tags are skipped",
+		graph:    base,
+		root:     cfg.WithDependency(xpkgtest.KindProvider, provA, ">=v1.5.0"),
+		versions: provA + ":v2.0.0",
+	}, {
+		name:     "deprecated keys resolve like package",
+		graph:    base,
+		root:     cfg.WithLegacyDependency(xpkgtest.KindProvider, provA, "~v1.0.0").WithLegacyDependency(xpkgtest.KindFunction, fnP, ">=v0.1.0"),
+		versions: fnP + ":v0.3.0 " + provA + ":v1.0.0",
+	}, {
+		name:  "no tag satisfies: nearest tags",
+		graph: base,
+		root:  cfg.WithDependency(xpkgtest.KindProvider, provA, ">=v3.0.0"),
+		want:  []want{{"XP601", "root.yaml:15", `no tag satisfies ">=v3.0.0"; nearest tags: v2.0.0, v1.2.0-rc.1, v1.1.0`}},
+	}, {
+		name:  "no such package",
+		graph: base,
+		root:  cfg.WithDependency(xpkgtest.KindProvider, reg+"provider-missing", ">=v1.0.0"),
+		want:  []want{{"XP601", "root.yaml:15", `no such package in the sources`}},
+	}, {
+		name: "diamond with a common version",
+		graph: xpkgtest.NewGraph().
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(xpkgtest.KindProvider, provA, ">=v1.0.0")).
+			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindProvider, provA, "<v1.1.0")).
+			Add(provA, "v1.0.0", prov).Add(provA, "v1.1.0", prov),
+		root:     cfg.WithDependency(xpkgtest.KindConfiguration, cfgX, "v1").WithDependency(xpkgtest.KindConfiguration, cfgY, "v1"),
+		versions: cfgX + ":v1.0.0 " + cfgY + ":v1.0.0 " + provA + ":v1.0.0",
+	}, {
+		name: "conflict names every constraint",
+		graph: xpkgtest.NewGraph().
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(xpkgtest.KindProvider, provA, ">=v2.0.0")).
+			Add(provA, "v1.0.0", prov).Add(provA, "v2.0.0", prov),
+		root: cfg.WithDependency(xpkgtest.KindProvider, provA, "v1").WithDependency(xpkgtest.KindConfiguration, cfgX, "v1"),
+		want: []want{
+			{"XP602", "root.yaml:15", `no tag satisfies all of "v1", ">=v2.0.0"; the constraints are "v1" by root at root.yaml:15:5, ">=v2.0.0" by ` + regexp.QuoteMeta(cfgX) + `:v1.0.0 at ` + regexp.QuoteMeta(cfgX) + `:v1.0.0/package.yaml:15:5`},
+			{"XP602", cfgX + ":v1.0.0/package.yaml:15", `no tag satisfies all of`},
+		},
+	}, {
+		name: "cycle with its path",
+		graph: xpkgtest.NewGraph().
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(xpkgtest.KindConfiguration, cfgY, "v1")).
+			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindConfiguration, cfgX, "v1")),
+		root: cfg.WithDependency(xpkgtest.KindConfiguration, cfgX, "v1"),
+		want: []want{{"XP603", cfgY + ":v1.0.0/package.yaml:15", `closes a dependency cycle: ` + regexp.QuoteMeta(cfgX+":v1.0.0 → "+cfgY+":v1.0.0 → "+cfgX+":v1.0.0")}},
+	}, {
+		name:  "kind mismatch",
+		graph: base,
+		root:  cfg.WithDependency(xpkgtest.KindProvider, fnP, ">=v0.1.0"),
+		want:  []want{{"XP604", "root.yaml:15", `declared a "Provider" but .*function-p:v0.3.0 is a Function package`}},
+	}, {
+		name:  "graph crossplane version",
+		graph: xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneVersion("<v2.0.0")),
+		root:  cfg.WithDependency(xpkgtest.KindProvider, provB, ">=v0.1.0"),
+		opts:  []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
+		want:  []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.1.0`}},
+	}, {
+		name:     "graph crossplane version without target",
+		graph:    xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneVersion("<v2.0.0")),
+		root:     cfg.WithDependency(xpkgtest.KindProvider, provB, ">=v0.1.0"),
+		versions: provB + ":v0.1.0",
+	}, {
+		name:  "composition function and composed types",
+		graph: base,
+		root: cfg.WithDependency(xpkgtest.KindFunction, fnP, ">=v0.1.0").WithDependency(xpkgtest.KindProvider, provA, "v1").
+			WithXRD("x.example.org", "XThing").
+			WithComposition("good", "x.example.org/v1alpha1", "XThing", "acme-function-p").
+			WithComposition("bad", "x.example.org/v1alpha1", "XThing", "function-p").
+			WithObject(ptComposition("pt", "acme-function-p", "a.example.org/v1", "Widget", "a.example.org/v2", "Widget", "b.example.org/v1", "Gadget", "v1", "ConfigMap")),
+		versions: fnP + ":v0.3.0 " + provA + ":v1.1.0",
+		want: []want{
+			{"XP606", "root.yaml:", `Composition "bad" calls function "function-p", which no Function of the graph is named .*"acme-function-p"`},
+			{"XP607", "root.yaml:", `composes "a.example.org/v2" "Widget", but the graph serves "Widget" only at "v1"`},
+			{"XP607", "root.yaml:", `composes "b.example.org/v1" "Gadget", which no CRD, XRD or MRD of the graph serves`},
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g, ds := resolve(t, tc.graph.Source(t), tc.root, tc.opts...)
+			if tc.versions != "" {
+				if got := versions(g); got != tc.versions {
+					t.Errorf("versions: got %q, want %q", got, tc.versions)
+				}
+			}
+			checkDiags(t, ds, tc.want)
+		})
+	}
+}
+
+func checkDiags(t *testing.T, ds []linter.Diagnostic, wants []want) {
+	t.Helper()
+	if len(ds) != len(wants) {
+		for _, d := range ds {
+			t.Logf("got %s", d)
+		}
+		t.Fatalf("got %d diagnostics, want %d", len(ds), len(wants))
+	}
+	for i, w := range wants {
+		d := ds[i]
+		at := fmt.Sprintf("%s:%d", d.Pos.File, d.Pos.Line)
+		if d.RuleID != w.id || !strings.HasPrefix(at, w.at) || !regexp.MustCompile(w.msg).MatchString(d.Message) {
+			t.Errorf("diagnostic %d: got %s %s %q, want %s %s /%s/", i, d.RuleID, at, d.Message, w.id, w.at, w.msg)
+		}
+		if d.Severity != linter.SeverityError {
+			t.Errorf("diagnostic %d: severity %s", i, d.Severity)
+		}
+	}
+}
+
+// ptComposition is a Composition whose function-patch-and-transform
+// input composes the given apiVersion, kind pairs.
+func ptComposition(name, fn string, types ...string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: %s\nspec:\n  compositeTypeRef:\n    apiVersion: x.example.org/v1alpha1\n    kind: XThing\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef:\n      name: %s\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n", name, fn)
+	for i := 0; i+1 < len(types); i += 2 {
+		fmt.Fprintf(&b, "      - name: r%d\n        base:\n          apiVersion: %s\n          kind: %s\n", i, types[i], types[i+1])
+	}
+	return []byte(b.String())
+}
+
+func TestDigestPins(t *testing.T) {
+	t.Parallel()
+	prov := xpkgtest.NewProvider("provider-a")
+	g := xpkgtest.NewGraph().Add(provA, "v1.0.0", prov).Add(provA, "v1.1.0", prov.WithAnnotation("x", "y"))
+	d0 := g.Digest(t, provA, "v1.0.0")
+	d1 := g.Digest(t, provA, "v1.1.0")
+	cfg := xpkgtest.NewConfiguration("root")
+
+	gr, ds := resolve(t, g.Source(t), cfg.WithDependency(xpkgtest.KindProvider, provA, d0))
+	checkDiags(t, ds, nil)
+	if got := versions(gr); got != provA+"@"+d0 {
+		t.Errorf("pinned: got %s", got)
+	}
+	if n := gr.Nodes[1]; n.Package.Version != "v1.0.0" || n.Package.Digest != d0 {
+		t.Errorf("pinned package: version %q digest %q", n.Package.Version, n.Package.Digest)
+	}
+
+	cy := xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindProvider, provA, d1)
+	g2 := xpkgtest.NewGraph().Add(provA, "v1.0.0", prov).Add(provA, "v1.1.0", prov.WithAnnotation("x", "y")).Add(cfgY, "v1.0.0", cy)
+	_, ds = resolve(t, g2.Source(t), cfg.WithDependency(xpkgtest.KindProvider, provA, d0).WithDependency(xpkgtest.KindConfiguration, cfgY, "v1"))
+	checkDiags(t, ds, []want{
+		{"XP602", "root.yaml:15", "pinned to 2 different digests"},
+		{"XP602", cfgY + ":v1.0.0/package.yaml:15", "pinned to 2 different digests"},
+	})
+
+	_, ds = resolve(t, g.Source(t), cfg.WithDependency(xpkgtest.KindProvider, provA, "sha256:"+strings.Repeat("0", 64)))
+	checkDiags(t, ds, []want{{"XP601", "root.yaml:15", "cannot be fetched"}})
+}
+
+// chain builds a graph of n configurations each depending on the next,
+// plus a diamond at every step onto a shared provider.
+func wideGraph(n int) (*xpkgtest.Graph, *xpkgtest.Package) {
+	g := xpkgtest.NewGraph()
+	prov := xpkgtest.NewProvider("provider-a").WithCRD("a.example.org", "Widget", "v1")
+	g.Add(provA, "v1.0.0", prov).Add(provA, "v1.1.0", prov)
+	root := xpkgtest.NewConfiguration("root")
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("%sconfiguration-%03d", reg, i)
+		c := xpkgtest.NewConfiguration(fmt.Sprintf("configuration-%03d", i)).WithDependency(xpkgtest.KindProvider, provA, ">=v1.0.0")
+		if i+1 < n {
+			c = c.WithDependency(xpkgtest.KindConfiguration, fmt.Sprintf("%sconfiguration-%03d", reg, i+1), ">=v0.1.0")
+		}
+		if i+2 < n {
+			c = c.WithDependency(xpkgtest.KindConfiguration, fmt.Sprintf("%sconfiguration-%03d", reg, i+2), ">=v0.1.0")
+		}
+		g.Add(name, "v0.1.0", c).Add(name, "v0.2.0", c)
+		if i%10 == 0 {
+			root = root.WithDependency(xpkgtest.KindConfiguration, name, "v0")
+		}
+	}
+	return g, root
+}
+
+func TestLargeGraphFetchesOnce(t *testing.T) {
+	t.Parallel()
+	g, root := wideGraph(200)
+	src := g.Source(t)
+	gr, ds := resolve(t, src, root)
+	checkDiags(t, ds, nil)
+	if len(gr.Nodes) != 202 {
+		t.Fatalf("got %d nodes, want 202", len(gr.Nodes))
+	}
+	for _, n := range gr.Nodes[1:] {
+		if c := src.Fetches(n.Name, n.Version); c != 1 {
+			t.Errorf("%s fetched %d times", n.Label(), c)
+		}
+	}
+	// Deterministic: the same lock every time, whatever the concurrency.
+	first := gr.Lock().JSON()
+	for _, c := range []int{1, 3, 8} {
+		g2, err := deps.NewResolver(g.Source(t), deps.WithConcurrency(c)).Resolve(context.Background(), rootSummary(t, root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g2.Lock().JSON(); !bytes.Equal(got, first) {
+			t.Fatalf("concurrency %d: lock differs", c)
+		}
+	}
+}
+
+func TestLimitsAndCancel(t *testing.T) {
+	t.Parallel()
+	g, root := wideGraph(50)
+	_, err := deps.NewResolver(g.Source(t), deps.WithLimits(deps.Limits{MaxPackages: 10})).Resolve(context.Background(), rootSummary(t, root))
+	var le *deps.LimitError
+	if !errors.As(err, &le) || le.Limit != "MaxPackages" || !errors.Is(err, deps.ErrLimit) {
+		t.Errorf("MaxPackages: got %v", err)
+	}
+	_, err = deps.NewResolver(g.Source(t), deps.WithLimits(deps.Limits{MaxEdges: 20})).Resolve(context.Background(), rootSummary(t, root))
+	if !errors.As(err, &le) || le.Limit != "MaxEdges" {
+		t.Errorf("MaxEdges: got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := deps.NewResolver(g.Source(t)).Resolve(ctx, rootSummary(t, root)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v", err)
+	}
+}
+
+func TestReselectAfterLaterConstraint(t *testing.T) {
+	t.Parallel()
+	// Y, met later, narrows provider-a to v1.0.0, which depends on
+	// provider-b; v1.1.0 (first selected) does not.
+	prov10 := xpkgtest.NewProvider("provider-a").WithDependency(xpkgtest.KindProvider, provB, ">=v0.1.0")
+	g := xpkgtest.NewGraph().
+		Add(provA, "v1.0.0", prov10).Add(provA, "v1.1.0", xpkgtest.NewProvider("provider-a")).
+		Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).
+		Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindProvider, provA, "<v1.1.0"))
+	root := xpkgtest.NewConfiguration("root").WithDependency(xpkgtest.KindProvider, provA, "v1").WithDependency(xpkgtest.KindConfiguration, cfgY, "v1")
+	gr, ds := resolve(t, g.Source(t), root)
+	checkDiags(t, ds, nil)
+	if got, want := versions(gr), cfgY+":v1.0.0 "+provA+":v1.0.0 "+provB+":v0.1.0"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	lock := string(gr.Lock().JSON())
+	for _, s := range []string{`"package": "` + provA + `"`, `"version": "v1.0.0"`, `"by": "root"`, `"position": "root.yaml:15:5"`} {
+		if !strings.Contains(lock, s) {
+			t.Errorf("lock lacks %s:\n%s", s, lock)
+		}
+	}
+}
+
+func TestRulesCatalog(t *testing.T) {
+	t.Parallel()
+	rs := deps.Rules()
+	if err := linter.Validate(append(linter.Builtin(), rs...)); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"XP601", "XP602", "XP603", "XP604", "XP605", "XP606", "XP607"} {
+		if rs[i].ID != id || rs[i].Bad == "" || rs[i].Good == "" || rs[i].Severity != linter.SeverityError {
+			t.Errorf("rule %d: %s %s", i, rs[i].ID, rs[i].Severity)
+		}
+	}
+}

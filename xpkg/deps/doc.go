@@ -1,0 +1,80 @@
+// Package deps resolves a Crossplane package's dependency graph and lints
+// it as a whole: will this graph install?
+//
+// A Resolver reads packages from a Source: MemorySource (in memory; see
+// xpkg/xpkgtest's Graph for whole graphs in unit tests), DirSource (a
+// directory laid out like references, for offline CI), CacheSource
+// (Crossplane's package cache directory), or several combined with
+// Sources. Resolve starts from a root package's Summarize summary and
+// returns a Graph; Graph.Lint reports its problems as linter.Diagnostic
+// values positioned at the dependsOn entry, or the Composition field, of
+// the package that causes them; Graph.Lock writes it down.
+//
+//	root, _ := deps.Summarize(ctx, pkg.Package, "")
+//	g, err := deps.NewResolver(deps.NewDirSource("vendor/xpkg", xpkg.Limits{})).Resolve(ctx, root)
+//	diags, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
+//	os.Stdout.Write(g.Lock().JSON())
+//
+// # Crossplane's semantics, as followed
+//
+// From Crossplane v2.1.0's package manager:
+//
+//   - A version constraint selects the highest tag that satisfies it
+//     (internal/controller/pkg/resolver/reconciler.go,
+//     findDependencyVersionToInstall). Tags that are not semantic versions
+//     are skipped, and so are incomplete ones: "v1" parses as 1.0.0 but is
+//     skipped, since such a tag may not be that release. A leading "v" is
+//     allowed in tags and constraints. Constraints are Masterminds semver
+//     constraints (Crossplane uses Masterminds/semver v1.5.0; xpkgkit the v3
+//     module, whose constraint syntax and pre-release rule are the same for
+//     the constraints packages use): a pre-release tag such as
+//     v1.2.0-rc.1 satisfies only a constraint that itself names a
+//     pre-release, so ">=v1.14.1-0" admits pre-releases and ">=v1.14.1"
+//     does not.
+//   - A version that is a digest (sha256:<64 hex>, what
+//     go-containerregistry's NewHash accepts) pins exactly, without looking
+//     at tags (same function).
+//   - The deprecated provider:, configuration: and function: keys name the
+//     package like package: does, with the kind they imply
+//     (internal/controller/pkg/revision/dependency.go, and the resolver's
+//     NewPackage).
+//   - A package installed as a dependency is named after its repository made
+//     a DNS label (resolver NewPackage, internal/xpkg/name.go ToDNSLabel),
+//     which is the name a Composition's functionRef must use (XP606).
+//   - A cycle stops installation (resolver Reconcile: dag.Sort).
+//   - Each package's spec.crossplane.version is checked against the running
+//     Crossplane (internal/controller/pkg/revision/reconciler.go,
+//     "incompatible Crossplane version"; internal/version InConstraints).
+//   - A digest and a version constraint on one package, or two different
+//     digests, cannot both hold (resolver findDigestToUpdate).
+//
+// # Where xpkgkit goes further
+//
+// Crossplane resolves one dependency at a time, in the cluster, and keeps
+// the first version it installed. Resolve instead takes every constraint
+// of the graph on a package at once and selects one version for the whole
+// graph: the highest tag that satisfies them all. When none does, the
+// graph has a conflict (XP602) naming every constraint with its file, line
+// and dependant, and resolution goes on with the version the first
+// constraint alone selects, so the rest of the graph is still checked.
+// Because a selection decides which dependencies a package brings, the
+// resolver walks the graph again when the complete set of constraints
+// changes a selection (at most 8 times). It also reports cycles with their
+// path (XP603), entries whose package is of another kind than declared
+// (XP604), packages of the graph whose Crossplane constraint excludes the
+// target version (XP605), pipeline steps naming no Function of the graph
+// (XP606) and composed types no CRD, XRD or MRD of the graph serves
+// (XP607). Rules returns the rules for catalogs; their IDs and names are
+// API.
+//
+// # Cost
+//
+// Resolve lists tags and fetches packages in parallel (WithConcurrency),
+// fetches each package version at most once, reads images through their
+// base layer only, and keeps only summaries: a package's parsed objects
+// are released once its summary is taken, so memory grows with the largest
+// package plus the summaries, not with the sum of the packages. Limits
+// bounds the packages, the dependsOn entries and the tags considered, with
+// a *LimitError; every loop over the graph is linear in its packages and
+// entries, and checks the context.
+package deps

@@ -1,0 +1,78 @@
+package deps
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+)
+
+// Lock is the resolved graph written down: every package with the version
+// and digest resolved, and the entries that asked for it. The same inputs
+// give the same Lock, byte for byte once marshalled.
+type Lock struct {
+	// Root is the root package's name (its reference, or its meta name).
+	Root string `json:"root"`
+	// Packages are the dependencies, sorted by name.
+	Packages []LockedPackage `json:"packages"`
+}
+
+// LockedPackage is one package of a Lock.
+type LockedPackage struct {
+	// Package is the registry/repository.
+	Package string `json:"package"`
+	// Kind is the package's kind; empty when it could not be fetched.
+	Kind meta.Kind `json:"kind,omitempty"`
+	// Version is the tag resolved, or the digest it is pinned to; empty
+	// when nothing resolved (or for an unversioned copy).
+	Version string `json:"version,omitempty"`
+	// Digest is the image digest, when the source knows it.
+	Digest string `json:"digest,omitempty"`
+	// RequiredBy lists the entries that ask for the package, sorted.
+	RequiredBy []Requirement `json:"requiredBy"`
+	// Problem is set when the package did not resolve cleanly: a conflict,
+	// or why it could not be fetched.
+	Problem string `json:"problem,omitempty"`
+}
+
+// Requirement is one dependsOn entry asking for a package.
+type Requirement struct {
+	// By is the dependant, as Node.Label gives it.
+	By string `json:"by"`
+	// Constraint is the entry's version field.
+	Constraint string `json:"version"`
+	// Position is the entry's file:line:column.
+	Position string `json:"position"`
+}
+
+// Lock returns the graph's lock.
+func (g *Graph) Lock() *Lock {
+	l := &Lock{Root: g.Root.Label(), Packages: []LockedPackage{}}
+	for _, n := range g.Nodes {
+		if n == g.Root {
+			continue
+		}
+		lp := LockedPackage{Package: n.Name, Version: n.Version, Problem: n.Conflict, RequiredBy: []Requirement{}}
+		if n.Package != nil {
+			lp.Kind, lp.Digest = n.Package.Kind, n.Package.Digest
+		} else if n.Err != nil && lp.Problem == "" {
+			lp.Problem = shorten(n.Err.Error())
+		}
+		for _, e := range n.In {
+			lp.RequiredBy = append(lp.RequiredBy, Requirement{By: e.From.Label(), Constraint: e.Dep.Constraint, Position: e.Dep.Pos.String()})
+		}
+		slices.SortFunc(lp.RequiredBy, func(a, b Requirement) int {
+			return cmp.Or(strings.Compare(a.By, b.By), strings.Compare(a.Position, b.Position), strings.Compare(a.Constraint, b.Constraint))
+		})
+		l.Packages = append(l.Packages, lp)
+	}
+	return l
+}
+
+// JSON returns the lock as indented JSON, ending with a newline.
+func (l *Lock) JSON() []byte {
+	b, _ := json.MarshalIndent(l, "", "  ") // only strings: cannot fail
+	return append(b, '\n')
+}

@@ -1,0 +1,334 @@
+package deps
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Package is what the graph keeps of one package: its identity, its meta
+// facts, its dependsOn entries with their positions, the types its CRDs,
+// XRDs and MRDs serve, and what its Compositions call and compose. It is a
+// summary: the parsed package it was taken from is released, so a graph of
+// many packages weighs the sum of its summaries, not of its packages.
+type Package struct {
+	// Name is the package's registry/repository, without tag or digest;
+	// empty for a root package read from a file.
+	Name string `json:"package,omitempty"`
+	// Version is the tag the package was fetched by; empty when it was
+	// fetched by digest and the source knows no tag for it, or for a root.
+	Version string `json:"version,omitempty"`
+	// Digest is the image (manifest) digest; empty when the source does
+	// not know one (a package directory, a package.yaml stream).
+	Digest string `json:"digest,omitempty"`
+	// Source says where the package was read from (a path, a reference).
+	Source string `json:"source,omitempty"`
+	// Kind is the kind of the package's meta object; empty when the
+	// package holds no single meta object of a known kind.
+	Kind meta.Kind `json:"kind,omitempty"`
+	// MetaName is the meta object's metadata.name.
+	MetaName string `json:"metaName,omitempty"`
+	// Crossplane is spec.crossplane.version, the constraint on the
+	// Crossplane version; empty when the package states none.
+	Crossplane string `json:"crossplane,omitempty"`
+	// CrossplanePos is the position of spec.crossplane.version.
+	CrossplanePos parser.Position `json:"-"`
+	// Meta identifies the meta object (for diagnostics).
+	Meta *linter.ObjectRef `json:"-"`
+	// Dependencies are the spec.dependsOn entries, in file order.
+	Dependencies []Dependency `json:"dependencies,omitempty"`
+	// Types are the types the package's CRDs, XRDs (and their claims) and
+	// MRDs serve.
+	Types []Type `json:"types,omitempty"`
+	// Compositions are the package's Compositions.
+	Compositions []Composition `json:"compositions,omitempty"`
+}
+
+// Dependency is one spec.dependsOn entry.
+type Dependency struct {
+	// Index is the entry's index in spec.dependsOn.
+	Index int `json:"index"`
+	// Key is the key naming the package: "package", or the deprecated
+	// "provider", "configuration" or "function".
+	Key string `json:"key"`
+	// Package is the reference as written.
+	Package string `json:"ref"`
+	// Name is the reference's registry/repository, the registry lower-cased
+	// (hosts are case-insensitive); empty when Package does not parse.
+	Name string `json:"name,omitempty"`
+	// Kind is the declared kind: the kind field with package, or the kind
+	// the deprecated key implies; empty when none is declared.
+	Kind meta.Kind `json:"kind,omitempty"`
+	// Constraint is the version field: a semver constraint or a digest.
+	Constraint string `json:"version"`
+	// Pos is the position of the entry's package key (its Key).
+	Pos parser.Position `json:"-"`
+	// Field is the dotted path of that key, e.g. "spec.dependsOn[0].package".
+	Field string `json:"-"`
+	// Err says why the entry cannot be resolved as written (an invalid
+	// reference, no package named); nil when it can.
+	Err error `json:"-"`
+}
+
+// Type is a type (group, kind) some CRD, XRD or MRD of a package serves.
+type Type struct {
+	Group    string   `json:"group"`
+	Kind     string   `json:"kind"`
+	Versions []string `json:"versions"`
+	// By is the kind of the object that defines it:
+	// CustomResourceDefinition, CompositeResourceDefinition (for the
+	// composite and its claim) or ManagedResourceDefinition.
+	By string `json:"by"`
+}
+
+// Composition is what the graph needs of one Composition.
+type Composition struct {
+	Object *linter.ObjectRef `json:"-"`
+	Name   string            `json:"name"`
+	// Functions are the pipeline steps' functionRef.name values.
+	Functions []Ref `json:"functions,omitempty"`
+	// Composed are the apiVersion/kind of the composed resources that can
+	// be read statically: the base of each resource of a
+	// function-patch-and-transform input, and of spec.resources (the
+	// removed Resources mode).
+	Composed []Ref `json:"composed,omitempty"`
+}
+
+// Ref is a name or an apiVersion/kind found in a Composition, with where.
+type Ref struct {
+	// Name is the functionRef's name; APIVersion and Kind a composed
+	// resource's type.
+	Name       string          `json:"name,omitempty"`
+	APIVersion string          `json:"apiVersion,omitempty"`
+	Kind       string          `json:"kind,omitempty"`
+	Pos        parser.Position `json:"-"`
+	Field      string          `json:"-"`
+}
+
+// Summarize takes the summary of a parsed package. Positions are those of
+// the parser, with prefix (when not empty) and "/" put before each file
+// name, so that positions in a dependency's files say which package they
+// are in. It fails only when ctx is done.
+func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Package, error) {
+	s := &Package{}
+	pos := func(p parser.Position) parser.Position {
+		if prefix != "" {
+			if p.File == "" {
+				p.File = prefix
+			} else {
+				p.File = prefix + "/" + p.File
+			}
+		}
+		return p
+	}
+	if len(pkg.Meta) == 1 {
+		if err := summarizeMeta(s, pkg, pos); err != nil {
+			return nil, err
+		}
+	}
+	for i, o := range pkg.Objects {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		switch o.GroupVersionKind().GroupKind().String() {
+		case "CustomResourceDefinition.apiextensions.k8s.io":
+			s.Types = append(s.Types, typesOf(o, "CustomResourceDefinition", false)...)
+		case "ManagedResourceDefinition.apiextensions.crossplane.io":
+			s.Types = append(s.Types, typesOf(o, "ManagedResourceDefinition", false)...)
+		case "CompositeResourceDefinition.apiextensions.crossplane.io":
+			s.Types = append(s.Types, typesOf(o, "CompositeResourceDefinition", true)...)
+		case "Composition.apiextensions.crossplane.io":
+			if c, ok := summarizeComposition(o, pos); ok {
+				s.Compositions = append(s.Compositions, c)
+			}
+		}
+	}
+	return s, nil
+}
+
+func summarizeMeta(s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
+	o := pkg.Meta[0]
+	s.Meta = linter.RefOf(o)
+	s.MetaName = o.Name
+	p := pkg.Pkg()
+	if p == nil {
+		return nil
+	}
+	if k, ok := meta.KindOf(p); ok {
+		s.Kind = k
+	}
+	loc, locErr := o.FieldLocator()
+	at := func(path ...string) parser.Position {
+		if locErr == nil {
+			for n := len(path); n > 0; n-- {
+				if fp, err := loc.FieldPosition(path[:n]...); err == nil {
+					return pos(fp)
+				}
+			}
+		}
+		return pos(o.Pos)
+	}
+	if c := p.GetCrossplaneConstraints(); c != nil {
+		s.Crossplane = c.Version
+		s.CrossplanePos = at("spec", "crossplane", "version")
+	}
+	for i, d := range p.GetDependencies() {
+		dep := Dependency{Index: i, Constraint: d.Version}
+		idx := strconv.Itoa(i)
+		switch {
+		case d.Package != nil && *d.Package != "":
+			dep.Key, dep.Package = "package", *d.Package
+			if d.Kind != nil {
+				dep.Kind = meta.Kind(*d.Kind)
+			}
+		case d.Provider != nil && *d.Provider != "":
+			dep.Key, dep.Package, dep.Kind = "provider", *d.Provider, meta.KindProvider
+		case d.Configuration != nil && *d.Configuration != "":
+			dep.Key, dep.Package, dep.Kind = "configuration", *d.Configuration, meta.KindConfiguration
+		case d.Function != nil && *d.Function != "":
+			dep.Key, dep.Package, dep.Kind = "function", *d.Function, meta.KindFunction
+		}
+		path := []string{"spec", "dependsOn", idx}
+		if dep.Key != "" {
+			path = append(path, dep.Key)
+		}
+		dep.Pos, dep.Field = at(path...), linter.FieldPath(path...)
+		if dep.Key == "" {
+			dep.Err = fmt.Errorf("names no package (XP301)")
+		} else if r, err := ref.Parse(dep.Package); err != nil {
+			dep.Err = err
+		} else {
+			dep.Name = canonicalName(r)
+		}
+		s.Dependencies = append(s.Dependencies, dep)
+	}
+	return nil
+}
+
+// canonicalName is a reference's registry (lower-cased) and repository.
+func canonicalName(r ref.Reference) string {
+	r.Registry = strings.ToLower(r.Registry)
+	return r.Name()
+}
+
+// CanonicalName returns the name the graph knows the package reference s
+// by: its registry, lower-cased, and repository, without tag or digest.
+func CanonicalName(s string) (string, error) {
+	r, err := ref.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	return canonicalName(r), nil
+}
+
+func typesOf(o *parser.Object, by string, claims bool) []Type {
+	spec, _ := o.Outline()["spec"].(map[string]any)
+	group, _ := spec["group"].(string)
+	names, _ := spec["names"].(map[string]any)
+	kind, _ := names["kind"].(string)
+	if group == "" || kind == "" {
+		return nil
+	}
+	var versions []string
+	if vs, ok := spec["versions"].([]any); ok {
+		for _, v := range vs {
+			vm, _ := v.(map[string]any)
+			name, _ := vm["name"].(string)
+			if served, ok := vm["served"].(bool); name != "" && (!ok || served) {
+				versions = append(versions, name)
+			}
+		}
+	}
+	if v, ok := spec["version"].(string); ok && v != "" && len(versions) == 0 {
+		versions = append(versions, v) // apiextensions.k8s.io/v1beta1
+	}
+	ts := []Type{{Group: group, Kind: kind, Versions: versions, By: by}}
+	if claims {
+		if cn, ok := spec["claimNames"].(map[string]any); ok {
+			if ck, _ := cn["kind"].(string); ck != "" {
+				ts = append(ts, Type{Group: group, Kind: ck, Versions: versions, By: by})
+			}
+		}
+	}
+	return ts
+}
+
+// maxComposedPerComposition bounds what one Composition contributes.
+const maxComposedPerComposition = 10000
+
+func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position) (Composition, bool) {
+	c := Composition{Object: linter.RefOf(o), Name: o.Name}
+	u, err := o.Unstructured()
+	if err != nil {
+		return c, false
+	}
+	spec, _ := u.Object["spec"].(map[string]any)
+	type pending struct {
+		ref  Ref
+		path []string
+		fn   bool
+	}
+	var refs []pending
+	addBases := func(resources []any, path []string) {
+		for j, r := range resources {
+			if len(refs) >= maxComposedPerComposition {
+				return
+			}
+			rm, _ := r.(map[string]any)
+			base, _ := rm["base"].(map[string]any)
+			av, _ := base["apiVersion"].(string)
+			k, _ := base["kind"].(string)
+			if av == "" || k == "" {
+				continue
+			}
+			p := append(append([]string(nil), path...), strconv.Itoa(j), "base", "kind")
+			refs = append(refs, pending{ref: Ref{APIVersion: av, Kind: k}, path: p})
+		}
+	}
+	if steps, ok := spec["pipeline"].([]any); ok {
+		for i, st := range steps {
+			sm, _ := st.(map[string]any)
+			idx := strconv.Itoa(i)
+			if fr, ok := sm["functionRef"].(map[string]any); ok {
+				if n, _ := fr["name"].(string); n != "" {
+					refs = append(refs, pending{ref: Ref{Name: n}, path: []string{"spec", "pipeline", idx, "functionRef", "name"}, fn: true})
+				}
+			}
+			in, _ := sm["input"].(map[string]any)
+			if av, _ := in["apiVersion"].(string); strings.HasPrefix(av, "pt.fn.crossplane.io/") {
+				if rs, ok := in["resources"].([]any); ok {
+					addBases(rs, []string{"spec", "pipeline", idx, "input", "resources"})
+				}
+			}
+		}
+	}
+	if rs, ok := spec["resources"].([]any); ok {
+		addBases(rs, []string{"spec", "resources"})
+	}
+	if len(refs) > 0 {
+		loc, locErr := o.FieldLocator()
+		for _, p := range refs {
+			r := p.ref
+			r.Pos, r.Field = pos(o.Pos), linter.FieldPath(p.path...)
+			if locErr == nil {
+				if fp, err := loc.FieldPosition(p.path...); err == nil {
+					r.Pos = pos(fp)
+				}
+			}
+			if p.fn {
+				c.Functions = append(c.Functions, r)
+			} else {
+				c.Composed = append(c.Composed, r)
+			}
+		}
+	}
+	return c, true
+}

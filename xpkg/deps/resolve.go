@@ -1,0 +1,630 @@
+package deps
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// Limits bound what one Resolve call may grow to. A zero field means its
+// default (DefaultLimits).
+type Limits struct {
+	// MaxPackages is the most packages in the graph, the root included.
+	// Default 2000.
+	MaxPackages int
+	// MaxEdges is the most dependsOn entries in the graph. Default 50000.
+	MaxEdges int
+	// MaxTags is the most tags considered for one package. Default 10000.
+	MaxTags int
+}
+
+// DefaultLimits returns the default limits.
+func DefaultLimits() Limits { return Limits{MaxPackages: 2000, MaxEdges: 50000, MaxTags: 10000} }
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	return Limits{MaxPackages: cmp.Or(l.MaxPackages, d.MaxPackages), MaxEdges: cmp.Or(l.MaxEdges, d.MaxEdges), MaxTags: cmp.Or(l.MaxTags, d.MaxTags)}
+}
+
+// ErrLimit is wrapped by *LimitError.
+var ErrLimit = errors.New("deps: limit exceeded")
+
+// LimitError says which limit a graph exceeded.
+type LimitError struct {
+	// Limit names the Limits field: "MaxPackages", "MaxEdges" or "MaxTags".
+	Limit string
+	// Max is its value.
+	Max int
+	// Package is the package being read when the limit was hit, if any.
+	Package string
+}
+
+func (e *LimitError) Error() string {
+	s := fmt.Sprintf("deps: limit exceeded: %s %d", e.Limit, e.Max)
+	if e.Package != "" {
+		s += " (at " + quote(e.Package) + ")"
+	}
+	return s
+}
+
+// Unwrap returns ErrLimit.
+func (e *LimitError) Unwrap() error { return ErrLimit }
+
+// Option configures a Resolver.
+type Option func(*config)
+
+type config struct {
+	limits      Limits
+	concurrency int
+}
+
+// WithLimits sets the limits of the graph.
+func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
+
+// WithConcurrency sets how many tag listings and fetches run at once
+// (default: GOMAXPROCS, at least 2, at most 8).
+func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+
+// Resolver resolves dependency graphs from a Source. It is safe for
+// concurrent use; each Resolve call has its own caches.
+type Resolver struct {
+	src Source
+	cfg config
+}
+
+// NewResolver returns a resolver reading packages from src.
+func NewResolver(src Source, opts ...Option) *Resolver {
+	c := config{}
+	for _, o := range opts {
+		o(&c)
+	}
+	c.limits = c.limits.withDefaults()
+	if c.concurrency <= 0 {
+		c.concurrency = min(max(runtime.GOMAXPROCS(0), 2), 8)
+	}
+	return &Resolver{src: src, cfg: c}
+}
+
+// Graph is a resolved dependency graph.
+type Graph struct {
+	// Root is the package whose dependencies were resolved.
+	Root *Node
+	// Nodes are the packages of the graph, the root first, then the others
+	// sorted by name.
+	Nodes []*Node
+	// Cycles are the dependency cycles found, each as the edges that make
+	// it up, the closing edge last.
+	Cycles [][]*Edge
+}
+
+// Node is one package of the graph.
+type Node struct {
+	// Name is the package's registry/repository ("" for a root read from a
+	// file that does not say its name).
+	Name string
+	// Version is the version resolved: a tag, a digest when the package is
+	// pinned by digest, or "" for the root or an unversioned copy.
+	Version string
+	// Package is the package's summary; nil when it could not be fetched.
+	Package *Package
+	// Edges are the package's dependsOn entries, in file order.
+	Edges []*Edge
+	// In are the edges that ask for the package, in graph order.
+	In []*Edge
+	// Conflict explains why no version satisfies every constraint on the
+	// package at once; "" when there is none.
+	Conflict string
+	// Err says why the package could not be fetched; nil when it was, or
+	// when no version was chosen (the edges say why).
+	Err error
+}
+
+// Label returns "name:version", "name@digest", or the name alone.
+func (n *Node) Label() string {
+	switch {
+	case n.Name == "" && n.Package != nil && n.Package.MetaName != "":
+		return n.Package.MetaName
+	case n.Version == "":
+		return n.Name
+	case isDigest(n.Version):
+		return n.Name + "@" + n.Version
+	}
+	return n.Name + ":" + n.Version
+}
+
+// Edge is one dependsOn entry of a package of the graph.
+type Edge struct {
+	// From is the package whose entry it is.
+	From *Node
+	// Dep is the entry.
+	Dep *Dependency
+	// To is the package it names; nil when the entry names none that can
+	// be read (Dep.Err says why).
+	To *Node
+	// Unresolved says why this entry alone cannot resolve (no such
+	// package, no tag satisfies its constraint, an invalid constraint);
+	// "" when it can.
+	Unresolved string
+	// Nearest lists tags near the entry's constraint when no tag
+	// satisfies it.
+	Nearest []string
+}
+
+type tagsResult struct {
+	vs          []tagVersion
+	unversioned bool
+	err         error
+}
+
+type fetchKey struct{ name, version string }
+
+type fetchResult struct {
+	pkg *Package
+	err error
+}
+
+type selection struct {
+	version  string // "" with ok: the unversioned copy
+	ok       bool
+	conflict string
+	edgeErr  map[*Dependency]unresolved
+}
+
+type unresolved struct {
+	why     string
+	nearest []string
+}
+
+type edgeRef struct {
+	from *Package
+	dep  *Dependency
+}
+
+type resolution struct {
+	r       *Resolver
+	root    *Package
+	tags    map[string]*tagsResult
+	fetched map[fetchKey]*fetchResult
+	sel     map[string]*selection
+	edges   map[string][]edgeRef // of the last expansion
+	order   []string             // names in the order the last expansion met them
+}
+
+// maxPasses bounds how often the resolver re-expands the graph after the
+// complete set of constraints changed a selection.
+const maxPasses = 8
+
+// Resolve resolves the dependencies of root, transitively: for every
+// package named, the version Crossplane's package manager would choose
+// (see the package doc), one version per package for the whole graph. A
+// problem with the graph (an unresolvable entry, a conflict, a cycle, a
+// package of the wrong kind) is not an error: it is in the Graph, for Lint
+// to report. Resolve fails when ctx is done or a limit is exceeded
+// (*LimitError).
+func (r *Resolver) Resolve(ctx context.Context, root *Package) (*Graph, error) {
+	if root == nil {
+		return nil, errors.New("deps: nil root package")
+	}
+	s := &resolution{r: r, root: root, tags: map[string]*tagsResult{}, fetched: map[fetchKey]*fetchResult{}, sel: map[string]*selection{}}
+	for pass := 0; ; pass++ {
+		if err := s.expand(ctx); err != nil {
+			return nil, err
+		}
+		changed, err := s.reselect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !changed || pass+1 >= maxPasses {
+			break
+		}
+	}
+	return s.build(), nil
+}
+
+// expand walks the graph from the root, level by level, choosing a version
+// for each package as it is met (the selection of an earlier pass when
+// there is one) and fetching the packages of each level in parallel.
+func (s *resolution) expand(ctx context.Context) error {
+	lim := s.r.cfg.limits
+	s.edges = map[string][]edgeRef{}
+	s.order = s.order[:0]
+	seen := map[string]bool{}
+	if s.root.Name != "" {
+		seen[s.root.Name] = true
+		s.order = append(s.order, s.root.Name)
+	}
+	nEdges := 0
+	level := []*Package{s.root}
+	for len(level) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var fresh []string
+		for _, p := range level {
+			nEdges += len(p.Dependencies)
+			if nEdges > lim.MaxEdges {
+				return &LimitError{Limit: "MaxEdges", Max: lim.MaxEdges, Package: p.Name}
+			}
+			for i := range p.Dependencies {
+				d := &p.Dependencies[i]
+				if d.Name == "" || d.Err != nil {
+					continue
+				}
+				s.edges[d.Name] = append(s.edges[d.Name], edgeRef{p, d})
+				if !seen[d.Name] {
+					seen[d.Name] = true
+					fresh = append(fresh, d.Name)
+					s.order = append(s.order, d.Name)
+				}
+			}
+		}
+		if len(s.order) > lim.MaxPackages {
+			return &LimitError{Limit: "MaxPackages", Max: lim.MaxPackages}
+		}
+		if err := s.listTags(ctx, fresh); err != nil {
+			return err
+		}
+		var want []fetchKey
+		for _, n := range fresh {
+			sel, ok := s.sel[n]
+			if !ok {
+				sel = s.choose(n)
+				s.sel[n] = sel
+			}
+			if sel.ok {
+				want = append(want, fetchKey{n, sel.version})
+			}
+		}
+		if err := s.fetch(ctx, want); err != nil {
+			return err
+		}
+		level = level[:0:0]
+		for _, k := range want {
+			if f := s.fetched[k]; f.pkg != nil {
+				level = append(level, f.pkg)
+			}
+		}
+	}
+	return nil
+}
+
+// reselect chooses again with every constraint of the graph known, and
+// reports whether a selection changed.
+func (s *resolution) reselect(ctx context.Context) (bool, error) {
+	if err := s.listTags(ctx, s.order); err != nil {
+		return false, err
+	}
+	changed := false
+	for _, n := range s.order {
+		if n == s.root.Name {
+			continue
+		}
+		sel := s.choose(n)
+		if old, ok := s.sel[n]; ok && (old.ok != sel.ok || old.version != sel.version) {
+			changed = true
+		}
+		s.sel[n] = sel
+	}
+	return changed, nil
+}
+
+// needsTags reports whether an edge on name has a version constraint (not
+// a digest), so that choosing needs the tags.
+func (s *resolution) needsTags(name string) bool {
+	for _, e := range s.edges[name] {
+		if !isDigest(e.dep.Constraint) {
+			return true
+		}
+	}
+	return false
+}
+
+// listTags lists, in parallel, the tags of the names that need them and
+// have not been listed.
+func (s *resolution) listTags(ctx context.Context, names []string) error {
+	var todo []string
+	for _, n := range names {
+		if _, ok := s.tags[n]; !ok && n != s.root.Name && s.needsTags(n) {
+			todo = append(todo, n)
+		}
+	}
+	res := make([]*tagsResult, len(todo))
+	err := parallel(ctx, s.r.cfg.concurrency, len(todo), func(i int) {
+		tags, err := s.r.src.Tags(ctx, todo[i])
+		t := &tagsResult{}
+		switch {
+		case errors.Is(err, ErrUnversioned):
+			t.unversioned = true
+		case err != nil:
+			t.err = err
+		case len(tags) > s.r.cfg.limits.MaxTags:
+			t.err = &LimitError{Limit: "MaxTags", Max: s.r.cfg.limits.MaxTags, Package: todo[i]}
+		default:
+			t.vs = sortedVersions(tags)
+		}
+		res[i] = t
+	})
+	if err != nil {
+		return err
+	}
+	for i, n := range todo {
+		s.tags[n] = res[i]
+	}
+	return nil
+}
+
+// fetch fetches, in parallel, the keys not fetched yet. A package is never
+// fetched twice in one Resolve call.
+func (s *resolution) fetch(ctx context.Context, keys []fetchKey) error {
+	var todo []fetchKey
+	for _, k := range keys {
+		if _, ok := s.fetched[k]; !ok {
+			todo = append(todo, k)
+			s.fetched[k] = nil // claimed
+		}
+	}
+	res := make([]*fetchResult, len(todo))
+	err := parallel(ctx, s.r.cfg.concurrency, len(todo), func(i int) {
+		p, err := s.r.src.Fetch(ctx, todo[i].name, todo[i].version)
+		if err == nil && p == nil {
+			err = fmt.Errorf("%w: %s", ErrNotFound, todo[i].name)
+		}
+		if p != nil && p.Name == "" {
+			p.Name = todo[i].name
+		}
+		res[i] = &fetchResult{p, err}
+	})
+	if err != nil {
+		return err
+	}
+	for i, k := range todo {
+		if e := ctx.Err(); e != nil && res[i].err != nil && errors.Is(res[i].err, e) {
+			return e
+		}
+		s.fetched[k] = res[i]
+	}
+	return nil
+}
+
+// choose selects the version of name that every constraint known on it
+// allows, as described in the package doc.
+func (s *resolution) choose(name string) *selection {
+	sel := &selection{edgeErr: map[*Dependency]unresolved{}}
+	edges := s.edges[name]
+	var digests []string
+	var semvers []edgeRef
+	for _, e := range edges {
+		if isDigest(e.dep.Constraint) {
+			if !slices.Contains(digests, e.dep.Constraint) {
+				digests = append(digests, e.dep.Constraint)
+			}
+			continue
+		}
+		semvers = append(semvers, e)
+	}
+	if len(digests) > 0 {
+		sel.version, sel.ok = digests[0], true
+		switch {
+		case len(digests) > 1:
+			sel.conflict = fmt.Sprintf("pinned to %d different digests", len(digests))
+		case len(semvers) > 0:
+			sel.conflict = "pinned to a digest by one entry and constrained by version by another (Crossplane cannot satisfy both)"
+		}
+		return sel
+	}
+	t := s.tags[name]
+	switch {
+	case t == nil:
+		return sel
+	case t.err != nil:
+		why := "cannot list its versions: " + shorten(t.err.Error())
+		if errors.Is(t.err, ErrNotFound) {
+			why = "no such package in the sources"
+		}
+		for _, e := range semvers {
+			sel.edgeErr[e.dep] = unresolved{why: why}
+		}
+		return sel
+	case t.unversioned:
+		// The source holds one copy and no version: take it, as Crossplane
+		// takes an installed package without re-checking its version.
+		sel.ok = true
+		return sel
+	}
+	type cons struct {
+		e edgeRef
+		c *semver.Constraints
+	}
+	var ok []cons
+	for _, e := range semvers {
+		c, err := semver.NewConstraint(e.dep.Constraint)
+		if err != nil {
+			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("version %s is not a semver constraint", quote(e.dep.Constraint))}
+			continue
+		}
+		found := false
+		for _, tv := range t.vs {
+			if c.Check(tv.v) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("no tag satisfies %s", quote(e.dep.Constraint)), nearest: nearestTags(t.vs, e.dep.Constraint, 5)}
+			continue
+		}
+		ok = append(ok, cons{e, c})
+	}
+	if len(ok) == 0 {
+		return sel
+	}
+	for _, tv := range t.vs {
+		all := true
+		for _, c := range ok {
+			if !c.c.Check(tv.v) {
+				all = false
+				break
+			}
+		}
+		if all {
+			sel.version, sel.ok = tv.tag, true
+			return sel
+		}
+	}
+	// No tag satisfies them all: a conflict. Go on with the highest tag
+	// the first constraint allows, so the graph below is still checked.
+	var cs []string
+	for _, c := range ok {
+		cs = append(cs, quote(c.e.dep.Constraint))
+	}
+	sel.conflict = "no tag satisfies all of " + strings.Join(cs, ", ")
+	for _, tv := range t.vs {
+		if ok[0].c.Check(tv.v) {
+			sel.version, sel.ok = tv.tag, true
+			break
+		}
+	}
+	return sel
+}
+
+// build turns the last expansion into a Graph.
+func (s *resolution) build() *Graph {
+	g := &Graph{}
+	nodes := map[string]*Node{}
+	g.Root = &Node{Name: s.root.Name, Version: s.root.Version, Package: s.root}
+	if s.root.Name != "" {
+		nodes[s.root.Name] = g.Root
+	}
+	var others []*Node
+	for _, n := range s.order {
+		if n == s.root.Name {
+			continue
+		}
+		node := &Node{Name: n}
+		if sel := s.sel[n]; sel != nil {
+			node.Conflict = sel.conflict
+			if sel.ok {
+				node.Version = sel.version
+				if f := s.fetched[fetchKey{n, sel.version}]; f != nil {
+					node.Package, node.Err = f.pkg, f.err
+					if f.pkg != nil && f.pkg.Version != "" && !isDigest(sel.version) {
+						node.Version = f.pkg.Version
+					}
+				}
+			}
+		}
+		nodes[n] = node
+		others = append(others, node)
+	}
+	slices.SortFunc(others, func(a, b *Node) int { return strings.Compare(a.Name, b.Name) })
+	g.Nodes = append([]*Node{g.Root}, others...)
+	// Edges, from the packages reachable in the last expansion.
+	for _, node := range g.Nodes {
+		if node.Package == nil {
+			continue
+		}
+		for i := range node.Package.Dependencies {
+			d := &node.Package.Dependencies[i]
+			e := &Edge{From: node, Dep: d}
+			if d.Err != nil || d.Name == "" {
+				if d.Err != nil {
+					e.Unresolved = shorten(d.Err.Error())
+				}
+			} else if to := nodes[d.Name]; to != nil {
+				e.To = to
+				to.In = append(to.In, e)
+				if sel := s.sel[d.Name]; sel != nil {
+					if u, ok := sel.edgeErr[d]; ok {
+						e.Unresolved, e.Nearest = u.why, u.nearest
+					}
+				}
+			}
+			node.Edges = append(node.Edges, e)
+		}
+	}
+	g.Cycles = findCycles(g)
+	return g
+}
+
+// findCycles finds the cycles of the graph with one depth-first search
+// from the root: each back edge closes one cycle.
+func findCycles(g *Graph) [][]*Edge {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[*Node]int{}
+	var cycles [][]*Edge
+	type frame struct {
+		n    *Node
+		next int
+		via  *Edge
+	}
+	stack := []frame{{n: g.Root}}
+	color[g.Root] = grey
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next >= len(top.n.Edges) {
+			color[top.n] = black
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		e := top.n.Edges[top.next]
+		top.next++
+		if e.To == nil || e.To.Package == nil && e.To != g.Root {
+			continue
+		}
+		switch color[e.To] {
+		case white:
+			color[e.To] = grey
+			stack = append(stack, frame{n: e.To, via: e})
+		case grey:
+			var path []*Edge
+			start := 0
+			for i := len(stack) - 1; i >= 0; i-- {
+				if stack[i].n == e.To {
+					start = i
+					break
+				}
+			}
+			for _, f := range stack[start+1:] {
+				path = append(path, f.via)
+			}
+			cycles = append(cycles, append(path, e))
+		}
+	}
+	return cycles
+}
+
+// parallel runs fn(0..n-1) with at most limit at once, and returns
+// ctx.Err() when ctx is done before all ran.
+func parallel(ctx context.Context, limit, n int, fn func(int)) error {
+	if n == 0 {
+		return ctx.Err()
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}

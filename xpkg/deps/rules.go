@@ -1,0 +1,434 @@
+package deps
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/meta"
+)
+
+// graphRule is a rule over a whole graph: its catalog entry and its check.
+type graphRule struct {
+	rule  linter.Rule
+	check func(*graphPass)
+}
+
+// graphPass is what a graph rule's check receives.
+type graphPass struct {
+	g      *Graph
+	target *semver.Version
+	rule   *linter.Rule
+	diags  []linter.Diagnostic
+}
+
+// reportEdge reports a problem positioned at the dependsOn entry e.
+func (p *graphPass) reportEdge(e *Edge, format string, args ...any) {
+	var obj *linter.ObjectRef
+	if e.From.Package != nil {
+		obj = e.From.Package.Meta
+	}
+	p.diags = append(p.diags, linter.Diagnostic{
+		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: p.rule.Severity,
+		Message: fmt.Sprintf(format, args...), Pos: e.Dep.Pos, Field: e.Dep.Field, Object: obj,
+	})
+}
+
+func (p *graphPass) reportRef(c *Composition, r Ref, format string, args ...any) {
+	p.diags = append(p.diags, linter.Diagnostic{
+		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: p.rule.Severity,
+		Message: fmt.Sprintf(format, args...), Pos: r.Pos, Field: r.Field, Object: c.Object,
+	})
+}
+
+// noRun is the Run of the rules Rules returns: a graph rule looks at a
+// graph, which a single package's lint does not have.
+func noRun(*linter.Pass) error { return nil }
+
+const graphHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  dependsOn:\n"
+
+func graphRules() []graphRule {
+	return []graphRule{
+		{linter.Rule{
+			ID: "XP601", Name: "dependency-unresolved", Severity: linter.SeverityError,
+			Doc: `A dependency resolves to no package
+
+The package named by a dependsOn entry is in none of the sources, no tag of
+it satisfies the entry's version constraint, or it cannot be fetched. The
+message lists the tags nearest the constraint. Crossplane's package manager
+fails the same way at install: the lock reconciler
+(internal/controller/pkg/resolver, findDependencyVersionToInstall) finds no
+version to install and marks resolution failed, so the dependant package
+never becomes healthy.`,
+			Bad:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v9.0.0\"  # tags: v0.3.0, v0.4.0\n",
+			Good: graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.3.0\"\n",
+		}, checkUnresolved},
+		{linter.Rule{
+			ID: "XP602", Name: "dependency-conflict", Severity: linter.SeverityError,
+			Doc: `Constraints on one package have no version in common
+
+Crossplane installs one version of each package for the whole cluster.
+When the packages of a graph constrain the same dependency so that no tag
+satisfies every constraint at once (or pin it to different digests, or pin
+it by digest and constrain it by version), one of the dependants gets a
+version outside its constraint: Crossplane's dependency manager
+(internal/controller/pkg/revision/dependency.go, Resolve) then reports
+"incompatible dependencies" and that package's revision stays unhealthy.
+The message names every constraint with its dependant, file and line.`,
+			Bad:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \"v1\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
+			Good: "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v1.0.0\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
+		}, checkConflict},
+		{linter.Rule{
+			ID: "XP603", Name: "dependency-cycle", Severity: linter.SeverityError,
+			Doc: `Packages depend on each other in a cycle
+
+A package depends, directly or through others, on itself. Crossplane's lock
+reconciler sorts the dependency graph before it installs anything
+(internal/controller/pkg/resolver, dag.Sort; internal/dag) and refuses to
+install more packages when the sort finds a cycle. The message shows the
+cycle's path; the diagnostic is at the entry that closes it.`,
+			Bad:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which depends on configuration-a\n    version: \">=v0.1.0\"\n",
+			Good: "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v0.1.0\"\n",
+		}, checkCycle},
+		{linter.Rule{
+			ID: "XP604", Name: "dependency-kind", Severity: linter.SeverityError,
+			Doc: `A dependency resolves to a package of another kind
+
+The entry declares a kind (kind: Provider, or the deprecated provider:
+key) but the package it resolves to is of another kind, say a
+Configuration. Crossplane creates a package object of the declared kind
+(internal/controller/pkg/resolver, NewPackage) and its revision refuses a
+package whose meta object is of another kind (internal/xpkg/lint.go, the
+per-kind linters), so the dependency never installs.`,
+			Bad:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready  # a Function\n    version: \">=v0.1.0\"\n",
+			Good: graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Function\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready\n    version: \">=v0.1.0\"\n",
+		}, checkKind},
+		{linter.Rule{
+			ID: "XP605", Name: "graph-crossplane-version", Severity: linter.SeverityError,
+			Doc: `A package of the graph excludes the target Crossplane version
+
+Runs only with a target version (the CLI's --crossplane-version). Every
+package of the graph states the Crossplane versions it works with
+(spec.crossplane.version); the graph installs only on a version all of
+them allow. Crossplane checks each package revision's constraint against
+its own version (internal/controller/pkg/revision/reconciler.go,
+"incompatible Crossplane version") and leaves a package it excludes
+unhealthy. The diagnostic is at the entry that pulls the package in and
+names the package and its constraint; the root's own constraint is XP203's.`,
+			Bad:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-old  # crossplane.version: \"<v2.0.0\", linted with --crossplane-version v2.1.0\n    version: \">=v0.1.0\"\n",
+			Good: graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-new  # crossplane.version: \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
+		}, checkCrossplaneVersion},
+		{linter.Rule{
+			ID: "XP606", Name: "composition-function", Severity: linter.SeverityError,
+			Doc: `A Composition calls a Function the graph does not install
+
+A pipeline step's functionRef.name must be the name of an installed
+Function. Crossplane names a Function it installs as a dependency after
+its repository, made a DNS label (internal/controller/pkg/resolver,
+NewPackage, and internal/xpkg/name.go, ToDNSLabel: characters other than
+lower-case letters and digits dropped, '/', '.', ':' and '-' turned into
+'-'), so xpkg.crossplane.io/crossplane-contrib/function-auto-ready is
+installed as crossplane-contrib-function-auto-ready. A step that names no
+Function of the graph fails every composite resource of the Composition.`,
+			Bad:  "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: function-patch-and-transform\n",
+			Good: "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n",
+		}, checkFunctions},
+		{linter.Rule{
+			ID: "XP607", Name: "composed-type", Severity: linter.SeverityError,
+			Doc: `A composed resource's type is served by nothing in the graph
+
+The apiVersion and kind of a composed resource (the base of a resource in
+a function-patch-and-transform input, or of spec.resources) must be served
+by a CRD, XRD or MRD of some package of the graph, or by Kubernetes or
+Crossplane itself (groups without a dot, *.k8s.io, and Crossplane's own
+groups). Otherwise the API server has no such type and every composite
+resource of the Composition fails to compose it. The rule runs only when
+every package of the graph was fetched (else XP601 says what is missing).
+Types composed by other functions (templates, code) are not seen.`,
+			Bad:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
+			Good: "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
+		}, checkComposedTypes},
+	}
+}
+
+// Rules returns the graph rules, fresh copies in ID order, for catalogs
+// and for tools that list or explain rules. Their Run does nothing: a graph
+// rule looks at a whole graph, which a single package's linter.Lint does
+// not have; Graph.Lint runs them.
+func Rules() []*linter.Rule {
+	rs := graphRules()
+	out := make([]*linter.Rule, len(rs))
+	for i := range rs {
+		r := rs[i].rule
+		r.Run = noRun
+		out[i] = &r
+	}
+	return out
+}
+
+// LintOption configures Graph.Lint.
+type LintOption func(*lintConfig)
+
+type lintConfig struct {
+	target     string
+	disabled   []string
+	severities map[string]linter.Severity
+}
+
+// WithCrossplaneVersion sets the Crossplane version the graph must install
+// on; it enables XP605. A version that is not semver makes Lint fail.
+func WithCrossplaneVersion(v string) LintOption { return func(c *lintConfig) { c.target = v } }
+
+// WithDisabled turns off graph rules, by ID or name.
+func WithDisabled(idsOrNames ...string) LintOption {
+	return func(c *lintConfig) { c.disabled = append(c.disabled, idsOrNames...) }
+}
+
+// WithSeverity regrades the diagnostics of a graph rule (by ID or name).
+func WithSeverity(idOrName string, s linter.Severity) LintOption {
+	return func(c *lintConfig) {
+		if c.severities == nil {
+			c.severities = map[string]linter.Severity{}
+		}
+		c.severities[idOrName] = s
+	}
+}
+
+// Lint runs the graph rules over g and returns their diagnostics sorted by
+// position. Each is positioned at the dependsOn entry, or the Composition
+// field, of the package that causes it.
+func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnostic, error) {
+	c := lintConfig{}
+	for _, o := range opts {
+		o(&c)
+	}
+	var target *semver.Version
+	if c.target != "" {
+		v, err := semver.NewVersion(c.target)
+		if err != nil {
+			return nil, fmt.Errorf("deps: target Crossplane version %s: %w", quote(c.target), err)
+		}
+		target = v
+	}
+	var all []linter.Diagnostic
+	for _, gr := range graphRules() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r := gr.rule
+		if slices.ContainsFunc(c.disabled, r.Matches) {
+			continue
+		}
+		for k, s := range c.severities {
+			if r.Matches(k) {
+				r.Severity = s
+			}
+		}
+		p := &graphPass{g: g, target: target, rule: &r}
+		gr.check(p)
+		all = append(all, p.diags...)
+	}
+	linter.SortDiagnostics(all)
+	return all, nil
+}
+
+func checkUnresolved(p *graphPass) {
+	for _, n := range p.g.Nodes {
+		for _, e := range n.Edges {
+			switch {
+			case e.Unresolved != "":
+				if e.Dep.Err != nil && n == p.g.Root {
+					continue // XP301 and XP303 report the root's own entries
+				}
+				msg := fmt.Sprintf("dependency %d: %s cannot resolve: %s", e.Dep.Index, quote(e.Dep.Package), e.Unresolved)
+				if len(e.Nearest) > 0 {
+					msg += "; nearest tags: " + list(e.Nearest, func(s string) string { return s })
+				} else if e.To != nil && strings.HasPrefix(e.Unresolved, "no tag") {
+					msg += "; the package has no semantic version tags"
+				}
+				p.reportEdge(e, "%s", msg)
+			case e.To != nil && e.To.Package == nil && e.To.Err != nil:
+				p.reportEdge(e, "dependency %d: %s cannot be fetched: %s", e.Dep.Index, e.To.Label(), shorten(e.To.Err.Error()))
+			}
+		}
+	}
+}
+
+func checkConflict(p *graphPass) {
+	for _, n := range p.g.Nodes {
+		if n.Conflict == "" {
+			continue
+		}
+		var cs []string
+		for _, e := range n.In {
+			cs = append(cs, fmt.Sprintf("%s by %s at %s", quote(e.Dep.Constraint), e.From.Label(), e.Dep.Pos))
+		}
+		all := list(cs, func(s string) string { return s })
+		for _, e := range n.In {
+			p.reportEdge(e, "dependency %d: %s: %s; the constraints are %s", e.Dep.Index, n.Name, n.Conflict, all)
+		}
+	}
+}
+
+func checkCycle(p *graphPass) {
+	for _, c := range p.g.Cycles {
+		names := []string{c[0].From.Label()}
+		for _, e := range c {
+			names = append(names, e.To.Label())
+		}
+		last := c[len(c)-1]
+		if len(names) > maxListItems {
+			names = append(names[:maxListItems/2:maxListItems/2], "…", names[len(names)-1])
+		}
+		p.reportEdge(last, "dependency %d closes a dependency cycle: %s", last.Dep.Index, strings.Join(names, " → "))
+	}
+}
+
+func checkKind(p *graphPass) {
+	for _, n := range p.g.Nodes {
+		for _, e := range n.Edges {
+			if e.To == nil || e.To.Package == nil || e.Dep.Kind == "" || e.To.Package.Kind == "" {
+				continue
+			}
+			if e.Dep.Kind != e.To.Package.Kind {
+				p.reportEdge(e, "dependency %d is declared a %s but %s is a %s package", e.Dep.Index, quote(string(e.Dep.Kind)), e.To.Label(), e.To.Package.Kind)
+			}
+		}
+	}
+}
+
+func checkCrossplaneVersion(p *graphPass) {
+	if p.target == nil {
+		return
+	}
+	for _, n := range p.g.Nodes {
+		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
+			continue
+		}
+		c, err := semver.NewConstraint(n.Package.Crossplane)
+		if err != nil || c.Check(p.target) {
+			continue
+		}
+		e := n.In[0]
+		p.reportEdge(e, "dependency %d: %s requires Crossplane %s, which excludes %s", e.Dep.Index, n.Label(), quote(n.Package.Crossplane), p.target.Original())
+	}
+}
+
+// functionName is the name Crossplane gives a package it installs as a
+// dependency: the repository made a DNS label by Crossplane's own rules
+// (internal/xpkg/name.go ToDNSLabel, applied by the resolver's NewPackage).
+func functionName(pkgRef string) string {
+	r, err := ref.Parse(pkgRef)
+	if err != nil {
+		return ""
+	}
+	return crossplaneDNSLabel(r.Repository)
+}
+
+// crossplaneDNSLabel follows Crossplane's ToDNSLabel: of the first 63
+// bytes, keep lower-case letters and digits, turn '.', '/', ':' and '-'
+// into '-' except at the first, the 63rd and the last byte, drop the rest,
+// then trim '-' from both ends.
+func crossplaneDNSLabel(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			b.WriteByte(c)
+		}
+		if strings.IndexByte("./:-", c) >= 0 && i != 0 && i != 62 && i != len(s)-1 {
+			b.WriteByte('-')
+		}
+		if i == 62 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+func checkFunctions(p *graphPass) {
+	names := map[string]bool{}
+	var sorted []string
+	for _, n := range p.g.Nodes {
+		for _, e := range n.Edges {
+			isFn := e.Dep.Kind == meta.KindFunction || e.To != nil && e.To.Package != nil && e.To.Package.Kind == meta.KindFunction
+			if !isFn {
+				continue
+			}
+			if name := functionName(e.Dep.Package); name != "" && !names[name] {
+				names[name] = true
+				sorted = append(sorted, name)
+			}
+		}
+	}
+	slices.Sort(sorted)
+	for _, n := range p.g.Nodes {
+		if n.Package == nil {
+			continue
+		}
+		for ci := range n.Package.Compositions {
+			c := &n.Package.Compositions[ci]
+			for _, f := range c.Functions {
+				if names[f.Name] {
+					continue
+				}
+				have := "the graph installs no Function"
+				if len(sorted) > 0 {
+					have = "the graph's Functions are " + list(sorted, quote)
+				}
+				p.reportRef(c, f, "Composition %s calls function %s, which no Function of the graph is named (Crossplane names a Function installed as a dependency after its repository); %s", quote(c.Name), quote(f.Name), have)
+			}
+		}
+	}
+}
+
+// builtinGroup reports whether Kubernetes or Crossplane itself serves the
+// group: the core group and other groups without a dot, *.k8s.io, and
+// Crossplane's own API groups.
+func builtinGroup(g string) bool {
+	switch g {
+	case "apiextensions.crossplane.io", "pkg.crossplane.io", "ops.crossplane.io", "protection.crossplane.io":
+		return true
+	}
+	return !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io")
+}
+
+func checkComposedTypes(p *graphPass) {
+	type gk struct{ group, kind string }
+	served := map[gk][]string{}
+	for _, n := range p.g.Nodes {
+		if n.Package == nil {
+			return // an incomplete graph: XP601 says what is missing
+		}
+		for _, t := range n.Package.Types {
+			k := gk{t.Group, t.Kind}
+			served[k] = append(served[k], t.Versions...)
+		}
+	}
+	for _, n := range p.g.Nodes {
+		for ci := range n.Package.Compositions {
+			c := &n.Package.Compositions[ci]
+			for _, r := range c.Composed {
+				group, version, ok := strings.Cut(r.APIVersion, "/")
+				if !ok {
+					group, version = "", r.APIVersion
+				}
+				if builtinGroup(group) {
+					continue
+				}
+				vs, ok := served[gk{group, r.Kind}]
+				switch {
+				case !ok:
+					p.reportRef(c, r, "Composition %s composes %s %s, which no CRD, XRD or MRD of the graph serves", quote(c.Name), quote(r.APIVersion), quote(r.Kind))
+				case !slices.Contains(vs, version):
+					p.reportRef(c, r, "Composition %s composes %s %s, but the graph serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(vs, quote))
+				}
+			}
+		}
+	}
+}
