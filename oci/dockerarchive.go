@@ -63,9 +63,21 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // rootfs.diff_ids are not checked against the layers: that would take
 // decompressing every layer in full.
 type DockerArchive struct {
-	fsys  fs.FS
-	index ocispec.Index
-	blobs map[digest.Digest]archiveBlob
+	fsys   fs.FS
+	index  ocispec.Index
+	blobs  map[digest.Digest]archiveBlob
+	closer io.Closer
+}
+
+// Close releases the spool of a gzip-compressed archive (see
+// NewLayoutTar). It may be called more than once.
+func (a *DockerArchive) Close() error {
+	if a == nil || a.closer == nil {
+		return nil
+	}
+	c := a.closer
+	a.closer = nil
+	return c.Close()
 }
 
 // archiveBlob is where a blob of a docker archive is: a file or bytes.
@@ -83,15 +95,27 @@ type dockerManifestEntry struct {
 }
 
 // NewDockerArchive indexes the docker archive in r (plain or gzip-compressed
-// tar; see NewLayoutTar for what each costs) and hashes its config and layers.
-// Options: WithLimits.
+// tar; see NewLayoutTar for what each costs) and hashes its config and
+// layers. Each config is read and parsed once, however many entries of
+// manifest.json name it, and each layer file hashed once. Close it when
+// done. Limits: MaxManifestSize, MaxArchiveImages, MaxConfigSize,
+// MaxLayers, MaxBlobSize. Options: WithLimits.
 func NewDockerArchive(ctx context.Context, r io.ReaderAt, size int64, opts ...Option) (*DockerArchive, error) {
+	if err := checkReaderAt(ctx, r, size); err != nil {
+		return nil, opError("open", ocispec.Descriptor{}, "", err)
+	}
 	o := newOptions(opts)
 	t, err := indexTar(ctx, r, size, o.limits)
 	if err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, "", err)
 	}
-	return newDockerArchive(ctx, t, o.limits)
+	a, err := newDockerArchive(ctx, t, o.limits)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	a.closer = t
+	return a, nil
 }
 
 func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchive, error) {
@@ -103,7 +127,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 		return fail(dockerManifestFile, err)
 	}
 	var entries []dockerManifestEntry
-	if err := json.Unmarshal(b, &entries); err != nil {
+	if err := unmarshalStrict(b, &entries); err != nil {
 		return fail(dockerManifestFile, fmt.Errorf("%w: %v", ErrMalformed, err))
 	}
 	a := &DockerArchive{
@@ -111,7 +135,15 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 		index: ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{}},
 		blobs: map[digest.Digest]archiveBlob{},
 	}
+	images := int64(0)
+	for _, e := range entries {
+		images += max(1, int64(len(e.RepoTags)))
+		if images > lim.MaxArchiveImages {
+			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr("MaxArchiveImages", lim.MaxArchiveImages)))
+		}
+	}
 	layers := map[string]ocispec.Descriptor{} // by path, hashed once
+	configs := map[string]archiveConfig{}     // by path, read and parsed once
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return fail("", err)
@@ -123,26 +155,23 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 		if !ok {
 			return fail(e.Config, fmt.Errorf("%w: config path", ErrUnsafePath))
 		}
-		cfg, err := readFSFile(fsys, cfgPath, "MaxConfigSize", lim.MaxConfigSize)
-		if err != nil {
-			return fail(cfgPath, err)
-		}
-		var labels struct {
-			Config struct {
-				Labels map[string]string `json:"Labels"`
-			} `json:"config"`
-		}
-		if err := json.Unmarshal(cfg, &labels); err != nil {
-			return fail(cfgPath, fmt.Errorf("%w: config: %v", ErrMalformed, err))
+		cfg, ok := configs[cfgPath]
+		if !ok {
+			if cfg, err = a.readConfig(fsys, cfgPath, lim); err != nil {
+				return fail(cfgPath, err)
+			}
+			configs[cfgPath] = cfg
 		}
 		m := ocispec.Manifest{
 			Versioned: specs.Versioned{SchemaVersion: 2},
 			MediaType: MediaTypeDockerManifest,
-			Config:    ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(cfg), Size: int64(len(cfg))},
+			Config:    cfg.desc,
 			Layers:    make([]ocispec.Descriptor, 0, len(e.Layers)),
 		}
-		m.Config.Digest = a.addFile(cfgPath, m.Config.Digest)
 		for _, lp := range e.Layers {
+			if err := ctx.Err(); err != nil {
+				return fail("", err)
+			}
 			p, ok := CleanPath(lp)
 			if !ok {
 				return fail(lp, fmt.Errorf("%w: layer path", ErrUnsafePath))
@@ -157,7 +186,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 			}
 			m.Layers = append(m.Layers, d)
 		}
-		m.Layers = annotateFromLabels(m.Layers, labels.Config.Labels)
+		m.Layers = annotateLayers(m.Layers, cfg.labels)
 		mb, err := json.Marshal(m)
 		if err != nil {
 			return fail(dockerManifestFile, err)
@@ -174,6 +203,32 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 		}
 	}
 	return a, nil
+}
+
+// archiveConfig is an image config of a docker archive, read once however
+// many entries of manifest.json name it.
+type archiveConfig struct {
+	desc   ocispec.Descriptor
+	labels map[digest.Digest]string // see layerLabels
+}
+
+// readConfig reads, hashes and parses the config at p and registers it.
+func (a *DockerArchive) readConfig(fsys fs.FS, p string, lim Limits) (archiveConfig, error) {
+	b, err := readFSFile(fsys, p, "MaxConfigSize", lim.MaxConfigSize)
+	if err != nil {
+		return archiveConfig{}, err
+	}
+	var cfg struct {
+		Config struct {
+			Labels map[string]string `json:"Labels"`
+		} `json:"config"`
+	}
+	if err := unmarshalStrict(b, &cfg); err != nil {
+		return archiveConfig{}, fmt.Errorf("%w: config: %v", ErrMalformed, err)
+	}
+	d := ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
+	d.Digest = a.addFile(p, d.Digest)
+	return archiveConfig{desc: d, labels: layerLabels(cfg.Config.Labels)}, nil
 }
 
 // hashArchiveFile streams one file of fsys to compute its descriptor.
@@ -256,29 +311,49 @@ func (a *DockerArchive) addFile(p string, got digest.Digest) digest.Digest {
 // recovered from config labels "io.crossplane.xpkg:<layer digest>", on layers
 // that do not carry it already. layers is not modified.
 func annotateFromLabels(layers []ocispec.Descriptor, labels map[string]string) []ocispec.Descriptor {
-	var out []ocispec.Descriptor
+	return annotateLayers(layers, layerLabels(labels))
+}
+
+// layerLabels returns the values of the labels "io.crossplane.xpkg:<layer
+// digest>" of labels, by digest.
+func layerLabels(labels map[string]string) map[digest.Digest]string {
+	var out map[digest.Digest]string
 	for k, v := range labels {
-		d, ok := strings.CutPrefix(k, xpkgLabelPrefix)
+		if d, ok := strings.CutPrefix(k, xpkgLabelPrefix); ok {
+			if out == nil {
+				out = map[digest.Digest]string{}
+			}
+			out[digest.Digest(d)] = v
+		}
+	}
+	return out
+}
+
+// annotateLayers returns layers with the "io.crossplane.xpkg" annotation
+// set from byDigest (see layerLabels) on layers that do not carry it
+// already. layers is not modified. Its cost is linear in the layers.
+func annotateLayers(layers []ocispec.Descriptor, byDigest map[digest.Digest]string) []ocispec.Descriptor {
+	if len(byDigest) == 0 {
+		return layers
+	}
+	var out []ocispec.Descriptor
+	for i, l := range layers {
+		v, ok := byDigest[l.Digest]
 		if !ok {
 			continue
 		}
-		for i, l := range layers {
-			if string(l.Digest) != d {
-				continue
-			}
-			if _, has := l.Annotations[xpkgAnnotation]; has {
-				continue
-			}
-			if out == nil {
-				out = append([]ocispec.Descriptor(nil), layers...)
-			}
-			ann := maps.Clone(out[i].Annotations)
-			if ann == nil {
-				ann = map[string]string{}
-			}
-			ann[xpkgAnnotation] = v
-			out[i].Annotations = ann
+		if _, has := l.Annotations[xpkgAnnotation]; has {
+			continue
 		}
+		if out == nil {
+			out = append([]ocispec.Descriptor(nil), layers...)
+		}
+		ann := maps.Clone(out[i].Annotations)
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[xpkgAnnotation] = v
+		out[i].Annotations = ann
 	}
 	if out == nil {
 		return layers
@@ -288,7 +363,7 @@ func annotateFromLabels(layers []ocispec.Descriptor, labels map[string]string) [
 
 // Index returns the index the archive's manifest.json stands for.
 func (a *DockerArchive) Index(ctx context.Context) (ocispec.Index, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, dockerManifestFile, err)
 	}
 	idx := a.index
@@ -302,7 +377,7 @@ func (a *DockerArchive) Index(ctx context.Context) (ocispec.Index, error) {
 // was opened, not to match the digest its name encodes fails with
 // ErrDigestMismatch.
 func (a *DockerArchive) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}
 	b, ok := a.blobs[desc.Digest]

@@ -52,8 +52,12 @@ var (
 	// archive.
 	ErrDuplicateEntry = errors.New("duplicate tar entry")
 	// ErrNotRegularFile: the requested path exists but is a directory,
-	// symlink, hard link, device or other non-regular entry.
+	// symlink, hard link, device, FIFO, sparse file or other non-regular
+	// entry.
 	ErrNotRegularFile = errors.New("not a regular file")
+	// ErrInvalidArgument: a function was called with a nil context, a nil
+	// reader, fetcher or store, or a negative size.
+	ErrInvalidArgument = errors.New("invalid argument")
 )
 
 // Error is the structured error returned by this package: what was being done,
@@ -70,6 +74,11 @@ type Error struct {
 	Path string
 	// Err is the cause.
 	Err error
+	// Format is, for an error of Open or OpenReaderAt, the format the
+	// input was recognised as before reading it failed (a docker archive
+	// whose manifest.json is broken is FormatDockerArchive); zero when the
+	// format was not recognised, and for the errors of other functions.
+	Format Format
 }
 
 // Error implements error. The descriptor's digest and media type, the path
@@ -80,6 +89,10 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("oci: ")
 	b.WriteString(e.Op)
+	if e.Format != 0 {
+		b.WriteString(" ")
+		b.WriteString(e.Format.String())
+	}
 	if e.Descriptor.Digest != "" {
 		b.WriteString(" ")
 		b.WriteString(safetext.Token(string(e.Descriptor.Digest)))
@@ -129,6 +142,18 @@ func opError(op string, desc ocispec.Descriptor, path string, err error) error {
 		return err
 	}
 	return &Error{Op: op, Descriptor: desc, Path: path, Err: err}
+}
+
+// withFormat returns err, an *Error of Open, saying which format the input
+// was recognised as.
+func withFormat(err error, f Format) error {
+	e, ok := err.(*Error)
+	if !ok || f == 0 {
+		return err
+	}
+	c := *e
+	c.Format = f
+	return &c
 }
 
 func limitErr(name string, limit int64) error {

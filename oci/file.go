@@ -109,13 +109,17 @@ func (f *File) Warnings() []*Error { return slices.Concat(f.warnings, f.scan.war
 // read in full, so that it is verified and its whole changeset is known.
 //
 // Errors: ErrNotFound when no layer has the file or it is hidden;
-// ErrNotRegularFile when the entry found is not a regular file;
+// ErrNotRegularFile when the entry found is not a regular file (or is a
+// sparse file, whose holes would expand beyond what the layer holds);
 // ErrDuplicateEntry for two entries with one path in a layer;
 // ErrInvalidWhiteout for a bare ".wh."; ErrLimit for MaxFileSize,
 // MaxLayerSize, MaxImageSize (over all layers read) and MaxTarEntries.
 // Entries with unsafe names never match and are listed by File.Warnings.
 // Options: WithLimits.
 func ReadFile(ctx context.Context, f Fetcher, layers []ocispec.Descriptor, name string, opts ...Option) (*File, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, opError("read file", ocispec.Descriptor{}, name, err)
+	}
 	o := newOptions(opts)
 	target, ok := CleanPath(name)
 	if !ok || target == "." {
@@ -171,6 +175,11 @@ func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, targ
 				switch {
 				case hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA:
 					err = fmt.Errorf("%w: tar type %q", ErrNotRegularFile, hdr.Typeflag)
+				case isSparse(hdr):
+					// Its holes would expand to bytes the layer does not
+					// hold, beyond MaxLayerSize; Crossplane's build never
+					// writes one.
+					err = fmt.Errorf("%w: sparse file of %d bytes", ErrNotRegularFile, hdr.Size)
 				case hdr.Size > lim.MaxFileSize:
 					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, limitErr("MaxFileSize", lim.MaxFileSize))
 				default:

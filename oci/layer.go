@@ -103,15 +103,17 @@ func openLayerStream(ctx context.Context, f Fetcher, desc ocispec.Descriptor, li
 	case compressionGzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
+			err = l.wrap(err) // before closing: wrap drains the blob to verify it
 			v.Close()
-			return nil, l.wrap(err)
+			return nil, err
 		}
 		l.dec, l.closeDec = zr, func() { zr.Close() }
 	case compressionZstd:
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(uint64(lim.MaxZstdWindow)), zstd.WithDecoderLowmem(true))
 		if err != nil {
+			err = l.wrap(err)
 			v.Close()
-			return nil, l.wrap(err)
+			return nil, err
 		}
 		l.dec, l.closeDec = zr, zr.Close
 	}
@@ -200,6 +202,9 @@ func (l *layerStream) Close() error {
 // returned instead of nil. Limits: MaxLayerSize, MaxTarEntries. Options:
 // WithLimits.
 func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(hdr *tar.Header, r io.Reader) error, opts ...Option) error {
+	if fn == nil {
+		return opError("walk layer", desc, "", fmt.Errorf("%w: nil callback", ErrInvalidArgument))
+	}
 	o := newOptions(opts)
 	l, err := openLayerStream(ctx, f, desc, o.limits, nil)
 	if err != nil {
@@ -218,6 +223,11 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 		}
 		if count++; count > o.limits.MaxTarEntries {
 			return opError("walk layer", desc, "", limitErr("MaxTarEntries", o.limits.MaxTarEntries))
+		}
+		if isSparse(hdr) && hdr.Size > l.limit-l.n {
+			// Reading it would expand its holes: count them against
+			// MaxLayerSize before they are read.
+			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr("MaxLayerSize", l.limit)))
 		}
 		if err := fn(hdr, tr); err != nil {
 			if errors.Is(err, fs.SkipAll) {

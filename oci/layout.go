@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -21,14 +22,30 @@ import (
 type Layout struct {
 	fsys   fs.FS
 	limits Limits
+	closer io.Closer // what NewLayoutTar opened
+}
+
+// Close releases what NewLayoutTar holds (the spool of a gzip-compressed
+// tar). It does nothing for a Layout of NewLayoutFS, and may be called more
+// than once.
+func (l *Layout) Close() error {
+	if l == nil || l.closer == nil {
+		return nil
+	}
+	c := l.closer
+	l.closer = nil
+	return c.Close()
 }
 
 // NewLayoutFS returns the OCI image layout at the root of fsys. It checks the
 // oci-layout file and reads nothing else; blobs are opened by Fetch. Options:
 // WithLimits.
 func NewLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Layout, error) {
+	if fsys == nil {
+		return nil, opError("open", ocispec.Descriptor{}, "", fmt.Errorf("%w: nil fs.FS", ErrInvalidArgument))
+	}
 	o := newOptions(opts)
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, err)
 	}
 	b, err := readFSFile(fsys, ocispec.ImageLayoutFile, "MaxManifestSize", o.limits.MaxManifestSize)
@@ -36,23 +53,46 @@ func NewLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Layout, erro
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, err)
 	}
 	var hdr ocispec.ImageLayout
-	if err := json.Unmarshal(b, &hdr); err != nil {
+	if err := unmarshalStrict(b, &hdr); err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, fmt.Errorf("%w: %v", ErrMalformed, err))
 	}
 	if hdr.Version == "" {
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, fmt.Errorf("%w: no imageLayoutVersion", ErrMalformed))
 	}
+	if !layoutVersionOK(hdr.Version) {
+		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile,
+			fmt.Errorf("%w: imageLayoutVersion %s, want 1.x.y", ErrMalformed, safetext.Quote(hdr.Version)))
+	}
 	return &Layout{fsys: fsys, limits: o.limits}, nil
+}
+
+// layoutVersionOK reports whether v is an imageLayoutVersion this package
+// reads: "1.0.0" (the image spec's only version so far) or any later 1.x.y,
+// which a reader of 1.0.0 can read.
+func layoutVersionOK(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 || parts[0] != "1" {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 9 || strings.Trim(p, "0123456789") != "" || (len(p) > 1 && p[0] == '0') {
+			return false
+		}
+	}
+	return true
 }
 
 // Index reads and parses index.json (at most MaxManifestSize bytes).
 func (l *Layout) Index(ctx context.Context) (ocispec.Index, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, err)
 	}
 	b, err := readFSFile(l.fsys, ocispec.ImageIndexFile, "MaxManifestSize", l.limits.MaxManifestSize)
 	if err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, err)
+	}
+	if err := checkKeys(b); err != nil {
+		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, fmt.Errorf("%w: index: %v", ErrMalformed, err))
 	}
 	idx, err := parseIndex(b)
 	if err != nil {
@@ -64,7 +104,7 @@ func (l *Layout) Index(ctx context.Context) (ocispec.Index, error) {
 // Fetch opens blobs/<algorithm>/<encoded> for desc. The bytes are not
 // verified here; the readers of this package verify them.
 func (l *Layout) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}
 	if err := desc.Digest.Validate(); err != nil {
@@ -100,7 +140,8 @@ func readFSFile(fsys fs.FS, name, limitName string, limit int64) ([]byte, error)
 	return readAllLimited(f, limitName, limit)
 }
 
-// parseIndex parses an OCI index or Docker manifest list.
+// parseIndex parses an OCI index or Docker manifest list whose keys were
+// checked (see checkKeys).
 func parseIndex(b []byte) (ocispec.Index, error) {
 	var idx ocispec.Index
 	if err := json.Unmarshal(b, &idx); err != nil {

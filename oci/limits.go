@@ -38,6 +38,12 @@ type Limits struct {
 	// index to an image manifest (the top-level index counts as one).
 	// Default 8.
 	MaxIndexDepth int64
+	// MaxArchiveImages bounds the images a docker archive's manifest.json
+	// lists: its entries, each RepoTag of an entry counting as one image
+	// (an entry without tags counts one). Each becomes a manifest the
+	// archive synthesises and an entry of its index. Default 100 (a
+	// Crossplane .xpkg holds one).
+	MaxArchiveImages int64
 }
 
 // DefaultLimits returns the limits used when none are given: safe for
@@ -54,6 +60,8 @@ func DefaultLimits() Limits {
 		MaxLayers:       1_000,
 		MaxZstdWindow:   32 << 20,
 		MaxIndexDepth:   8,
+		// A .xpkg holds one image; `docker save` of several, a few.
+		MaxArchiveImages: 100,
 	}
 }
 
@@ -76,6 +84,7 @@ func (l Limits) withDefaults() Limits {
 	fill(&l.MaxLayers, d.MaxLayers)
 	fill(&l.MaxZstdWindow, d.MaxZstdWindow)
 	fill(&l.MaxIndexDepth, d.MaxIndexDepth)
+	fill(&l.MaxArchiveImages, d.MaxArchiveImages)
 	return l
 }
 

@@ -33,6 +33,12 @@ func NewMemoryStore(opts ...Option) *MemoryStore {
 // Push stores the content of r as the blob desc, verifying it against desc's
 // digest and size first.
 func (m *MemoryStore) Push(ctx context.Context, desc ocispec.Descriptor, r io.Reader) error {
+	if err := ctxErr(ctx); err != nil {
+		return opError("push", desc, "", err)
+	}
+	if r == nil {
+		return opError("push", desc, "", fmt.Errorf("%w: nil reader", ErrInvalidArgument))
+	}
 	if err := validateDescriptor(desc, "MaxBlobSize", m.limits.MaxBlobSize); err != nil {
 		return opError("push", desc, "", err)
 	}
@@ -60,7 +66,7 @@ func (m *MemoryStore) PushBytes(ctx context.Context, mediaType string, b []byte)
 
 // Exists reports whether the store holds desc's blob.
 func (m *MemoryStore) Exists(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return false, err
 	}
 	return m.exists(desc)
@@ -75,7 +81,7 @@ func (m *MemoryStore) exists(desc ocispec.Descriptor) (bool, error) {
 
 // Fetch implements Fetcher.
 func (m *MemoryStore) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}
 	m.mu.RLock()
@@ -113,7 +119,7 @@ func (m *MemoryStore) Tag(ctx context.Context, desc ocispec.Descriptor, ref stri
 
 // Index returns the descriptors given to Tag.
 func (m *MemoryStore) Index(ctx context.Context) (ocispec.Index, error) {
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return ocispec.Index{}, err
 	}
 	m.mu.RLock()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -40,30 +39,50 @@ func (f Format) String() string {
 }
 
 // Source is a Store opened by Open or OpenReaderAt, with what it holds open.
-// It is safe for concurrent use.
+// It is safe for concurrent use. Its zero value holds nothing: its methods
+// return an error matching ErrNotFound.
 type Source struct {
-	store  Store
-	format Format
-	closer io.Closer
+	store   Store
+	format  Format
+	closers []io.Closer
 }
 
 // Format says what the input was found to be.
-func (s *Source) Format() Format { return s.format }
+func (s *Source) Format() Format {
+	if s == nil {
+		return 0
+	}
+	return s.format
+}
 
 // Fetch implements Fetcher.
 func (s *Source) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+	if s == nil || s.store == nil {
+		return nil, opError("fetch", desc, "", fmt.Errorf("%w: empty Source", ErrNotFound))
+	}
 	return s.store.Fetch(ctx, desc)
 }
 
 // Index implements Store.
-func (s *Source) Index(ctx context.Context) (ocispec.Index, error) { return s.store.Index(ctx) }
+func (s *Source) Index(ctx context.Context) (ocispec.Index, error) {
+	if s == nil || s.store == nil {
+		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, "", fmt.Errorf("%w: empty Source", ErrNotFound))
+	}
+	return s.store.Index(ctx)
+}
 
-// Close closes the file Open opened; it does nothing for OpenReaderAt.
+// Close releases what the Source holds: the file or directory Open opened,
+// and the spool of a gzip-compressed archive (see NewLayoutTar).
 func (s *Source) Close() error {
-	if s.closer == nil {
+	if s == nil {
 		return nil
 	}
-	return s.closer.Close()
+	var errs []error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		errs = append(errs, s.closers[i].Close())
+	}
+	s.closers = nil
+	return errors.Join(errs...)
 }
 
 // Open opens the image at path, recognised by its content, not its name: a
@@ -71,41 +90,64 @@ func (s *Source) Close() error {
 // (plain or gzip-compressed, see NewLayoutTar for the costs) holding an OCI
 // layout (oci-layout and index.json at its root; preferred when both are
 // there, as in `docker save` output since Docker 25) or a docker archive
-// (manifest.json at its root). Anything else is ErrUnknownFormat. Options:
-// WithLimits.
+// (manifest.json at its root). Anything else is ErrUnknownFormat. In a
+// layout directory, only regular files inside the directory are read:
+// symbolic links that leave it fail with ErrUnsafePath, and special files
+// (FIFOs, devices) with ErrNotRegularFile, without blocking on them. When
+// the input was recognised but reading it failed, the *Error says which
+// format it was (Error.Format). Options: WithLimits.
 func Open(ctx context.Context, path string, opts ...Option) (*Source, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, opError("open", ocispec.Descriptor{}, path, err)
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, path, err)
 	}
 	if fi.IsDir() {
-		fsys := os.DirFS(path)
-		if _, err := fs.Stat(fsys, ocispec.ImageLayoutFile); err != nil {
+		root, err := os.OpenRoot(path)
+		if err != nil {
+			return nil, opError("open", ocispec.Descriptor{}, path, err)
+		}
+		if _, err := root.Lstat(ocispec.ImageLayoutFile); err != nil {
+			root.Close()
 			return nil, opError("open", ocispec.Descriptor{}, path, fmt.Errorf("%w: directory without %s", ErrUnknownFormat, ocispec.ImageLayoutFile))
 		}
-		l, err := NewLayoutFS(ctx, fsys, opts...)
+		l, err := NewLayoutFS(ctx, rootFS{root}, opts...)
 		if err != nil {
-			return nil, err
+			root.Close()
+			return nil, withFormat(opError("open", ocispec.Descriptor{}, path, err), FormatLayoutDir)
 		}
-		return &Source{store: l, format: FormatLayoutDir}, nil
+		return &Source{store: l, format: FormatLayoutDir, closers: []io.Closer{root}}, nil
 	}
-	f, err := os.Open(path)
+	if !fi.Mode().IsRegular() {
+		return nil, opError("open", ocispec.Descriptor{}, path, fmt.Errorf("%w: %s", ErrNotRegularFile, fi.Mode().Type()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, path, err)
 	}
 	s, err := OpenReaderAt(ctx, f, fi.Size(), opts...)
 	if err != nil {
 		f.Close()
-		return nil, opError("open", ocispec.Descriptor{}, path, err)
+		var e *Error
+		format := Format(0)
+		if errors.As(err, &e) {
+			format = e.Format
+		}
+		return nil, withFormat(opError("open", ocispec.Descriptor{}, path, err), format)
 	}
-	s.closer = f
+	s.closers = append([]io.Closer{f}, s.closers...)
 	return s, nil
 }
 
 // OpenReaderAt is Open for a tar of size bytes read through r: an OCI layout
 // tar or a docker archive, plain or gzip-compressed. r must stay readable
-// until the Source is no longer used.
+// until the Source is no longer used; close the Source when done with it.
 func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option) (*Source, error) {
+	if err := checkReaderAt(ctx, r, size); err != nil {
+		return nil, opError("open", ocispec.Descriptor{}, "", err)
+	}
 	o := newOptions(opts)
 	t, err := indexTar(ctx, r, size, o.limits)
 	if err != nil {
@@ -118,16 +160,21 @@ func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option
 	case t.has(ocispec.ImageLayoutFile) && t.has(ocispec.ImageIndexFile):
 		l, err := NewLayoutFS(ctx, t, opts...)
 		if err != nil {
-			return nil, err
+			t.Close()
+			return nil, withFormat(err, FormatLayoutTar)
 		}
-		return &Source{store: l, format: FormatLayoutTar}, nil
+		l.closer = t
+		return &Source{store: l, format: FormatLayoutTar, closers: []io.Closer{l}}, nil
 	case t.has(dockerManifestFile):
 		a, err := newDockerArchive(ctx, t, o.limits)
 		if err != nil {
-			return nil, err
+			t.Close()
+			return nil, withFormat(err, FormatDockerArchive)
 		}
-		return &Source{store: a, format: FormatDockerArchive}, nil
+		a.closer = t
+		return &Source{store: a, format: FormatDockerArchive, closers: []io.Closer{a}}, nil
 	}
+	t.Close()
 	return nil, opError("open", ocispec.Descriptor{}, "", fmt.Errorf("%w: tar has neither %s and %s nor %s", ErrUnknownFormat, ocispec.ImageLayoutFile, ocispec.ImageIndexFile, dockerManifestFile))
 }
 
@@ -138,19 +185,59 @@ func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option
 // file contents), so opening a 500 MB archive reads a few KB, and blobs are
 // later read in place. A gzip-compressed tar cannot be read at an offset: the
 // pass decompresses the whole archive once (at most MaxImageSize bytes, else
-// ErrLimit), keeping files up to 256 KiB (16 MiB in all: index.json,
-// manifests, configs) in memory, and each later read of a larger blob
-// decompresses the archive again from its start to that blob. Options:
+// ErrLimit) into memory (up to 16 MiB) or a temporary file (in os.TempDir,
+// removed when the Layout is closed, or at once where the system allows),
+// which later reads read in place: the cost is linear in the decompressed
+// size whatever the order of the reads. Close the Layout when done. Options:
 // WithLimits.
 func NewLayoutTar(ctx context.Context, r io.ReaderAt, size int64, opts ...Option) (*Layout, error) {
+	if err := checkReaderAt(ctx, r, size); err != nil {
+		return nil, opError("open", ocispec.Descriptor{}, "", err)
+	}
 	o := newOptions(opts)
 	t, err := indexTar(ctx, r, size, o.limits)
 	if err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, "", err)
 	}
-	return NewLayoutFS(ctx, t, opts...)
+	l, err := NewLayoutFS(ctx, t, opts...)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	l.closer = t
+	return l, nil
 }
 
 func errorsIsLimitOrCtx(err error) bool {
 	return errors.Is(err, ErrLimit) || isCtxErr(err)
+}
+
+// ctxErr is ctx.Err(), and ErrInvalidArgument for a nil context.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", ErrInvalidArgument)
+	}
+	return ctx.Err()
+}
+
+// checkCtx refuses a nil context.
+func checkCtx(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", ErrInvalidArgument)
+	}
+	return nil
+}
+
+// checkReaderAt refuses a nil context or reader and a negative size.
+func checkReaderAt(ctx context.Context, r io.ReaderAt, size int64) error {
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	if r == nil {
+		return fmt.Errorf("%w: nil reader", ErrInvalidArgument)
+	}
+	if size < 0 {
+		return fmt.Errorf("%w: negative size %d", ErrInvalidArgument, size)
+	}
+	return nil
 }

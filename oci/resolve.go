@@ -70,6 +70,12 @@ func (img *Image) ConfigDigest() digest.Digest { return img.Manifest.Config.Dige
 // Every manifest, index and config is read verified and bounded
 // (MaxManifestSize, MaxConfigSize).
 func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, opError("resolve", ocispec.Descriptor{}, "", err)
+	}
+	if s == nil {
+		return nil, opError("resolve", ocispec.Descriptor{}, "", fmt.Errorf("%w: nil Store", ErrInvalidArgument))
+	}
 	o := newOptions(opts)
 	idx, err := s.Index(ctx)
 	if err != nil {
@@ -140,7 +146,7 @@ func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth in
 		MediaType string          `json:"mediaType"`
 		Manifests json.RawMessage `json:"manifests"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
+	if err := unmarshalStrict(raw, &head); err != nil { // checks the keys for image and parseIndex
 		return fail(fmt.Errorf("%w: %v", ErrMalformed, err))
 	}
 	switch {
@@ -207,7 +213,7 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(cfg, &img.Config); err != nil {
+		if err := unmarshalStrict(cfg, &img.Config); err != nil {
 			return nil, opError("resolve", m.Config, "", fmt.Errorf("%w: config: %v", ErrMalformed, err))
 		}
 		img.RawConfig = cfg

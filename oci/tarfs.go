@@ -2,27 +2,15 @@ package oci
 
 import (
 	"archive/tar"
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-)
-
-// Caching of small entries when indexing a gzip-compressed archive: their
-// bytes are kept so that reading them later does not decompress the archive
-// again from its start.
-const (
-	tarCacheEntryMax = 256 << 10
-	tarCacheTotalMax = 16 << 20
 )
 
 var gzipMagic = []byte{0x1f, 0x8b}
@@ -32,22 +20,21 @@ type tarEntry struct {
 	name   string
 	offset int64 // of the data, in the (decompressed) tar stream
 	size   int64
-	cached []byte
 }
 
 // tarFS is a read-only fs.FS over the regular files of a tar held in an
-// io.ReaderAt. It is built in one pass over the archive's headers. For a plain
-// tar the pass seeks over file contents, so only headers are read, and each
-// file is later read in place through an io.SectionReader. For a
-// gzip-compressed tar the pass decompresses the whole archive once (bounded by
-// MaxImageSize) and keeps small files in memory; opening a larger file
-// decompresses the archive again from its start up to that file, so reading
-// it costs time proportional to its offset.
+// io.ReaderAt. It is built in one pass over the archive's headers, which
+// seeks over file contents, so only headers are read; each file is later
+// read in place through an io.SectionReader. A gzip-compressed tar is first
+// decompressed once into a spool (memory, or a temporary file past
+// spoolMemMax bytes; at most MaxImageSize bytes), which is then read the
+// same way: the cost of reading a gzip-compressed archive is linear in its
+// decompressed size, whatever the order of the reads.
 type tarFS struct {
 	ra      io.ReaderAt
 	size    int64
-	gzipped bool
 	entries map[string]*tarEntry
+	spool   *spool // nil for a plain tar
 }
 
 // sniffGzip reports whether the content of ra starts with the gzip magic.
@@ -62,29 +49,32 @@ func sniffGzip(ra io.ReaderAt, size int64) bool {
 	return bytes.Equal(b[:], gzipMagic)
 }
 
-// indexTar indexes the tar (plain or gzip-compressed) in ra.
+// indexTar indexes the tar (plain or gzip-compressed) in ra. The caller
+// closes the tarFS when done with it (which releases the spool of a
+// gzip-compressed tar).
 func indexTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*tarFS, error) {
-	t := &tarFS{ra: ra, size: size, gzipped: sniffGzip(ra, size), entries: map[string]*tarEntry{}}
-	sr := io.NewSectionReader(ra, 0, size)
-	var (
-		tr  *tar.Reader
-		pos func() int64
-		cr  *countingReader
-	)
-	if t.gzipped {
-		zr, err := gzip.NewReader(bufio.NewReaderSize(sr, 64<<10))
-		if err != nil {
-			return nil, fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
-		}
-		defer zr.Close()
-		cr = &countingReader{r: zr, limit: lim.MaxImageSize, limitName: "MaxImageSize"}
-		tr = tar.NewReader(cr)
-		pos = func() int64 { return cr.n }
-	} else {
-		tr = tar.NewReader(sr)
-		pos = func() int64 { off, _ := sr.Seek(0, io.SeekCurrent); return off }
+	if !sniffGzip(ra, size) {
+		return indexPlainTar(ctx, ra, size, lim)
 	}
-	var count, cachedTotal int64
+	sp, n, err := spoolGzip(ctx, ra, size, lim)
+	if err != nil {
+		return nil, err
+	}
+	t, err := indexPlainTar(ctx, sp, n, lim)
+	if err != nil {
+		sp.Close()
+		return nil, err
+	}
+	t.spool = sp
+	return t, nil
+}
+
+// indexPlainTar indexes the plain tar in ra.
+func indexPlainTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*tarFS, error) {
+	t := &tarFS{ra: ra, size: size, entries: map[string]*tarEntry{}}
+	sr := io.NewSectionReader(ra, 0, size)
+	tr := tar.NewReader(sr)
+	var count int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -94,9 +84,6 @@ func indexTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*tar
 			break
 		}
 		if err != nil {
-			if errors.Is(err, ErrLimit) {
-				return nil, err
-			}
 			return nil, fmt.Errorf("%w: tar: %v", ErrMalformed, err)
 		}
 		count++
@@ -113,20 +100,10 @@ func indexTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*tar
 		if _, dup := t.entries[name]; dup {
 			return nil, fmt.Errorf("%w: %s", ErrDuplicateEntry, safetext.Quote(name))
 		}
-		e := &tarEntry{name: name, offset: pos(), size: hdr.Size}
-		if !t.gzipped && e.offset+e.size > size {
+		off, _ := sr.Seek(0, io.SeekCurrent)
+		e := &tarEntry{name: name, offset: off, size: hdr.Size}
+		if e.offset+e.size > size {
 			return nil, fmt.Errorf("%w: tar entry %s extends past the end of the archive", ErrMalformed, safetext.Quote(name))
-		}
-		if t.gzipped && e.size <= tarCacheEntryMax && cachedTotal+e.size <= tarCacheTotalMax {
-			b := make([]byte, e.size)
-			if _, err := io.ReadFull(tr, b); err != nil {
-				if errors.Is(err, ErrLimit) {
-					return nil, err
-				}
-				return nil, fmt.Errorf("%w: tar entry %s: %v", ErrMalformed, safetext.Quote(name), err)
-			}
-			e.cached = b
-			cachedTotal += e.size
 		}
 		t.entries[name] = e
 	}
@@ -134,6 +111,14 @@ func indexTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*tar
 		return nil, fmt.Errorf("%w: empty or not a tar archive", ErrMalformed)
 	}
 	return t, nil
+}
+
+// Close releases the spool of a gzip-compressed tar.
+func (t *tarFS) Close() error {
+	if t.spool == nil {
+		return nil
+	}
+	return t.spool.Close()
 }
 
 // isSparse reports whether hdr is a GNU sparse file, whose data section does
@@ -164,56 +149,25 @@ func (t *tarFS) Open(name string) (fs.File, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	f := &tarFile{e: e}
-	switch {
-	case e.cached != nil:
-		f.r = bytes.NewReader(e.cached)
-	case !t.gzipped:
-		f.r = io.NewSectionReader(t.ra, e.offset, e.size)
-	default:
-		f.open = func() (io.Reader, io.Closer, error) {
-			zr, err := gzip.NewReader(bufio.NewReaderSize(io.NewSectionReader(t.ra, 0, t.size), 64<<10))
-			if err != nil {
-				return nil, nil, err
-			}
-			if _, err := io.CopyN(io.Discard, zr, e.offset); err != nil {
-				zr.Close()
-				return nil, nil, err
-			}
-			return io.LimitReader(zr, e.size), zr, nil
-		}
-	}
-	return f, nil
+	return &tarFile{e: e, r: io.NewSectionReader(t.ra, e.offset, e.size)}, nil
 }
 
 // tarFile is an open regular file of a tarFS.
 type tarFile struct {
 	e      *tarEntry
 	r      io.Reader
-	closer io.Closer
-	open   func() (io.Reader, io.Closer, error)
+	closed bool
 }
 
 func (f *tarFile) Read(p []byte) (int, error) {
-	if f.r == nil {
-		if f.open == nil {
-			return 0, fs.ErrClosed
-		}
-		r, c, err := f.open()
-		if err != nil {
-			f.open = nil
-			return 0, err
-		}
-		f.r, f.closer = r, c
+	if f.closed {
+		return 0, fs.ErrClosed
 	}
 	return f.r.Read(p)
 }
 
 func (f *tarFile) Close() error {
-	f.open = nil
-	if f.closer != nil {
-		return f.closer.Close()
-	}
+	f.closed = true
 	return nil
 }
 

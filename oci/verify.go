@@ -46,10 +46,13 @@ func FetchVerified(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts
 }
 
 func fetchVerified(ctx context.Context, f Fetcher, desc ocispec.Descriptor, maxName string, limit int64) (*verifyReader, error) {
+	if f == nil {
+		return nil, opError("fetch", desc, "", fmt.Errorf("%w: nil Fetcher", ErrInvalidArgument))
+	}
 	if err := validateDescriptor(desc, maxName, limit); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ctxErr(ctx); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}
 	rc, err := f.Fetch(ctx, desc)
