@@ -49,7 +49,7 @@ one is reported too.`,
 				}
 				return nil
 			}
-			for _, o := range pkg.Meta {
+			for o := range p.each(pkg.Meta) {
 				if g := o.GroupVersionKind().Group; g != p.MetaGroup {
 					p.Reportf(o, []string{"apiVersion"}, "meta object %s %s has group %s, want %s", token(o.Kind), quote(o.ObjectMeta.Name), token(g), p.MetaGroup)
 				}
@@ -57,15 +57,28 @@ one is reported too.`,
 			if len(pkg.Meta) == 1 {
 				return nil
 			}
+			// Each message names at most maxListItems others: naming them
+			// all would make the output quadratic in meta objects.
+			refs := make([]string, 0, min(len(pkg.Meta), maxListItems+1))
+			for _, q := range pkg.Meta[:min(len(pkg.Meta), maxListItems+1)] {
+				refs = append(refs, metaRef(q))
+			}
 			for i, o := range pkg.Meta[1:] {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				var others []string
-				for j, q := range pkg.Meta {
-					if j != i+1 {
-						others = append(others, metaRef(q))
+				for j, r := range refs {
+					if j != i+1 && len(others) < maxListItems {
+						others = append(others, r)
 					}
 				}
+				list := strings.Join(others, "; ")
+				if more := len(pkg.Meta) - 1 - len(others); more > 0 {
+					list += fmt.Sprintf(" and %d more", more)
+				}
 				p.Reportf(o, nil, "meta object %d of %d, %s %s: a package holds exactly one (others: %s)",
-					i+2, len(pkg.Meta), token(o.Kind), quote(o.ObjectMeta.Name), strings.Join(others, "; "))
+					i+2, len(pkg.Meta), token(o.Kind), quote(o.ObjectMeta.Name), list)
 			}
 			return nil
 		},
@@ -135,7 +148,7 @@ package's kind is unknown (see XP101).`,
 			if allowed == nil {
 				return nil
 			}
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				gvk := o.GroupVersionKind()
 				if slices.Contains(allowed, gvk) {
 					continue
@@ -172,7 +185,7 @@ them: use meta.pkg.crossplane.io/v1.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider\nmetadata:\n  name: provider-example\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Meta {
+			for o := range p.each(p.Package.Meta) {
 				gv := o.GroupVersionKind()
 				if gv.Group != p.MetaGroup || gv.Version == currentMetaVersion {
 					continue
@@ -209,7 +222,7 @@ apiextensions.k8s.io/v1.`,
 		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
 		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if isCRD(o) && o.GroupVersionKind().Version == "v1beta1" {
 					p.Reportf(o, []string{"apiVersion"}, "%s CustomResourceDefinition is deprecated (removed in Kubernetes 1.22): use %s/v1", o.APIVersion, groupK8sExtensions)
 				}
@@ -233,7 +246,7 @@ reported, naming the first. Objects without a name are left alone.`,
 		Run: func(p *Pass) error {
 			type key struct{ group, kind, ns, name string }
 			first := make(map[key]*parser.Object, len(p.Package.Objects))
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if o.ObjectMeta.Name == "" {
 					continue
 				}
