@@ -75,14 +75,25 @@ var ErrRulePanic = errors.New("rule panicked")
 // come back sorted, with suppressions (SuppressAnnotation) applied and
 // severities regraded (WithSeverity).
 //
-// Lint fails only when it cannot run: a nil package, an invalid rule set
-// (see Validate), an option naming an unknown rule (ErrUnknownRule), an
-// invalid option value, or ctx ending. A rule that fails is recorded in
-// Result.Failures.
+// Lint fails only when it cannot run: a nil context or package, an
+// invalid rule set (see Validate), an option naming an unknown rule
+// (ErrUnknownRule), an invalid option value, or ctx ending. A rule that
+// fails is recorded in Result.Failures. Nil entries of pkg.Meta,
+// pkg.Objects and pkg.Errors are ignored.
+//
+// Lint's cost is bounded on any package: every built-in rule is linear (or
+// n log n) in the package's objects and their content, each rule keeps at
+// most WithMaxDiagnostics diagnostics (DefaultMaxDiagnostics by default)
+// and says how many it left out, and the rules check ctx at each object,
+// so a cancelled Lint returns promptly.
 func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, error) {
+	if ctx == nil {
+		return nil, errors.New("linter: nil context")
+	}
 	if pkg == nil {
 		return nil, errors.New("linter: nil package")
 	}
+	pkg = withoutNil(pkg)
 	c := &config{}
 	for _, o := range opts {
 		if o != nil {
@@ -131,7 +142,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 				p := &Pass{
 					Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
 					CrossplaneVersion: c.xpVersion, MetaGroup: c.metaGroup,
-					ctx: ctx, shared: sh,
+					ctx: ctx, shared: sh, max: c.maxDiags,
 				}
 				passes[i] = p
 				if err := runRule(p); err != nil {
@@ -165,7 +176,10 @@ feed:
 			res.Failures = append(res.Failures, failures[i])
 		}
 	}
-	diags = suppress(pkg, all, ran, diags, sh)
+	diags = suppress(ctx, pkg, all, ran, diags, sh, c.maxDiags)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for i := range diags {
 		if s, ok := regrade[diags[i].RuleID]; ok {
 			diags[i].Severity = s
@@ -185,8 +199,25 @@ func runRule(p *Pass) (err error) {
 	if err := p.ctx.Err(); err != nil {
 		return err
 	}
+	defer p.summarize()
 	defer p.resolvePositions()
 	return p.Rule.Run(p)
+}
+
+// withoutNil returns pkg, or a shallow copy of it without the nil entries
+// of its Meta, Objects and Errors when it has any, so that no rule meets a
+// nil object.
+func withoutNil(pkg *parser.Package) *parser.Package {
+	nilObj := func(o *parser.Object) bool { return o == nil }
+	nilErr := func(e *parser.DocumentError) bool { return e == nil }
+	if !slices.ContainsFunc(pkg.Meta, nilObj) && !slices.ContainsFunc(pkg.Objects, nilObj) && !slices.ContainsFunc(pkg.Errors, nilErr) {
+		return pkg
+	}
+	cp := *pkg
+	cp.Meta = slices.DeleteFunc(slices.Clone(pkg.Meta), nilObj)
+	cp.Objects = slices.DeleteFunc(slices.Clone(pkg.Objects), nilObj)
+	cp.Errors = slices.DeleteFunc(slices.Clone(pkg.Errors), nilErr)
+	return &cp
 }
 
 // packageKind returns the kind of the package's single meta object.

@@ -22,6 +22,8 @@ type config struct {
 	metaGroup   string
 	image       *ImageFacts
 	concurrency int
+	maxDiags    int
+	maxDiagsSet bool
 }
 
 type severityOverride struct {
@@ -76,7 +78,26 @@ func WithConcurrency(n int) Option {
 	return func(c *config) { c.concurrency = n }
 }
 
+// DefaultMaxDiagnostics is how many diagnostics each rule reports at most
+// on one package unless WithMaxDiagnostics says otherwise.
+const DefaultMaxDiagnostics = 1000
+
+// WithMaxDiagnostics sets how many diagnostics each rule reports at most on
+// one package (DefaultMaxDiagnostics by default); n <= 0 removes the cap.
+// A rule that finds more keeps the first n it reports and adds one
+// diagnostic, at the package's first line and with the highest severity
+// among those left out, saying how many it left out. The cap bounds the
+// memory and the output a package can buy: without it, a package of a few
+// KiB can draw millions of diagnostics. The unused-suppression
+// diagnostics of XP004 are capped the same way.
+func WithMaxDiagnostics(n int) Option {
+	return func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true }
+}
+
 func (c *config) check() error {
+	if !c.maxDiagsSet {
+		c.maxDiags = DefaultMaxDiagnostics
+	}
 	if c.xpVersion != "" {
 		if _, err := semver.NewVersion(c.xpVersion); err != nil {
 			return fmt.Errorf("linter: Crossplane version %q: %w", c.xpVersion, err)

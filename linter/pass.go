@@ -3,6 +3,7 @@ package linter
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,12 @@ type Pass struct {
 	ctx    context.Context
 	shared *shared
 	diags  []Diagnostic
+	// max is how many diagnostics the pass keeps (0: no cap); dropped
+	// counts those reported beyond it, and droppedSev is the highest
+	// severity among them (see summarize).
+	max        int
+	dropped    int
+	droppedSev Severity
 	// pending are diagnostics of Reportf whose field positions are
 	// resolved after the rule ran, one parse per object (resolvePositions).
 	pending []pendingPos
@@ -49,9 +56,40 @@ type pendingPos struct {
 	path []string
 }
 
-// Context returns the context of the Lint call. Long-running rules should
-// stop when it is done.
+// Context returns the context of the Lint call. A rule that loops over
+// the package's objects, or over any list the package holds, checks it at
+// each step (ctx.Err() is cheap) and returns its error when it is done, so
+// that a cancelled Lint returns promptly on any input.
 func (p *Pass) Context() context.Context { return p.ctx }
+
+// canceled reports whether the Lint call's context is done.
+func (p *Pass) canceled() bool {
+	select {
+	case <-p.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// each yields the objects of objs, stopping as soon as the Lint call's
+// context is done: the built-in rules loop through it, so that each step
+// over attacker data checks the context.
+func (p *Pass) each(objs []*parser.Object) iter.Seq[*parser.Object] {
+	return func(yield func(*parser.Object) bool) {
+		done := p.ctx.Done()
+		for _, o := range objs {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if !yield(o) {
+				return
+			}
+		}
+	}
+}
 
 // Meta returns the package's meta object when it holds exactly one, else nil.
 func (p *Pass) Meta() *parser.Object {
@@ -64,17 +102,50 @@ func (p *Pass) Meta() *parser.Object {
 // Report records a diagnostic. Empty RuleID, RuleName and Severity are
 // filled in from the rule. Pos is kept as given: use Pos, PackagePos or
 // ImagePos to make one.
+//
+// A pass keeps at most the number of diagnostics WithMaxDiagnostics allows
+// (DefaultMaxDiagnostics unless set); those reported beyond it are counted,
+// not kept, and one diagnostic at the end of the rule's run says how many
+// were left out.
 func (p *Pass) Report(d Diagnostic) {
+	if !d.Severity.Valid() {
+		d.Severity = p.Rule.Severity
+	}
+	if p.full(d.Severity) {
+		return
+	}
 	if d.RuleID == "" {
 		d.RuleID = p.Rule.ID
 	}
 	if d.RuleName == "" {
 		d.RuleName = p.Rule.Name
 	}
-	if !d.Severity.Valid() {
-		d.Severity = p.Rule.Severity
-	}
 	p.diags = append(p.diags, d)
+}
+
+// full reports whether the pass holds as many diagnostics as it may keep;
+// if so, it counts one more left out, of severity sev.
+func (p *Pass) full(sev Severity) bool {
+	if p.max <= 0 || len(p.diags) < p.max {
+		return false
+	}
+	p.dropped++
+	p.droppedSev = max(p.droppedSev, sev)
+	return true
+}
+
+// summarize adds, when diagnostics were left out, one diagnostic saying
+// how many, at the package's position, with the highest severity among
+// them (so that a package failing on them still fails).
+func (p *Pass) summarize() {
+	if p.dropped == 0 {
+		return
+	}
+	p.diags = append(p.diags, Diagnostic{
+		RuleID: p.Rule.ID, RuleName: p.Rule.Name, Severity: p.droppedSev, Pos: p.PackagePos(),
+		Message: fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max),
+	})
+	p.dropped = 0
 }
 
 // Reportf reports a problem with obj (nil for the package as a whole) at
@@ -89,6 +160,12 @@ func (p *Pass) ReportSeverityf(sev Severity, obj *parser.Object, path []string, 
 }
 
 func (p *Pass) report(sev Severity, obj *parser.Object, path []string, format string, args ...any) {
+	if !sev.Valid() {
+		sev = p.Rule.Severity
+	}
+	if p.full(sev) { // before formatting: a left-out diagnostic costs nothing
+		return
+	}
 	d := Diagnostic{Severity: sev, Message: fmt.Sprintf(format, args...)}
 	if obj != nil {
 		d.Pos = obj.Pos
@@ -120,6 +197,9 @@ func (p *Pass) resolvePositions() {
 		byObj[pp.obj] = append(byObj[pp.obj], pp)
 	}
 	for _, obj := range order {
+		if p.canceled() {
+			break // Lint returns the context's error
+		}
 		loc, err := obj.FieldLocator()
 		if err != nil {
 			continue // the diagnostics keep the object's position

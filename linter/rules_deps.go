@@ -65,6 +65,9 @@ resolved.`,
 				return err
 			}
 			for _, d := range deps {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				if d.entry == nil {
 					continue
 				}
@@ -125,6 +128,9 @@ anything else.`,
 				return err
 			}
 			for _, d := range deps {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				if d.entry == nil {
 					continue
 				}
@@ -167,6 +173,9 @@ xpkg.crossplane.io/crossplane/provider-gcp.`,
 				return err
 			}
 			for _, d := range deps {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				if d.entry == nil {
 					continue
 				}
@@ -209,6 +218,9 @@ Configuration or Function) and package.`,
 				return err
 			}
 			for _, d := range deps {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				for i, k := range legacySources {
 					v, ok := d.entry[k]
 					if !ok {
@@ -240,6 +252,9 @@ constraints for one dependency. Merge them into one entry.`,
 			}
 			first := map[string]int{}
 			for _, d := range deps {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				k, v, ok := d.refKey()
 				if !ok {
 					continue

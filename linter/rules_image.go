@@ -17,6 +17,9 @@ diagnostic's file).`,
 				return nil
 			}
 			for _, d := range p.Image.BaseLayers[1:] {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				p.Report(Diagnostic{Pos: p.ImagePos(d), Message: "layer " + token(d) + " is a second base layer (io.crossplane.xpkg: base); the first is " + token(p.Image.BaseLayers[0]) + ": at most one layer may carry the annotation"})
 			}
 			return nil

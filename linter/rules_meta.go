@@ -51,7 +51,7 @@ and tools that index packages by it may trip on it.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: My_Configuration\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: my-configuration\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Meta {
+			for o := range p.each(p.Package.Meta) {
 				name := o.ObjectMeta.Name
 				if name == "" {
 					p.Reportf(o, []string{"metadata", "name"}, "the meta object has no metadata.name")
@@ -503,6 +503,9 @@ error.`,
 				why = ": the API server rejects the provider's ClusterRole, so the provider gets none of its permissions"
 			}
 			for i, r := range list(m, "spec", "controller", "permissionRequests") {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				path := []string{"spec", "controller", "permissionRequests", fmt.Sprint(i)}
 				rm, ok := r.(map[string]any)
 				if !ok {
@@ -543,6 +546,9 @@ Crossplane; it may be a typo, or meant for another consumer.`,
 			}
 			known := meta.KnownCapabilities(p.Kind)
 			for i, c := range list(m, "spec", "capabilities") {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				s, ok := c.(string)
 				if !ok || meta.CapabilityKnown(p.Kind, s) {
 					continue

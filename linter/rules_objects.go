@@ -2,7 +2,6 @@ package linter
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +36,7 @@ spec.group.`,
 		Bad:  crdHead + "metadata:\n  name: bucket.example.org\nspec:\n  group: example.org\n  names:\n    kind: Bucket\n    plural: buckets\n",
 		Good: crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names:\n    kind: Bucket\n    plural: buckets\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if isCRD(o) {
 					namesMatch(p, o, "CustomResourceDefinition")
 				}
@@ -78,6 +77,9 @@ func versionPath(i int, elems ...string) []string {
 func repeatedVersions(p *Pass, o *parser.Object, vs []defVersion) {
 	seen := map[string]int{}
 	for _, v := range vs {
+		if p.canceled() {
+			return
+		}
 		if v.name == "" {
 			p.Reportf(o, versionPath(v.index), "version %d has no name", v.index)
 			continue
@@ -112,7 +114,7 @@ stored.`,
 		Bad:  crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: true\n  - name: v2\n    served: true\n    storage: true\n",
 		Good: crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: false\n  - name: v2\n    served: true\n    storage: true\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if !isCRD(o) {
 					continue
 				}
@@ -154,11 +156,14 @@ resource's fields.`,
 		Bad:  crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: true\n",
 		Good: crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if !isCRD(o) || o.GroupVersionKind().Version != "v1" {
 					continue
 				}
 				for _, v := range versionsOf(outline(o)) {
+					if p.canceled() {
+						break
+					}
 					if v.entry == nil {
 						continue
 					}
@@ -185,7 +190,7 @@ after the XRD, and rejects an XRD whose name is not spec.names.plural + "."
 		Bad:  xrdHead + "metadata:\n  name: xnetwork.example.org\nspec:\n  group: example.org\n  names:\n    kind: XNetwork\n    plural: xnetworks\n",
 		Good: xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  group: example.org\n  names:\n    kind: XNetwork\n    plural: xnetworks\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if isXRD(o) {
 					namesMatch(p, o, "CompositeResourceDefinition")
 				}
@@ -207,7 +212,7 @@ unique.`,
 		Bad:  xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  versions:\n  - name: v1alpha1\n    served: true\n    referenceable: false\n",
 		Good: xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  versions:\n  - name: v1alpha1\n    served: true\n    referenceable: true\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if !isXRD(o) {
 					continue
 				}
@@ -248,7 +253,7 @@ have claims.`,
 		Bad:  xrdHead + "metadata:\n  name: networks.example.org\nspec:\n  group: example.org\n  names:\n    kind: Network\n    plural: networks\n  claimNames:\n    kind: Network\n    plural: networks\n",
 		Good: xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  group: example.org\n  names:\n    kind: XNetwork\n    plural: xnetworks\n  claimNames:\n    kind: Network\n    plural: networks\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if !isXRD(o) {
 					continue
 				}
@@ -269,10 +274,14 @@ have claims.`,
 	}
 }
 
-// xrdType is what a Composition may refer to.
+// xrdKey is the group and kind of a composite type.
+type xrdKey struct{ group, kind string }
+
+// xrdType is what a Composition may refer to: the versions the package's
+// XRDs of one group and kind define, in order, and as a set.
 type xrdType struct {
-	group, kind string
-	versions    []string
+	versions []string
+	has      map[string]bool
 }
 
 func ruleCompositionTypeRef() *Rule {
@@ -291,22 +300,32 @@ defines XRDs).`,
 		Bad:  "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1\n    kind: XNetwork  # the XRD defines only v1alpha1\n",
 		Good: "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n",
 		Run: func(p *Pass) error {
-			var xrds []xrdType
-			for _, o := range p.Package.Objects {
+			// The XRDs by group and kind, their versions merged: one map
+			// lookup per Composition, however many XRDs and versions
+			// there are (a pair loop is quadratic).
+			xrds := map[xrdKey]*xrdType{}
+			for o := range p.each(p.Package.Objects) {
 				if !isXRD(o) {
 					continue
 				}
 				m := outline(o)
-				t := xrdType{}
-				t.group, _ = str(m, "spec", "group")
-				t.kind, _ = str(m, "spec", "names", "kind")
-				for _, v := range versionsOf(m) {
-					t.versions = append(t.versions, v.name)
+				var k xrdKey
+				k.group, _ = str(m, "spec", "group")
+				k.kind, _ = str(m, "spec", "names", "kind")
+				t := xrds[k]
+				if t == nil {
+					t = &xrdType{has: map[string]bool{}}
+					xrds[k] = t
 				}
-				xrds = append(xrds, t)
+				for _, v := range versionsOf(m) {
+					if !t.has[v.name] {
+						t.has[v.name] = true
+						t.versions = append(t.versions, v.name)
+					}
+				}
 			}
 			configDeps := configurationDependencies(p)
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				g := o.GroupVersionKind()
 				if g.Group != groupXPExtensions || g.Kind != kindComposition {
 					continue
@@ -319,18 +338,12 @@ defines XRDs).`,
 					continue
 				}
 				group, version, _ := strings.Cut(apiVersion, "/")
-				matched := false
-				for _, t := range xrds {
-					if t.group != group || t.kind != kind {
-						continue
-					}
-					matched = true
-					if !slices.Contains(t.versions, version) {
-						p.Reportf(o, []string{"spec", "compositeTypeRef", "apiVersion"}, "Composition %s refers to %s %s, but the XRD of this package defines versions %s",
-							quote(o.ObjectMeta.Name), token(apiVersion), token(kind), joinValues(t.versions, token))
-					}
+				t := xrds[xrdKey{group, kind}]
+				if t != nil && !t.has[version] {
+					p.Reportf(o, []string{"spec", "compositeTypeRef", "apiVersion"}, "Composition %s refers to %s %s, but the XRD of this package defines versions %s",
+						quote(o.ObjectMeta.Name), token(apiVersion), token(kind), joinValues(t.versions, token))
 				}
-				if !matched && !configDeps {
+				if t == nil && !configDeps {
 					p.Reportf(o, []string{"spec", "compositeTypeRef"}, "Composition %s refers to %s %s, which no XRD of this package defines (and no Configuration dependency could)", quote(o.ObjectMeta.Name), token(apiVersion), token(kind))
 				}
 			}
@@ -347,6 +360,9 @@ func configurationDependencies(p *Pass) bool {
 		return true
 	}
 	for _, d := range deps {
+		if p.canceled() {
+			return true
+		}
 		if d.entry == nil {
 			continue
 		}

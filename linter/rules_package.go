@@ -2,6 +2,7 @@ package linter
 
 import (
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"reflect"
 	"slices"
 	"strconv"
@@ -51,7 +52,7 @@ one is reported too.`,
 				}
 				return nil
 			}
-			for _, o := range pkg.Meta {
+			for o := range p.each(pkg.Meta) {
 				if g := o.GroupVersionKind().Group; g != p.MetaGroup {
 					p.Reportf(o, []string{"apiVersion"}, "meta object %s %s has group %s, want %s", token(o.Kind), quote(o.ObjectMeta.Name), token(g), p.MetaGroup)
 				}
@@ -59,15 +60,28 @@ one is reported too.`,
 			if len(pkg.Meta) == 1 {
 				return nil
 			}
+			// Each message names at most safetext.MaxListItems others: naming them
+			// all would make the output quadratic in meta objects.
+			refs := make([]string, 0, min(len(pkg.Meta), safetext.MaxListItems+1))
+			for _, q := range pkg.Meta[:min(len(pkg.Meta), safetext.MaxListItems+1)] {
+				refs = append(refs, metaRef(q))
+			}
 			for i, o := range pkg.Meta[1:] {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				var others []string
-				for j, q := range pkg.Meta {
-					if j != i+1 {
-						others = append(others, metaRef(q))
+				for j, r := range refs {
+					if j != i+1 && len(others) < safetext.MaxListItems {
+						others = append(others, r)
 					}
 				}
+				list := strings.Join(others, "; ")
+				if more := len(pkg.Meta) - 1 - len(others); more > 0 {
+					list += fmt.Sprintf(" and %d more", more)
+				}
 				p.Reportf(o, nil, "meta object %d of %d, %s %s: a package holds exactly one (others: %s)",
-					i+2, len(pkg.Meta), token(o.Kind), quote(o.ObjectMeta.Name), strings.Join(others, "; "))
+					i+2, len(pkg.Meta), token(o.Kind), quote(o.ObjectMeta.Name), list)
 			}
 			return nil
 		},
@@ -152,7 +166,7 @@ package's kind is unknown (see XP101).`,
 			if p.Kind == meta.KindFunction {
 				known = append(allowedKinds(meta.KindProvider), allowedKinds(meta.KindConfiguration)...)
 			}
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				gvk := o.GroupVersionKind()
 				if slices.Contains(allowed, gvk) {
 					continue
@@ -193,7 +207,7 @@ them: use meta.pkg.crossplane.io/v1.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider\nmetadata:\n  name: provider-example\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Meta {
+			for o := range p.each(p.Package.Meta) {
 				gv := o.GroupVersionKind()
 				if gv.Group != p.MetaGroup || gv.Version == currentMetaVersion {
 					continue
@@ -230,7 +244,7 @@ apiextensions.k8s.io/v1.`,
 		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
 		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if isCRD(o) && o.GroupVersionKind().Version == "v1beta1" {
 					p.Reportf(o, []string{"apiVersion"}, "%s CustomResourceDefinition is deprecated (removed in Kubernetes 1.22): use %s/v1", o.APIVersion, groupK8sExtensions)
 				}
@@ -261,7 +275,7 @@ are reported, naming the first. Objects without a name are left alone.`,
 		Run: func(p *Pass) error {
 			type key struct{ group, kind, ns, name string }
 			first := make(map[key]*parser.Object, len(p.Package.Objects))
-			for _, o := range p.Package.Objects {
+			for o := range p.each(p.Package.Objects) {
 				if o.ObjectMeta.Name == "" {
 					continue
 				}

@@ -37,6 +37,9 @@ func documentErrorMessage(e *parser.DocumentError) string {
 
 func reportDocumentErrors(p *Pass) error {
 	for _, e := range p.Package.Errors {
+		if p.canceled() {
+			return p.Context().Err()
+		}
 		if e == nil || e.Err == nil || errorRuleID(e.Err) != p.Rule.ID {
 			continue
 		}
@@ -149,6 +152,9 @@ linking to it.`,
 		Good: "# the package directory\ncrossplane.yaml: file\ncrds/bucket.yaml: file  # a copy of ../../shared/bucket.yaml\n",
 		Run: func(p *Pass) error {
 			for _, s := range p.Package.Skipped {
+				if p.canceled() {
+					return p.Context().Err()
+				}
 				why := "symlink not followed"
 				if s.Reason != "" {
 					why = reasonText(s.Reason)

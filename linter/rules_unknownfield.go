@@ -4,7 +4,9 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -134,8 +136,10 @@ func unknownFields(v any, t reflect.Type, path []string, out *[]unknownField) {
 		}
 	case reflect.Map:
 		if m, ok := v.(map[string]any); ok {
-			for k, e := range m {
-				unknownFields(e, t.Elem(), join(path, k), out)
+			// In key order, so that which diagnostics a capped rule keeps
+			// does not depend on map iteration.
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				unknownFields(m[k], t.Elem(), join(path, k), out)
 			}
 		}
 	case reflect.Slice, reflect.Array:
@@ -203,7 +207,7 @@ was probably meant to be.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  dependson:\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.4.0\"\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  dependsOn:\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.4.0\"\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Meta {
+			for o := range p.each(p.Package.Meta) {
 				gv := schema.FromAPIVersionAndKind(o.APIVersion, o.Kind)
 				t := metaType(gv.Version, meta.Kind(gv.Kind))
 				if t == nil {
@@ -226,6 +230,9 @@ was probably meant to be.`,
 				var found []unknownField
 				unknownFields(content, t, nil, &found)
 				for _, f := range found {
+					if p.canceled() {
+						return p.Context().Err()
+					}
 					parent := "the top level"
 					if len(f.path) > 1 {
 						parent = FieldPath(f.path[:len(f.path)-1]...)

@@ -1,6 +1,7 @@
 package linter
 
 import (
+	"context"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -27,12 +28,15 @@ type suppression struct {
 	obj     *parser.Object
 	entries []suppressionEntry
 	global  bool
+	// names holds the IDs of the rules the entries name; hit, those that
+	// silenced a diagnostic. Sets, so that silencing is constant time per
+	// diagnostic however many entries and annotations there are.
+	names, hit map[string]bool
 }
 
 type suppressionEntry struct {
 	text string
 	rule *Rule // nil when the entry names no rule of the set
-	used bool
 }
 
 type docKey struct {
@@ -41,28 +45,36 @@ type docKey struct {
 }
 
 // suppress drops the diagnostics an annotation silences and adds the XP004
-// diagnostics of entries that silenced nothing.
-func suppress(pkg *parser.Package, all []*Rule, ran map[string]bool, diags []Diagnostic, sh *shared) []Diagnostic {
+// diagnostics of entries that silenced nothing, at most maxDiags of them
+// (see WithMaxDiagnostics). It is linear in the diagnostics and the
+// annotations' entries.
+func suppress(ctx context.Context, pkg *parser.Package, all []*Rule, ran map[string]bool, diags []Diagnostic, sh *shared, maxDiags int) []Diagnostic {
 	var sups []*suppression
 	byDoc := map[docKey]*suppression{}
-	add := func(o *parser.Object, global bool) {
+	// The global suppressions (on meta objects) act as one.
+	global := &suppression{global: true, names: map[string]bool{}, hit: map[string]bool{}}
+	add := func(o *parser.Object, isGlobal bool) {
 		v, ok := o.ObjectMeta.Annotations[SuppressAnnotation]
 		if !ok {
 			return
 		}
-		s := &suppression{obj: o, global: global}
+		s := &suppression{obj: o, global: isGlobal, names: map[string]bool{}, hit: map[string]bool{}}
+		if isGlobal {
+			s.names, s.hit = global.names, global.hit
+		}
 		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
 			e := suppressionEntry{text: f}
 			for _, r := range all {
 				if r.Matches(f) {
 					e.rule = r
+					s.names[r.ID] = true
 					break
 				}
 			}
 			s.entries = append(s.entries, e)
 		}
 		sups = append(sups, s)
-		if !global {
+		if !isGlobal {
 			byDoc[docKey{o.Pos.File, o.Pos.Document}] = s
 		}
 	}
@@ -78,20 +90,11 @@ func suppress(pkg *parser.Package, all []*Rule, ran map[string]bool, diags []Dia
 
 	silence := func(d Diagnostic) bool {
 		hit := false
-		mark := func(s *suppression) {
-			for i := range s.entries {
-				if e := &s.entries[i]; e.rule != nil && e.rule.ID == d.RuleID {
-					e.used, hit = true, true
-				}
-			}
+		if global.names[d.RuleID] {
+			global.hit[d.RuleID], hit = true, true
 		}
-		for _, s := range sups {
-			if s.global {
-				mark(s)
-			}
-		}
-		if s := byDoc[docKey{d.Pos.File, d.Pos.Document}]; s != nil && d.Pos.Line > 0 {
-			mark(s)
+		if s := byDoc[docKey{d.Pos.File, d.Pos.Document}]; s != nil && d.Pos.Line > 0 && s.names[d.RuleID] {
+			s.hit[d.RuleID], hit = true, true
 		}
 		return hit
 	}
@@ -111,15 +114,21 @@ func suppress(pkg *parser.Package, all []*Rule, ran map[string]bool, diags []Dia
 	if unusedRule == nil {
 		return kept
 	}
-	var unused []Diagnostic
+	p := &Pass{Rule: unusedRule, ctx: ctx, shared: sh, max: maxDiags}
+	path := []string{"metadata", "annotations", SuppressAnnotation}
 	for _, s := range sups {
+		if p.canceled() {
+			return kept // Lint returns the context's error
+		}
+		var pos *parser.Position // found once per annotation, when needed
 		for _, e := range s.entries {
-			if e.used || e.rule != nil && (!ran[e.rule.ID] || e.rule.ID == unusedSuppressionID) {
+			if e.rule != nil && (s.hit[e.rule.ID] || !ran[e.rule.ID] || e.rule.ID == unusedSuppressionID) {
 				continue
 			}
-			path := []string{"metadata", "annotations", SuppressAnnotation}
-			p := &Pass{Rule: unusedRule, shared: sh}
-			pos := p.Pos(s.obj, path...)
+			if pos == nil {
+				at := p.Pos(s.obj, path...)
+				pos = &at
+			}
 			msg := "suppression of " + token(e.text) + " silences nothing"
 			if e.rule == nil {
 				msg = "suppression names " + token(e.text) + ", which is no rule ID or name"
@@ -128,13 +137,11 @@ func suppress(pkg *parser.Package, all []*Rule, ran map[string]bool, diags []Dia
 			} else {
 				msg += " in this object"
 			}
-			unused = append(unused, Diagnostic{
-				RuleID: unusedRule.ID, RuleName: unusedRule.Name, Severity: unusedRule.Severity,
-				Message: msg, Pos: pos, Field: FieldPath(path...), Object: RefOf(s.obj),
-			})
+			p.Report(Diagnostic{Message: msg, Pos: *pos, Field: FieldPath(path...), Object: RefOf(s.obj)})
 		}
 	}
-	for _, d := range unused {
+	p.summarize()
+	for _, d := range p.diags {
 		if !silence(d) {
 			kept = append(kept, d)
 		}

@@ -1,7 +1,363 @@
 package hostile
 
+import (
+	"fmt"
+	"strings"
+)
+
 // lintCostCases returns the cases that try to buy memory or CPU from
 // the lint rules beyond what the limits allow.
 func lintCostCases() []Case {
-	return nil
+	ws := lintWorstCases()
+	cs := make([]Case, len(ws))
+	for i, w := range ws {
+		cs[i] = w.Case
+	}
+	return cs
+}
+
+// lintWorstCases are the worst cases of the built-in lint rules: for each
+// rule, a package of about lintCostBytes (as package.yaml) that gives it
+// the most work, the most objects of the kinds it reads and the most
+// diagnostics. The linter must stay linear on each: every rule keeps at
+// most a capped number of diagnostics (linter.WithMaxDiagnostics) and none
+// compares objects pairwise.
+func lintWorstCases() []lintWorst {
+	sizeYAML := int64(lintCostBytes)
+	return []lintWorst{
+		{
+			rules: []string{"XP001"},
+			Case: Case{
+				Name:        "lint-cost-syntax-errors",
+				Description: "About 75,000 documents, each an unclosed flow sequence: one XP001 diagnostic per document, capped per rule.",
+				Kind:        KindPackageYAML,
+				Expect:      rule(ClassParseError, "XP001"),
+				Size:        sizeYAML,
+				Write: streamYAML("lint-cost-syntax-errors", func() []byte {
+					return stream(validPackage, func(i int) string { return "---\nkey: [bad\n" }, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP002"},
+			Case: Case{
+				Name:        "lint-cost-missing-type",
+				Description: "About 65,000 documents with neither apiVersion nor kind: one XP002 diagnostic per document, capped per rule.",
+				Kind:        KindPackageYAML,
+				Expect:      rule(ClassParseError, "XP002"),
+				Size:        sizeYAML,
+				Write: streamYAML("lint-cost-missing-type", func() []byte {
+					return stream(validPackage, func(i int) string { return fmt.Sprintf("---\nname: x%d\n", i) }, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP005"},
+			Case: Case{
+				Name:        "lint-cost-field-type",
+				Description: "About 10,000 meta documents whose spec.dependsOn is a number: each fails to decode, one XP005 diagnostic per document, capped per rule.",
+				Kind:        KindPackageYAML,
+				Expect:      rule(ClassParseError, "XP005"),
+				Size:        sizeYAML,
+				Write: streamYAML("lint-cost-field-type", func() []byte {
+					return stream("", func(i int) string {
+						return fmt.Sprintf("---\napiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c%d\nspec:\n  dependsOn: 5\n", i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP003"},
+			Case: Case{
+				Name:        "lint-cost-empty-package",
+				Description: "1 MiB of comments and no document: the package is empty (XP003), found after reading it all.",
+				Kind:        KindPackageYAML,
+				Expect:      rule(ClassLintError, "XP003"),
+				Size:        sizeYAML,
+				Write: streamYAML("lint-cost-empty-package", func() []byte {
+					return stream("", func(i int) string { return "# nothing but a comment line\n" }, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP004"},
+			Case: Case{
+				Name: "lint-cost-unused-suppressions",
+				Description: "A Provider with about 4,000 CRDs, each suppressing a dozen rules that report nothing on it and a rule that does not exist: " +
+					"about 50,000 unused suppressions (XP004), capped per rule; the invalid meta name is the error.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP201"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-unused-suppressions", func() []byte {
+					return stream(badProvider+"  annotations:\n    lint.xpkgkit.dev/ignore: XP208 XP209 XP210 no-such-rule\n", func(i int) string {
+						return fmt.Sprintf("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x%d\n"+
+							"  annotations:\n    lint.xpkgkit.dev/ignore: XP101 XP102 XP103 XP104 XP105 XP106 XP201 XP301 XP404 XP405 XP406 XP407 nope%d\n", i, i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP006"},
+			Case: Case{
+				Name:        "lint-cost-skipped-files",
+				Description: "A package directory with 10,000 symbolic links named *.yaml: none is followed, each is reported (XP006), capped per rule; the invalid meta name is the error.",
+				Kind:        KindPackageDir,
+				Expect:      rule(ClassLintError, "XP201"),
+				Size:        200,
+				Write:       symlinkDir("lint-cost-skipped-files", []byte(badConfiguration), 10_000),
+			},
+		},
+		{
+			rules: []string{"XP101", "XP103", "XP106", "XP201"},
+			Case: Case{
+				Name: "lint-cost-meta-flood",
+				Description: "About 12,000 meta objects (v1alpha1 Providers, each with an invalid name and an unknown field) in a .xpkg of a few dozen KiB. " +
+					"XP101 once named every other meta object in each diagnostic (quadratic: 9 million diagnostics and 15 GB for 6,000); " +
+					"each message now names a few, and each rule keeps a capped number of diagnostics.",
+				Kind:   KindXpkg,
+				Expect: rule(ClassLintError, "XP101"),
+				Size:   60_000,
+				Write: streamXpkg("lint-cost-meta-flood", func() []byte {
+					return stream("", func(i int) string {
+						return fmt.Sprintf("---\napiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider\nmetadata:\n  name: M_%d\nspek: {}\n", i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP102"},
+			Case: Case{
+				Name:        "lint-cost-disallowed-kinds",
+				Description: "A Provider with about 18,000 ConfigMaps, a kind no package may hold: one XP102 error each, capped per rule.",
+				Kind:        KindXpkg,
+				Expect:      rule(ClassLintError, "XP102"),
+				Size:        40_000,
+				Write: streamXpkg("lint-cost-disallowed-kinds", func() []byte {
+					return stream(goodProvider, func(i int) string {
+						return fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n", i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP105"},
+			Case: Case{
+				Name:        "lint-cost-duplicate-objects",
+				Description: "A Provider with about 11,000 CRDs of one name: each after the first is a duplicate (XP105), found through a map, capped per rule.",
+				Kind:        KindXpkg,
+				Expect:      rule(ClassLintError, "XP105"),
+				Size:        8_000,
+				Write: streamXpkg("lint-cost-duplicate-objects", func() []byte {
+					return stream(goodProvider, func(i int) string {
+						return "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.org\n"
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP106"},
+			Case: Case{
+				Name: "lint-cost-unknown-fields",
+				Description: "A Configuration whose spec holds about 100,000 unknown keys: one XP106 warning each, capped per rule, " +
+					"each positioned at its key without searching the mapping once per diagnostic; the invalid meta name is the error.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP201"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-unknown-fields", func() []byte {
+					return stream(badConfiguration+"spec:\n", func(i int) string { return fmt.Sprintf("  k%d: 0\n", i) }, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP202"},
+			Case: Case{
+				Name:        "lint-cost-invalid-constraint",
+				Description: "spec.crossplane.version is a constraint of about 100,000 comma-separated parts, the last invalid: XP202 refuses it in linear time (semver refuses constraints over 512 bytes before parsing them).",
+				Kind:        KindPackageYAML,
+				Expect:      rule(ClassLintError, "XP202"),
+				Size:        sizeYAML,
+				Write: streamYAML("lint-cost-invalid-constraint", func() []byte {
+					return stream("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: hostile\nspec:\n  crossplane:\n    version: \"", func(i int) string {
+						return ">=v1.0.0, "
+					}, "bad\"\n")
+				}),
+			},
+		},
+		{
+			rules:        []string{"XP203"},
+			needsVersion: true,
+			Case: Case{
+				Name: "lint-cost-excluding-constraint",
+				Description: "spec.crossplane.version is a valid constraint of 32 alternatives, as many as semver allows (and under its 512 bytes), none of which admits a current Crossplane: " +
+					"XP203 (run with a target version) checks each once; the invalid meta name is the error.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP201"),
+				Size:   800,
+				Write: streamYAML("lint-cost-excluding-constraint", func() []byte {
+					var b strings.Builder
+					b.WriteString("<v0.0.1")
+					for i := 2; i <= 32; i++ {
+						fmt.Fprintf(&b, " || <v0.0.%d", i)
+					}
+					return []byte(badConfiguration + "spec:\n  crossplane:\n    version: \"" + b.String() + "\"\n")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP204", "XP205", "XP206", "XP207"},
+			Case: Case{
+				Name: "lint-cost-meta-annotations",
+				Description: "A Configuration whose license is an SPDX expression of about 30,000 deprecated identifiers, whose source is a 256 KiB URL " +
+					"and whose description holds about 80,000 sentences: each checked in linear time, the deprecated identifiers capped per rule.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP201"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-meta-annotations", func() []byte {
+					var b strings.Builder
+					b.WriteString(badConfiguration + "  annotations:\n    meta.crossplane.io/license: \"GPL-2.0")
+					for b.Len() < lintCostBytes/4 {
+						b.WriteString(" OR GPL-2.0")
+					}
+					b.WriteString("\"\n    meta.crossplane.io/source: \"https://")
+					b.WriteString(strings.Repeat("a", lintCostBytes/4))
+					b.WriteString(" b\"\n    meta.crossplane.io/description: \"")
+					for b.Len() < lintCostBytes-16 {
+						b.WriteString("A. ")
+					}
+					b.WriteString("\"\n")
+					return []byte(b.String())
+				}),
+			},
+		},
+		{
+			rules: []string{"XP208", "XP209", "XP210"},
+			Case: Case{
+				Name: "lint-cost-provider-meta",
+				Description: "A Provider meta object with an invalid controller image, about 60,000 empty permission requests (three XP209 errors each) " +
+					"and about 40,000 unknown capabilities: linear, capped per rule.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP209"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-provider-meta", func() []byte {
+					var b strings.Builder
+					b.WriteString(goodProvider + "spec:\n  controller:\n    image: \"Not A/Valid:Image:Reference\"\n    permissionRequests:\n")
+					for i := 0; b.Len() < lintCostBytes/2; i++ {
+						b.WriteString("    - {apiGroups: [], resources: [x]}\n")
+					}
+					b.WriteString("  capabilities:\n")
+					for i := 0; b.Len() < lintCostBytes; i++ {
+						fmt.Fprintf(&b, "  - SafeStrat%d\n", i)
+					}
+					return []byte(b.String())
+				}),
+			},
+		},
+		{
+			rules: []string{"XP301", "XP302", "XP303", "XP304", "XP305"},
+			Case: Case{
+				Name: "lint-cost-dependency-flood",
+				Description: "A Configuration with about 5,000 dependencies, each naming one package three ways (deprecated keys), with an invalid version " +
+					"and an invalid, tagged reference: every dependency rule reports each, capped per rule; duplicates are found through a map.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP301"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-dependency-flood", func() []byte {
+					return stream(badConfiguration+"spec:\n  dependsOn:\n", func(i int) string {
+						return fmt.Sprintf("  - provider: Example/Provider:v1\n    function: Example/Provider:v1\n    configuration: Example/Provider:v1\n    package: Example/Provider:v1\n    version: \"latest%d\"\n", i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP104", "XP401", "XP402", "XP403"},
+			Case: Case{
+				Name: "lint-cost-crd-flood",
+				Description: "A Provider with about 3,500 CRDs, half v1beta1 (XP104), each misnamed (XP401) with a repeated version, several storage versions and none served (XP402), " +
+					"the v1 ones without schemas (XP403): linear in CRDs and versions, capped per rule.",
+				Kind:   KindXpkg,
+				Expect: rule(ClassLintError, "XP401"),
+				Size:   17_000,
+				Write: streamXpkg("lint-cost-crd-flood", func() []byte {
+					return stream(goodProvider, func(i int) string {
+						v := []string{"v1", "v1beta1"}[i%2]
+						return fmt.Sprintf("---\napiVersion: apiextensions.k8s.io/%s\nkind: CustomResourceDefinition\nmetadata:\n  name: x%d\nspec:\n  group: example.org\n  names: {plural: things, kind: Thing}\n"+
+							"  versions:\n  - {name: v1, storage: true}\n  - {name: v1, storage: true}\n  - {name: v2, storage: true}\n", v, i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP404", "XP405", "XP406"},
+			Case: Case{
+				Name: "lint-cost-xrd-flood",
+				Description: "A Configuration with about 3,500 XRDs, each misnamed (XP404), with repeated, unreferenceable, unserved versions (XP405) " +
+					"and claim names equal to its names (XP406): linear, capped per rule.",
+				Kind:   KindXpkg,
+				Expect: rule(ClassLintError, "XP404"),
+				Size:   17_000,
+				Write: streamXpkg("lint-cost-xrd-flood", func() []byte {
+					return stream(badConfiguration, func(i int) string {
+						return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata:\n  name: x%d\nspec:\n  group: example.org\n"+
+							"  names: {plural: xthings, kind: XThing}\n  claimNames: {plural: xthings, kind: XThing}\n  versions:\n  - {name: v1}\n  - {name: v1}\n", i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP407"},
+			Case: Case{
+				Name: "lint-cost-composition-xrd-pairs",
+				Description: "A Configuration with about 3,000 XRDs of one group and kind and about 3,000 Compositions referring to a version none defines. " +
+					"XP407 once reported every Composition-XRD pair (9 million diagnostics, 23 GB); it now looks the type up once per Composition, capped per rule.",
+				Kind:   KindXpkg,
+				Expect: rule(ClassLintError, "XP201"),
+				Size:   30_000,
+				Write: streamXpkg("lint-cost-composition-xrd-pairs", func() []byte {
+					return stream(badConfiguration, func(i int) string {
+						if i%2 == 0 {
+							return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata:\n  name: x%d\nspec:\n  group: example.org\n  names: {kind: XThing}\n  versions: [{name: v1}]\n", i)
+						}
+						return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c%d\nspec:\n  compositeTypeRef: {apiVersion: example.org/v2, kind: XThing}\n", i)
+					}, "")
+				}),
+			},
+		},
+		{
+			rules: []string{"XP501"},
+			Case: Case{
+				Name: "lint-cost-base-layers",
+				Description: "An OCI layout whose 1,000 layers (MaxLayers) are all annotated as the base layer: a reader refuses the image, " +
+					"or reads the first and reports each other one (XP501), capped per rule.",
+				Kind:         KindOCILayoutDir,
+				Expect:       class(ClassMalformed),
+				Alternatives: []Outcome{rule(ClassLintError, "XP501")},
+				Size:         600_000,
+				Write:        ociImageCase("lint-cost-base-layers", KindOCILayoutDir, manyBaseLayers(1_000), ociHooks{}),
+			},
+		},
+		{
+			rules: []string{"XP502"},
+			Case: Case{
+				Name: "lint-cost-flattened",
+				Description: "An OCI layout of 1,000 unannotated layers (MaxLayers), package.yaml in the last: the filesystem is flattened to find it, " +
+					"each layer read once, and XP502 reports the missing annotation; the invalid meta name is the error.",
+				Kind:   KindOCILayoutDir,
+				Expect: rule(ClassLintError, "XP201"),
+				Size:   600_000,
+				Write:  ociImageCase("lint-cost-flattened", KindOCILayoutDir, flatLayers(1_000, []byte(badConfiguration)), ociHooks{}),
+			},
+		},
+		{
+			rules: []string{"XP503", "XP504"},
+			Case: Case{
+				Name: "lint-cost-image-scan",
+				Description: "An OCI layout of 100 unannotated layers with no package.yaml at the root but 500 below it in each (XP503), " +
+					"and the defunct stack's .registry/app.yaml (XP504): the layers are scanned once and the misplaced files named are bounded.",
+				Kind:   KindOCILayoutDir,
+				Expect: rule(ClassLintError, "XP503"),
+				Size:   390_000,
+				Write:  ociImageCase("lint-cost-image-scan", KindOCILayoutDir, misplacedLayers(100, 500), ociHooks{}),
+			},
+		},
+	}
 }

@@ -1,0 +1,262 @@
+package linter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// costN is how many of each thing the packages of these tests hold: more
+// than a rule reports when it stops at once.
+const costN = 300
+
+// costPackages returns packages on which every built-in rule that loops
+// reports many diagnostics: one with a single Provider meta object (with
+// many dependencies, permission requests and capabilities) and many
+// objects and broken documents of every kind the rules read, and one with
+// many meta objects.
+func costPackages(t *testing.T) map[string]*parser.Package {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-cost\nspec:\n  dependsOn:\n")
+	for i := range costN {
+		fmt.Fprintf(&b, "  - provider: Bad/Ref:v1\n    function: Bad/Ref:v1\n    version: nope%d\n", i)
+	}
+	b.WriteString("  controller:\n    permissionRequests:\n")
+	for range costN {
+		b.WriteString("    - {apiGroups: [], resources: [x]}\n")
+	}
+	b.WriteString("  capabilities:\n")
+	for i := range costN {
+		fmt.Fprintf(&b, "  - unknown%d\n", i)
+	}
+	b.WriteString("  unknownField:\n")
+	for i := range costN {
+		fmt.Fprintf(&b, "  k%d: 0\n", i)
+	}
+	for i := range costN {
+		fmt.Fprintf(&b, "---\napiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: same\nspec:\n  versions: [{name: v1}, {name: v1}]\n")
+		fmt.Fprintf(&b, "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: crd%d\nspec:\n  versions: [{name: v1}, {name: v1}]\n", i)
+		fmt.Fprintf(&b, "---\napiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata:\n  name: xrd%d\nspec:\n  group: g\n  names: {kind: K, plural: ks}\n  claimNames: {kind: K, plural: ks}\n  versions: [{name: v1}, {name: v1}]\n", i)
+		fmt.Fprintf(&b, "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c%d\nspec:\n  compositeTypeRef: {apiVersion: g/v2, kind: K}\n", i)
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm%d\n", i)
+		b.WriteString("---\nbad: [yaml\n---\nno: type\n")
+	}
+	objects, err := parser.Parse(t.Context(), strings.NewReader(b.String()), parser.WithFile("package.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range costN {
+		objects.Skipped = append(objects.Skipped, parser.SkippedFile{Path: fmt.Sprintf("l%d.yaml", i)})
+	}
+
+	b.Reset()
+	for i := range costN {
+		fmt.Fprintf(&b, "---\napiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider\nmetadata:\n  name: M_%d\n  annotations: {x: z}\nspek: {}\n", i)
+	}
+	metas, err := parser.Parse(t.Context(), strings.NewReader(b.String()), parser.WithFile("package.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*parser.Package{"objects": objects, "metas": metas}
+}
+
+// costFacts are image facts that make the image rules report many.
+func costFacts() *ImageFacts {
+	f := &ImageFacts{Flattened: true, LegacyStack: true}
+	for i := range costN {
+		f.BaseLayers = append(f.BaseLayers, fmt.Sprintf("sha256:%064d", i))
+		f.MisplacedPackageYAML = append(f.MisplacedPackageYAML, fmt.Sprintf("d%d/package.yaml", i))
+	}
+	return f
+}
+
+// runPass runs r on pkg as Lint would, uncapped, and returns the
+// diagnostics it reported.
+func runPass(ctx context.Context, r *Rule, pkg *parser.Package) []Diagnostic {
+	p := &Pass{
+		Rule: r, Package: pkg, Kind: packageKind(pkg), Image: costFacts(),
+		CrossplaneVersion: "v2.0.0", MetaGroup: meta.DefaultGroup,
+		ctx: ctx, shared: newShared(pkg),
+	}
+	_ = runRule(p)
+	return p.diags
+}
+
+// TestRulesStopWhenCancelled runs every built-in rule on packages where it
+// reports many diagnostics, then again with a context that is already
+// cancelled: a rule that loops over the package must check the context at
+// each step, so it reports nothing then. Rules that report a handful (they
+// look at one value) are left alone.
+func TestRulesStopWhenCancelled(t *testing.T) {
+	t.Parallel()
+	pkgs := costPackages(t)
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	looping := 0
+	for _, r := range Builtin() {
+		for name, pkg := range pkgs {
+			full := len(runPass(t.Context(), r, pkg))
+			if full < costN/2 {
+				continue
+			}
+			looping++
+			// runRule checks the context before the rule starts: call Run
+			// itself, as if the context ended while the rule ran.
+			p := &Pass{
+				Rule: r, Package: pkg, Kind: packageKind(pkg), Image: costFacts(),
+				CrossplaneVersion: "v2.0.0", MetaGroup: meta.DefaultGroup,
+				ctx: cancelled, shared: newShared(pkg),
+			}
+			_ = r.Run(p)
+			t.Logf("%s on %s: %d diagnostics, %d once cancelled", r.ID, name, full, len(p.diags))
+			if len(p.diags) > 0 {
+				t.Errorf("%s %s on %s: %d diagnostics after the context was cancelled (%d without): the rule does not check the context in its loop",
+					r.ID, r.Name, name, len(p.diags), full)
+			}
+		}
+	}
+	if looping < 20 {
+		t.Errorf("only %d rules report many diagnostics on the test packages: the test packages do not exercise the rules", looping)
+	}
+}
+
+// TestMaxDiagnostics: a rule keeps at most the cap, in the order it
+// reported them, plus one diagnostic saying how many it left out, with the
+// highest severity among them; no cap keeps all.
+func TestMaxDiagnostics(t *testing.T) {
+	t.Parallel()
+	pkg := &parser.Package{Objects: []*parser.Object{{}}}
+	flood := &Rule{ID: "T1", Name: "flood", Doc: "Floods.", Severity: SeverityInfo, Run: func(p *Pass) error {
+		for i := range 50 {
+			sev := SeverityInfo
+			if i == 40 {
+				sev = SeverityError // only among those left out
+			}
+			p.ReportSeverityf(sev, nil, nil, "finding %d", i)
+		}
+		return nil
+	}}
+	for _, tc := range []struct {
+		name    string
+		opts    []Option
+		want    int
+		summary bool
+	}{
+		{"default cap above the count", nil, 50, false},
+		{"cap 10", []Option{WithMaxDiagnostics(10)}, 11, true},
+		{"no cap", []Option{WithMaxDiagnostics(0)}, 50, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Lint(t.Context(), pkg, append([]Option{WithRuleSet(flood)}, tc.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Diagnostics) != tc.want {
+				t.Fatalf("%d diagnostics, want %d", len(res.Diagnostics), tc.want)
+			}
+			var summary *Diagnostic
+			for i, d := range res.Diagnostics {
+				if strings.Contains(d.Message, "left out") {
+					summary = &res.Diagnostics[i]
+				}
+			}
+			if (summary != nil) != tc.summary {
+				t.Fatalf("summary %v, want %v", summary, tc.summary)
+			}
+			if summary == nil {
+				return
+			}
+			if !strings.HasPrefix(summary.Message, "40 more diagnostics") || summary.Severity != SeverityError || summary.RuleID != "T1" {
+				t.Errorf("summary %v, want 40 left out, severity error, rule T1", summary)
+			}
+			if !res.AtOrAbove(SeverityError) {
+				t.Error("an error among those left out does not fail the package")
+			}
+			i := 0
+			for _, d := range res.Diagnostics {
+				if d == *summary {
+					continue
+				}
+				if d.Message != fmt.Sprintf("finding %d", i) {
+					t.Errorf("kept %q at %d: the first ones reported must be kept", d.Message, i)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// TestNilObjects: nil entries in a package are ignored, with any rule.
+func TestNilObjects(t *testing.T) {
+	t.Parallel()
+	parsed := costPackages(t)["objects"]
+	pkg := &parser.Package{
+		Meta:    []*parser.Object{nil, parsed.Meta[0], nil},
+		Objects: append([]*parser.Object{nil}, append(parsed.Objects, nil)...),
+		Errors:  append([]*parser.DocumentError{nil}, parsed.Errors...),
+	}
+	res, err := Lint(t.Context(), pkg, WithImageFacts(costFacts()), WithCrossplaneVersion("v2.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Failures {
+		t.Errorf("rule failed: %v", f)
+	}
+	if len(pkg.Meta) != 3 || pkg.Meta[0] != nil {
+		t.Error("Lint modified the caller's package")
+	}
+	if _, err := Lint(nil, pkg); err == nil { //nolint:staticcheck // a nil context is the point
+		t.Error("Lint(nil context): no error")
+	}
+}
+
+// TestLintCancelledInsideARule cancels the context from inside a rule that
+// runs first, on one worker: Lint returns the context's error, and the
+// rules after it do not run.
+func TestLintCancelledInsideARule(t *testing.T) {
+	t.Parallel()
+	pkg := costPackages(t)["objects"]
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ran := 0
+	canceller := &Rule{ID: "T0", Name: "canceller", Doc: "Cancels.", Severity: SeverityInfo, Run: func(p *Pass) error {
+		cancel()
+		return nil
+	}}
+	counter := &Rule{ID: "T2", Name: "counter", Doc: "Counts.", Severity: SeverityInfo, Run: func(p *Pass) error {
+		ran++
+		return nil
+	}}
+	_, err := Lint(ctx, pkg, WithRuleSet(append([]*Rule{canceller}, Builtin()...)...), WithRules(counter), WithConcurrency(1))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if ran != 0 {
+		t.Error("a rule ran after the context was cancelled")
+	}
+}
+
+// TestOneMetaMessagesBounded: XP101's message names a bounded number of the
+// other meta objects, however many there are.
+func TestOneMetaMessagesBounded(t *testing.T) {
+	t.Parallel()
+	pkg := costPackages(t)["metas"]
+	diags := runPass(t.Context(), Lookup("XP101"), pkg)
+	if len(diags) != costN-1 {
+		t.Fatalf("%d diagnostics, want %d", len(diags), costN-1)
+	}
+	for _, d := range diags {
+		if n := strings.Count(d.Message, "; "); n != maxListItems-1 {
+			t.Errorf("message names %d others, want %d: %s", n+1, maxListItems, d.Message)
+		}
+		if !strings.Contains(d.Message, fmt.Sprintf(" and %d more)", costN-1-maxListItems)) {
+			t.Errorf("message does not say how many more: %s", d.Message)
+		}
+	}
+}
