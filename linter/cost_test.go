@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"strings"
 	"testing"
 
@@ -252,10 +253,10 @@ func TestOneMetaMessagesBounded(t *testing.T) {
 		t.Fatalf("%d diagnostics, want %d", len(diags), costN-1)
 	}
 	for _, d := range diags {
-		if n := strings.Count(d.Message, "; "); n != maxListItems-1 {
-			t.Errorf("message names %d others, want %d: %s", n+1, maxListItems, d.Message)
+		if n := strings.Count(d.Message, "; "); n != safetext.MaxListItems-1 {
+			t.Errorf("message names %d others, want %d: %s", n+1, safetext.MaxListItems, d.Message)
 		}
-		if !strings.Contains(d.Message, fmt.Sprintf(" and %d more)", costN-1-maxListItems)) {
+		if !strings.Contains(d.Message, fmt.Sprintf(" and %d more)", costN-1-safetext.MaxListItems)) {
 			t.Errorf("message does not say how many more: %s", d.Message)
 		}
 	}
