@@ -7,6 +7,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // Option configures Lint.
@@ -22,6 +23,7 @@ type config struct {
 	metaGroup   string
 	image       *ImageFacts
 	concurrency int
+	examples    *parser.Package
 }
 
 type severityOverride struct {
