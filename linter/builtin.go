@@ -11,7 +11,7 @@ func Builtin() []*Rule {
 		ruleMissingType(),
 		ruleEmptyPackage(),
 		ruleUnusedSuppression(),
-		ruleFieldType(),
+		withKindTypes(ruleFieldType()),
 		ruleSkippedFile(),
 
 		ruleOneMeta(),
@@ -46,6 +46,8 @@ func Builtin() []*Rule {
 		ruleXRDVersions(),
 		ruleXRDClaimNames(),
 		ruleCompositionTypeRef(),
+		ruleExampleSchema(),
+		ruleComposedResourceSchema(),
 
 		ruleBaseLayers(),
 		ruleNoBaseAnnotation(),

@@ -141,7 +141,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 			for i := range next {
 				p := &Pass{
 					Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
-					CrossplaneVersion: c.xpVersion, MetaGroup: c.metaGroup,
+					CrossplaneVersion: c.xpVersion, MetaGroup: c.metaGroup, Examples: c.examples,
 					ctx: ctx, shared: sh, max: c.maxDiags,
 				}
 				passes[i] = p

@@ -7,6 +7,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // Option configures Lint.
@@ -24,6 +25,7 @@ type config struct {
 	concurrency int
 	maxDiags    int
 	maxDiagsSet bool
+	examples    *parser.Package
 }
 
 type severityOverride struct {

@@ -33,6 +33,9 @@ type Pass struct {
 	CrossplaneVersion string
 	// MetaGroup is the API group meta objects are expected to have.
 	MetaGroup string
+	// Examples holds the package's examples (WithExamples); nil when none
+	// were given.
+	Examples *parser.Package
 
 	ctx    context.Context
 	shared *shared

@@ -22,5 +22,8 @@ func (p *Package) Lint(ctx context.Context, opts ...linter.Option) (*linter.Resu
 		facts := p.Image.Facts
 		opts = append([]linter.Option{linter.WithImageFacts(&facts)}, opts...)
 	}
+	if p.Examples != nil {
+		opts = append([]linter.Option{linter.WithExamples(p.Examples)}, opts...)
+	}
 	return linter.Lint(ctx, p.Package, opts...)
 }

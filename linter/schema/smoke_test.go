@@ -77,3 +77,77 @@ spec:
 		}
 	}
 }
+
+func TestSmokeKinds(t *testing.T) {
+	objs := `apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: c
+spec:
+  compositeTypeRef: {apiVersion: a/v1, kind: X}
+  mode: Pipeline
+  pipeline:
+  - step: 1
+    functionRef: {name: f}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: w
+webhooks:
+- name: a.b
+  timeoutSeconds: "10"
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig: {service: {name: s, namespace: n, port: "1"}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: a.b
+spec:
+  group: b
+  names: {kind: A, plural: as}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: "true"
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              x: {type: string, maxLength: "5"}
+---
+apiVersion: apiextensions.crossplane.io/v1
+kind: CompositeResourceDefinition
+metadata:
+  name: a.b
+spec:
+  group: b
+  names: {kind: A, plural: as}
+  connectionSecretKeys: [a, 1]
+  versions:
+  - name: v1
+    served: "true"
+    referenceable: true
+`
+	p2, err := parser.Parse(context.Background(), strings.NewReader(objs), parser.WithFile("o.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(p2.Errors, len(p2.Objects))
+	for _, o := range p2.Objects {
+		r, err := schema.PackageKinds().ValidateObject(context.Background(), o, schema.TypesOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s %s cel=%d valid=%v", r.Definition, r.Version, r.SkippedCEL, r.Valid())
+		for _, x := range r.Violations {
+			t.Logf("  %s %s [%s] exp=%q found=%q", x.Pos, x, x.Kind, x.Expected, x.Found)
+		}
+	}
+}

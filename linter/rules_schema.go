@@ -1,0 +1,316 @@
+package linter
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// WithExamples gives the package's examples (the YAML files of the
+// examples/ directory of a package directory, or .up/examples.yaml of an
+// image's examples layer), enabling XP408 example-schema.
+func WithExamples(examples *parser.Package) Option {
+	return func(c *config) { c.examples = examples }
+}
+
+// maxSchemaReports caps the diagnostics one schema rule reports per object.
+const maxSchemaReports = 50
+
+const kindTypesDoc = `
+
+Besides the meta object, every object of a kind a package may hold is
+type-checked against that kind's published schema: CompositeResourceDefinition,
+Composition, ManagedResourceDefinition, ManagedResourceActivationPolicy,
+Operation, CronOperation and WatchOperation against Crossplane's own CRDs
+(v2.1.0), CustomResourceDefinition (v1, v1beta1),
+ValidatingWebhookConfiguration and MutatingWebhookConfiguration against
+Kubernetes' published OpenAPI (linter/schema.PackageKinds). Crossplane's
+package parser (crossplane-runtime v2.1.0 pkg/parser, PackageParser.Parse)
+decodes each object into its Go type with a non-strict JSON serializer: a
+field holding a value of the wrong JSON type (a step written as a number,
+served: "true", timeoutSeconds: "10") fails the decoding and the package is
+refused, while unknown fields are silently dropped (XP106 covers the meta
+object's). Each mistyped field is reported at its line and column, naming
+the expected and found types. A CustomResourceDefinition is checked down to
+the parser's outline depth (its names, versions, served, storage,
+subresources...): the content of each version's openAPIV3Schema is not
+decoded by the linter, to keep linting a provider of thousands of CRDs
+fast.`
+
+// withKindTypes extends XP005 field-type with the type check of every object
+// of a package kind.
+func withKindTypes(r *Rule) *Rule {
+	run := r.Run
+	r.Doc += kindTypesDoc
+	r.Run = func(p *Pass) error {
+		if err := run(p); err != nil {
+			return err
+		}
+		return checkKindTypes(p)
+	}
+	return r
+}
+
+func checkKindTypes(p *Pass) error {
+	kinds := lschema.PackageKinds()
+	for _, o := range p.Package.Objects {
+		if err := p.Context().Err(); err != nil {
+			return err
+		}
+		gvk := o.GroupVersionKind()
+		if !kinds.Serves(gvk) {
+			continue
+		}
+		var content map[string]any
+		if gvk.Kind == "CustomResourceDefinition" && o.Outline() != nil {
+			content = o.Outline()
+		} else {
+			u, err := o.Unstructured()
+			if err != nil {
+				continue // reported as a document error
+			}
+			content = u.Object
+		}
+		res, err := kinds.Validate(p.Context(), content, lschema.TypesOnly())
+		if err != nil {
+			if errors.Is(err, p.Context().Err()) && p.Context().Err() != nil {
+				return err
+			}
+			continue
+		}
+		for i, v := range res.Violations {
+			if i == maxSchemaReports {
+				p.Reportf(o, nil, "%d more mistyped fields in %s %s", len(res.Violations)-i, o.Kind, quote(o.ObjectMeta.Name))
+				break
+			}
+			p.Reportf(o, v.Path, "%s: want %s, found %s: Crossplane cannot decode this %s (%s)",
+				fieldName(v), v.Expected, displayType(v), o.Kind, gvk.GroupVersion().String())
+		}
+	}
+	return nil
+}
+
+// displayType names the found type as a reader thinks of it: "number" for
+// an integer where no number is wanted.
+func displayType(v lschema.Violation) string {
+	if v.Found == "integer" && !strings.Contains(v.Expected, "integer") && !strings.Contains(v.Expected, "number") {
+		return "number"
+	}
+	return v.Found
+}
+
+func fieldName(v lschema.Violation) string {
+	if f := v.Field(); f != "" {
+		return f
+	}
+	return "the object"
+}
+
+// cel notes the CEL rules a validation left out.
+func cel(r *lschema.Result) string {
+	if r.SkippedCEL == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d CEL rules of the schema not evaluated)", r.SkippedCEL)
+}
+
+func ruleExampleSchema() *Rule {
+	return &Rule{
+		ID: "XP408", Name: "example-schema", Severity: SeverityWarning,
+		Doc: `An example does not validate against the package's CRDs
+
+The package's examples (the examples/ directory of a package directory, the
+.up/examples.yaml file of an image's examples layer) are not installed, but
+a user who applies one gets the API server's answer. Each example of a kind
+a CustomResourceDefinition of the package serves (or a
+CompositeResourceDefinition, through the CRDs Crossplane derives for its
+composite resource and claim) is validated as the API server validates a
+custom resource (linter/schema): types, required fields, enums, formats,
+patterns, limits, list types, and unknown fields, which the API server
+prunes. CEL rules (x-kubernetes-validations) are not evaluated; each
+diagnostic says how many the schema holds. An example of a kind no
+definition of the package serves (it may come from a dependency) is
+reported once per kind, as info. The rule runs only when the linter is
+given the examples (WithExamples; xpkg's Package.Lint does so).`,
+		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n# examples/bucket.yaml: spec.size: \"10\"\n",
+		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n# examples/bucket.yaml: spec.size: 10\n",
+		Run: func(p *Pass) error {
+			if p.Examples == nil || len(p.Examples.Objects) == 0 {
+				return nil
+			}
+			v := lschema.New(p.Package.Objects)
+			unserved := map[schema.GroupKind]bool{}
+			for _, o := range p.Examples.Objects {
+				if err := p.Context().Err(); err != nil {
+					return err
+				}
+				gvk := o.GroupVersionKind()
+				if !v.Serves(gvk) {
+					if gk := gvk.GroupKind(); !unserved[gk] {
+						unserved[gk] = true
+						what := "kind"
+						if v.ServesKind(gk) {
+							what = "version"
+						}
+						p.ReportSeverityf(SeverityInfo, o, []string{"kind"}, "example %s %s: no definition of the package serves this %s (it may come from a dependency), so it is not validated",
+							o.Kind, quote(o.ObjectMeta.Name), what)
+					}
+					continue
+				}
+				reportSchema(p, v, o, nil, nil, "example "+o.Kind+" "+quote(o.ObjectMeta.Name))
+			}
+			return nil
+		},
+	}
+}
+
+// reportSchema validates content (obj's own when nil) against v and
+// reports every violation, at prefix+path in obj.
+func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map[string]any, prefix []string, what string, opts ...lschema.ValidateOption) {
+	if content == nil {
+		u, err := obj.Unstructured()
+		if err != nil {
+			return
+		}
+		content = u.Object
+	}
+	res, err := v.Validate(p.Context(), content, opts...)
+	if err != nil {
+		if errors.Is(err, lschema.ErrInvalidSchema) || errors.Is(err, lschema.ErrLimit) {
+			p.ReportSeverityf(SeverityInfo, obj, prefix, "%s: not validated: %s", what, boundMsg(err.Error()))
+		}
+		return
+	}
+	if !res.Served {
+		p.Reportf(obj, append(append([]string(nil), prefix...), "apiVersion"), "%s: version %s of %s is not served: the API server refuses it", what, quote(res.Version), res.Definition)
+	}
+	for i, x := range res.Violations {
+		if i == maxSchemaReports {
+			p.Reportf(obj, prefix, "%s: %d more violations", what, len(res.Violations)-i)
+			break
+		}
+		path := append(append([]string(nil), prefix...), x.Path...)
+		field := fieldName(x)
+		var msg string
+		switch x.Kind {
+		case lschema.KindUnknownField:
+			msg = "unknown field: the API server prunes it"
+		case lschema.KindType:
+			msg = fmt.Sprintf("want %s, found %s", x.Expected, displayType(x))
+		default:
+			msg = x.Message
+		}
+		p.Reportf(obj, path, "%s: %s: %s (%s version %s)%s", what, field, msg, res.Definition, strconv.Quote(res.Version), cel(res))
+	}
+}
+
+func boundMsg(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+func ruleComposedResourceSchema() *Rule {
+	return &Rule{
+		ID: "XP409", Name: "composed-resource-schema", Severity: SeverityWarning,
+		Doc: `A Composition's composed resource does not validate against the package's CRDs
+
+Each composed resource template of a Composition, the base of every entry
+of spec.resources (legacy Resources mode) and of spec.pipeline[].input.resources
+of a function-patch-and-transform step (input kind Resources), whose kind a
+CustomResourceDefinition of the package serves (or an XRD, through its
+derived CRDs), is validated as the API server validates a custom resource
+(linter/schema): types, enums, formats, patterns, limits and unknown fields
+(which the API server prunes). Required fields are not checked: patches fill
+fields in later. CEL rules are not evaluated. Kinds no definition of the
+package serves are left alone (they come from dependencies).`,
+		Bad:  "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: \"10\"  # the package's Bucket CRD wants an integer\n",
+		Good: "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: 10\n",
+		Run: func(p *Pass) error {
+			var v *lschema.Validator
+			for _, o := range p.Package.Objects {
+				gvk := o.GroupVersionKind()
+				if gvk.Group != "apiextensions.crossplane.io" || gvk.Kind != "Composition" {
+					continue
+				}
+				if err := p.Context().Err(); err != nil {
+					return err
+				}
+				if v == nil {
+					v = lschema.New(p.Package.Objects)
+					if len(v.Kinds()) == 0 {
+						return nil
+					}
+				}
+				u, err := o.Unstructured()
+				if err != nil {
+					continue
+				}
+				for _, b := range composedBases(u.Object) {
+					apiVersion, _ := b.base["apiVersion"].(string)
+					kind, _ := b.base["kind"].(string)
+					if !v.Serves(schema.FromAPIVersionAndKind(apiVersion, kind)) {
+						continue
+					}
+					reportSchema(p, v, o, b.base, b.path, "composed resource "+quote(b.name)+" ("+kind+")", lschema.SkipRequired())
+				}
+			}
+			return nil
+		},
+	}
+}
+
+type composedBase struct {
+	name string
+	path []string
+	base map[string]any
+}
+
+// composedBases lists the composed resource bases of a Composition: the
+// legacy spec.resources[].base and the bases of function-patch-and-transform
+// inputs, spec.pipeline[].input.resources[].base.
+func composedBases(c map[string]any) []composedBase {
+	var out []composedBase
+	collect := func(list []any, prefix []string) {
+		for i, r := range list {
+			rm, _ := r.(map[string]any)
+			base, _ := rm["base"].(map[string]any)
+			if base == nil {
+				continue
+			}
+			name, _ := rm["name"].(string)
+			if name == "" {
+				name = strconv.Itoa(i)
+			}
+			out = append(out, composedBase{name: name, path: append(append([]string(nil), prefix...), strconv.Itoa(i), "base"), base: base})
+		}
+	}
+	spec, _ := c["spec"].(map[string]any)
+	if res, ok := spec["resources"].([]any); ok {
+		collect(res, []string{"spec", "resources"})
+	}
+	pipeline, _ := spec["pipeline"].([]any)
+	for i, s := range pipeline {
+		sm, _ := s.(map[string]any)
+		input, _ := sm["input"].(map[string]any)
+		if input == nil {
+			continue
+		}
+		apiVersion, _ := input["apiVersion"].(string)
+		kind, _ := input["kind"].(string)
+		if !strings.HasPrefix(apiVersion, "pt.fn.crossplane.io/") || kind != "Resources" {
+			continue
+		}
+		if res, ok := input["resources"].([]any); ok {
+			collect(res, []string{"spec", "pipeline", strconv.Itoa(i), "input", "resources"})
+		}
+	}
+	return out
+}
