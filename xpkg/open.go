@@ -33,6 +33,12 @@ const (
 	SourceReader
 	// SourceImage is an image the caller resolved and gave to OpenImage.
 	SourceImage
+	// SourceRegistry is an image pulled from a registry by reference.
+	SourceRegistry
+	// SourceCrossplaneCache is Crossplane's package cache: a gzip'd
+	// package.yaml stream (<name>.gz) or a directory of them and of .xpkg
+	// files.
+	SourceCrossplaneCache
 )
 
 // String returns the kind's name: "xpkg", "oci-layout", "oci-layout-tar",
@@ -53,6 +59,10 @@ func (k SourceKind) String() string {
 		return "reader"
 	case SourceImage:
 		return "image"
+	case SourceRegistry:
+		return "registry"
+	case SourceCrossplaneCache:
+		return "crossplane-cache"
 	}
 	return fmt.Sprintf("SourceKind(%d)", int(k))
 }
@@ -135,7 +145,12 @@ func (e *SourceError) Unwrap() error { return e.Err }
 //     examples from ExamplesDir);
 //   - a file that starts as a tar or a gzip stream is an image: a docker
 //     archive (a .xpkg file) or an OCI layout tar;
-//   - any other file that holds text is a YAML stream (a package.yaml).
+//   - any other file that holds text is a YAML stream (a package.yaml);
+//   - a string that is no local path and parses as a reference naming a
+//     registry host ("xpkg.example.org/org/name:v1.2.3", or "...@sha256:...")
+//     is pulled from that registry (WithRemote; see open_remote.go): only
+//     the manifest, the config and the layers the selector reads are
+//     fetched.
 //
 // When nothing fits, the error matches ErrUnknownSource and says what was
 // tried. An image index is resolved to one manifest (WithPlatform), the
@@ -159,7 +174,7 @@ func Open(ctx context.Context, source string, opts ...Option) (*Package, error) 
 		name = c.sourceName
 	}
 	c.sourceName = name
-	p, kind, tried, err := openPath(ctx, source, c)
+	p, kind, tried, err := openSource(ctx, source, c)
 	if err != nil {
 		return nil, &SourceError{Source: name, Kind: kind, Tried: tried, Err: err}
 	}

@@ -4,6 +4,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -15,6 +16,7 @@ type openConfig struct {
 	limits     Limits
 	parserOpts []parser.Option
 	sourceName string
+	remote     *remote.Client // see WithRemote
 }
 
 func newOpenConfig(opts []Option) *openConfig {

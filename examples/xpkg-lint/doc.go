@@ -7,7 +7,10 @@
 // A SOURCE is anything xpkg.Open recognises by content: a .xpkg file (the
 // docker archive the Crossplane CLI builds), an OCI image layout directory
 // or tar, a package directory (crossplane.yaml at its root or in
-// package/), a package.yaml stream, or "-" for standard input. Several
+// package/), a package.yaml stream, "-" for standard input, or a reference
+// to a package in a registry ("xpkg.example.org/org/name:v1.2.3", pulled
+// when no local path has that name; --registry-config, --plain-http,
+// --cache-dir, --offline). Several
 // sources are linted in parallel; the report keeps their order.
 //
 // The report is text (grouped by source, with a summary line; coloured on a

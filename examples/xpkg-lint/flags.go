@@ -30,6 +30,7 @@ type config struct {
 	explain    string
 	listRules  bool
 	sources    []string
+	openOpts   []xpkg.Option // remote.go: the registry client
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -50,6 +51,9 @@ severity, file, line and column. Each SOURCE is recognised by its content:
                        in package/ (the on-disk format)
   package.yaml         a package's YAML stream
   -                    standard input: an image (tar or gzip) or a YAML stream
+  HOST/REPO:TAG        a package in a registry, by tag or @sha256:digest
+                       (pulled when no local path has that name; only the
+                       manifest, config and base layer are fetched)
 
 Examples:
 
@@ -59,6 +63,7 @@ Examples:
   xpkg-lint ./provider-example               # a package directory
   xpkg-lint provider-example/package.yaml    # a package.yaml stream
   cat package.yaml | xpkg-lint -             # standard input
+  xpkg-lint xpkg.crossplane.io/crossplane-contrib/provider-nop:v0.4.0
   xpkg-lint -o sarif ./provider-example > xpkg-lint.sarif
   xpkg-lint --fail-on warning --disable XP206,maintainer --severity XP104=error ./package
   xpkg-lint --crossplane-version v2.0.0 *.xpkg
@@ -84,6 +89,14 @@ Flags:
   --max-documents N          most YAML documents in one package (default
                              100000)
   -j, --jobs N               sources linted at once (default: number of CPUs)
+  --registry-config FILE     Docker config file with registry credentials
+                             (default $DOCKER_CONFIG/config.json, else
+                             ~/.docker/config.json; credential helpers work)
+  --plain-http               reach every registry over plain HTTP (loopback
+                             registries may use it without this flag)
+  --cache-dir DIR            package cache, an OCI layout shared by every
+                             tool (default: the user cache dir/xpkgkit)
+  --offline                  read references from the cache only
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
   -h, --help                 show this help
@@ -150,6 +163,7 @@ type flagValues struct {
 	maxDocs                                      countFlag
 	jobs                                         int
 	listRules                                    bool
+	remote                                       remoteFlags
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -167,6 +181,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.jobs, "jobs", 0, "sources linted at once")
 	fs.BoolVar(&f.listRules, "list-rules", false, "list the rules")
 	fs.StringVar(&f.explain, "explain", "", "describe a rule")
+	f.remote.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -239,7 +254,7 @@ func (f *flagValues) apply(c *config) error {
 		}
 		c.explain = f.explain
 	}
-	return nil
+	return f.remote.apply(c)
 }
 
 // check checks what needs every flag: the sources.

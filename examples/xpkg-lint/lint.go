@@ -93,6 +93,7 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 	if c.limits != nil {
 		opts = append(opts, xpkg.WithLimits(*c.limits))
 	}
+	opts = append(opts, c.openOpts...)
 	var (
 		p   *xpkg.Package
 		err error

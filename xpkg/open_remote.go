@@ -1,0 +1,78 @@
+package xpkg
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/xpkgkit/xpkgkit/oci/cache"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+)
+
+// WithRemote sets the registry client Open pulls references through: its
+// credentials, transport, cache and offline mode. Without it, Open uses a
+// client with Docker's credentials and the shared cache in
+// cache.DefaultDir() (no cache when that directory cannot be made).
+func WithRemote(c *remote.Client) Option {
+	return func(oc *openConfig) { oc.remote = c }
+}
+
+var (
+	defaultRemoteOnce sync.Once
+	defaultRemote     *remote.Client
+	defaultRemoteErr  error
+)
+
+// defaultClient returns the client Open uses without WithRemote.
+func defaultClient() (*remote.Client, error) {
+	defaultRemoteOnce.Do(func() {
+		var opts []remote.Option
+		if dir, err := cache.DefaultDir(); err == nil {
+			if cc, err := cache.Open(dir); err == nil {
+				opts = append(opts, remote.WithCache(cc))
+			}
+		}
+		defaultRemote, defaultRemoteErr = remote.New(opts...)
+	})
+	return defaultRemote, defaultRemoteErr
+}
+
+// isReference reports whether source is to be pulled from a registry: no
+// file of that name exists, and it parses as a reference that names a
+// registry host. A local path always wins.
+func isReference(source string) bool {
+	if _, err := os.Lstat(source); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	r, err := ParseReference(source)
+	return err == nil && r.Registry != ""
+}
+
+// openSource is openPath, or a pull for a reference.
+func openSource(ctx context.Context, source string, c *openConfig) (*Package, SourceKind, []string, error) {
+	if isReference(source) {
+		p, err := openRemote(ctx, source, c)
+		return p, SourceRegistry, nil, err
+	}
+	return openPath(ctx, source, c)
+}
+
+// openRemote pulls ref's manifest and config, and reads package.yaml from
+// the layer the selector chooses (the base layer alone, when there is
+// one), and the examples layer, if any.
+func openRemote(ctx context.Context, ref string, c *openConfig) (*Package, error) {
+	client := c.remote
+	if client == nil {
+		var err error
+		if client, err = defaultClient(); err != nil {
+			return nil, err
+		}
+	}
+	img, repo, err := client.Pull(ctx, ref, c.ociOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	return loadImage(ctx, repo, img, c)
+}
