@@ -30,6 +30,7 @@ type config struct {
 	explain    string
 	listRules  bool
 	sources    []string
+	deps       depsConfig // deps.go
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -63,6 +64,7 @@ Examples:
   xpkg-lint --fail-on warning --disable XP206,maintainer --severity XP104=error ./package
   xpkg-lint --crossplane-version v2.0.0 *.xpkg
   xpkg-lint --explain XP201
+  xpkg-lint --deps --deps-from ./vendor-xpkg --crossplane-version v2.1.0 ./configuration
 
 Flags:
 
@@ -84,6 +86,17 @@ Flags:
   --max-documents N          most YAML documents in one package (default
                              100000)
   -j, --jobs N               sources linted at once (default: number of CPUs)
+  --deps                     also resolve each package's dependency graph and
+                             lint it (XP601-XP607); the text output draws the
+                             graph as a tree with each package's verdict
+  --deps-from DIR            a local source of dependencies, laid out as
+                             DIR/<registry>/<repository>/<tag>.xpkg (or a
+                             <tag>/ package directory or OCI layout); repeatable,
+                             searched in order
+  --deps-cache DIR           Crossplane's package cache directory as a source
+                             (it records no tags: versions are not checked)
+  --offline                  use the local sources only (registry sources are
+                             not available yet: --deps is always offline)
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
   -h, --help                 show this help
@@ -150,6 +163,7 @@ type flagValues struct {
 	maxDocs                                      countFlag
 	jobs                                         int
 	listRules                                    bool
+	deps                                         depsFlags // deps.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -167,6 +181,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.jobs, "jobs", 0, "sources linted at once")
 	fs.BoolVar(&f.listRules, "list-rules", false, "list the rules")
 	fs.StringVar(&f.explain, "explain", "", "describe a rule")
+	f.deps.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -179,7 +194,7 @@ func (f *flagValues) apply(c *config) error {
 		return fmt.Errorf("--fail-on: unknown level %q (want error, warning or info)", f.failOn)
 	}
 	for _, name := range f.disable {
-		r := linter.Lookup(name)
+		r := lookupRule(name)
 		if r == nil {
 			return fmt.Errorf("--disable: unknown rule %q (see --list-rules)", name)
 		}
@@ -190,7 +205,7 @@ func (f *flagValues) apply(c *config) error {
 		if !ok {
 			return fmt.Errorf("--severity: %q is not RULE=LEVEL", item)
 		}
-		r := linter.Lookup(strings.TrimSpace(name))
+		r := lookupRule(strings.TrimSpace(name))
 		if r == nil {
 			return fmt.Errorf("--severity: unknown rule %q (see --list-rules)", name)
 		}
@@ -233,8 +248,11 @@ func (f *flagValues) apply(c *config) error {
 		c.jobs = f.jobs
 	}
 	c.listRules = f.listRules
+	if c.deps, err = f.deps.apply(); err != nil {
+		return err
+	}
 	if f.explain != "" {
-		if linter.Lookup(f.explain) == nil {
+		if lookupRule(f.explain) == nil {
 			return fmt.Errorf("--explain: unknown rule %q (see --list-rules)", f.explain)
 		}
 		c.explain = f.explain
