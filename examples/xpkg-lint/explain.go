@@ -14,7 +14,7 @@ import (
 // explain writes the documentation of the rule named (by ID or name): its
 // title, severity, kinds, description and examples.
 func explain(w io.Writer, idOrName string) error {
-	r := linter.Lookup(idOrName)
+	r := lookupRule(idOrName)
 	if r == nil {
 		return fmt.Errorf("unknown rule %q", idOrName)
 	}
@@ -55,7 +55,7 @@ type ruleEntry struct {
 // listRules writes the rule catalog: a table, or a JSON array for the
 // json format.
 func listRules(w io.Writer, f report.Format) error {
-	rules := linter.Builtin()
+	rules := allRules()
 	if f == report.FormatJSON {
 		entries := make([]ruleEntry, 0, len(rules))
 		for _, r := range rules {

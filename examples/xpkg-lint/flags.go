@@ -31,6 +31,7 @@ type config struct {
 	listRules  bool
 	sources    []string
 	openOpts   []xpkg.Option // remote.go: the registry client
+	deps       depsConfig    // deps.go
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -68,6 +69,7 @@ Examples:
   xpkg-lint --fail-on warning --disable XP206,maintainer --severity XP104=error ./package
   xpkg-lint --crossplane-version v2.0.0 *.xpkg
   xpkg-lint --explain XP201
+  xpkg-lint --deps --deps-from ./vendor-xpkg --crossplane-version v2.1.0 ./configuration
 
 Flags:
 
@@ -96,7 +98,17 @@ Flags:
                              registries may use it without this flag)
   --cache-dir DIR            package cache, an OCI layout shared by every
                              tool (default: the user cache dir/xpkgkit)
-  --offline                  read references from the cache only
+  --offline                  read references from the cache only, and with
+                             --deps use the local sources only
+  --deps                     also resolve each package's dependency graph and
+                             lint it (XP601-XP607); the text output draws the
+                             graph as a tree with each package's verdict
+  --deps-from DIR            a local source of dependencies, laid out as
+                             DIR/<registry>/<repository>/<tag>.xpkg (or a
+                             <tag>/ package directory or OCI layout); repeatable,
+                             searched in order
+  --deps-cache DIR           Crossplane's package cache directory as a source
+                             (it records no tags: versions are not checked)
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
   -h, --help                 show this help
@@ -164,6 +176,7 @@ type flagValues struct {
 	jobs                                         int
 	listRules                                    bool
 	remote                                       remoteFlags
+	deps                                         depsFlags // deps.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -182,6 +195,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.listRules, "list-rules", false, "list the rules")
 	fs.StringVar(&f.explain, "explain", "", "describe a rule")
 	f.remote.register(fs)
+	f.deps.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -194,7 +208,7 @@ func (f *flagValues) apply(c *config) error {
 		return fmt.Errorf("--fail-on: unknown level %q (want error, warning or info)", f.failOn)
 	}
 	for _, name := range f.disable {
-		r := linter.Lookup(name)
+		r := lookupRule(name)
 		if r == nil {
 			return fmt.Errorf("--disable: unknown rule %q (see --list-rules)", name)
 		}
@@ -205,7 +219,7 @@ func (f *flagValues) apply(c *config) error {
 		if !ok {
 			return fmt.Errorf("--severity: %q is not RULE=LEVEL", item)
 		}
-		r := linter.Lookup(strings.TrimSpace(name))
+		r := lookupRule(strings.TrimSpace(name))
 		if r == nil {
 			return fmt.Errorf("--severity: unknown rule %q (see --list-rules)", name)
 		}
@@ -248,8 +262,12 @@ func (f *flagValues) apply(c *config) error {
 		c.jobs = f.jobs
 	}
 	c.listRules = f.listRules
+	f.deps.offline = f.remote.offline // one --offline for references and the graph
+	if c.deps, err = f.deps.apply(); err != nil {
+		return err
+	}
 	if f.explain != "" {
-		if linter.Lookup(f.explain) == nil {
+		if lookupRule(f.explain) == nil {
 			return fmt.Errorf("--explain: unknown rule %q (see --list-rules)", f.explain)
 		}
 		c.explain = f.explain

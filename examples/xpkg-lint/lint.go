@@ -25,6 +25,8 @@ type outcome struct {
 	// failures are rules that broke while linting the source; their
 	// diagnostics are incomplete.
 	failures []error
+	// tree is the dependency graph drawn for the text format (--deps).
+	tree string
 }
 
 // loader opens a source. It is xpkg.Open and xpkg.OpenReader in the
@@ -114,11 +116,20 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 	for i := range src.Diagnostics {
 		src.Diagnostics[i].Pos.File = displayFile(p, src.Diagnostics[i])
 	}
+	var tree string
+	if c.deps.enabled {
+		ds, t, err := lintGraph(ctx, c, p)
+		if err != nil {
+			return outcome{src: unreadable(source, err)}
+		}
+		src.Diagnostics, tree = append(src.Diagnostics, ds...), t
+		linter.SortDiagnostics(src.Diagnostics)
+	}
 	var failures []error
 	for _, f := range res.Failures {
 		failures = append(failures, f)
 	}
-	return outcome{src: src, failures: failures}
+	return outcome{src: src, failures: failures, tree: tree}
 }
 
 // lintOptions returns the linter options the flags ask for.
@@ -127,11 +138,13 @@ func (c *config) lintOptions() []linter.Option {
 	if c.xpVersion != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
 	}
-	if len(c.disabled) > 0 {
-		opts = append(opts, linter.WithDisabled(c.disabled...))
+	if disabled := packageRules(c.disabled); len(disabled) > 0 {
+		opts = append(opts, linter.WithDisabled(disabled...))
 	}
 	for id, sev := range c.severities {
-		opts = append(opts, linter.WithSeverity(id, sev))
+		if !isGraphRule(id) {
+			opts = append(opts, linter.WithSeverity(id, sev))
+		}
 	}
 	return opts
 }

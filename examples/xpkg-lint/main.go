@@ -59,7 +59,7 @@ func runWith(ctx context.Context, l loader, args []string, stdin io.Reader, stdo
 
 	w, err := report.New(c.format, stdout, report.Options{
 		Color:      c.format == report.FormatText && useColor(stdout),
-		Rules:      linter.Builtin(),
+		Rules:      allRules(),
 		Disabled:   c.disabled,
 		Severities: c.severities,
 	})
@@ -87,6 +87,11 @@ func runWith(ctx context.Context, l loader, args []string, stdin io.Reader, stdo
 		}
 		if err := w.Source(s); err != nil && writeErr == nil {
 			writeErr = err
+		}
+		if o.tree != "" {
+			if _, err := io.WriteString(stdout, o.tree); err != nil && writeErr == nil {
+				writeErr = err
+			}
 		}
 	})
 	if err := w.Close(); err != nil && writeErr == nil {

@@ -106,7 +106,18 @@ func indexDir(ctx context.Context, dir string) (map[string]map[string]string, er
 		if err != nil || rel == "." {
 			return nil
 		}
-		if e.IsDir() {
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A link to a package directory or an OCI layout is a leaf; the
+			// walk follows no other link.
+			if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+				if isPackageDir(path) {
+					add(rel, base, path)
+				}
+				return nil
+			}
+		}
+		if isDir {
 			if isPackageDir(path) {
 				add(rel, base, path)
 				return filepath.SkipDir

@@ -29,6 +29,9 @@ type Package struct {
 	Digest string `json:"digest,omitempty"`
 	// Source says where the package was read from (a path, a reference).
 	Source string `json:"source,omitempty"`
+	// FilePrefix is the prefix Summarize put before the files of the
+	// package's positions ("" for none).
+	FilePrefix string `json:"-"`
 	// Kind is the kind of the package's meta object; empty when the
 	// package holds no single meta object of a known kind.
 	Kind meta.Kind `json:"kind,omitempty"`
@@ -116,7 +119,7 @@ type Ref struct {
 // name, so that positions in a dependency's files say which package they
 // are in. It fails only when ctx is done.
 func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Package, error) {
-	s := &Package{}
+	s := &Package{FilePrefix: prefix}
 	pos := func(p parser.Position) parser.Position {
 		if prefix != "" {
 			if p.File == "" {

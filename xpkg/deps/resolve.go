@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // Limits bound what one Resolve call may grow to. A zero field means its
@@ -102,6 +104,9 @@ type Graph struct {
 	// Cycles are the dependency cycles found, each as the edges that make
 	// it up, the closing edge last.
 	Cycles [][]*Edge
+
+	prefixOnce sync.Once
+	byPrefix   map[string]*Node
 }
 
 // Node is one package of the graph.
@@ -124,6 +129,31 @@ type Node struct {
 	// Err says why the package could not be fetched; nil when it was, or
 	// when no version was chosen (the edges say why).
 	Err error
+}
+
+// NodeOf returns the node of the package whose file pos is in, as the
+// prefix Summarize gave the package's files says; nil when none is.
+func (g *Graph) NodeOf(pos parser.Position) *Node {
+	g.prefixOnce.Do(func() {
+		g.byPrefix = map[string]*Node{}
+		for _, n := range g.Nodes {
+			if n.Package != nil {
+				g.byPrefix[n.Package.FilePrefix] = n
+			}
+		}
+	})
+	f := pos.File
+	if n, ok := g.byPrefix[f]; ok {
+		return n
+	}
+	for i := len(f) - 1; i > 0; i-- {
+		if f[i] == '/' {
+			if n, ok := g.byPrefix[f[:i]]; ok {
+				return n
+			}
+		}
+	}
+	return g.byPrefix[""]
 }
 
 // Label returns "name:version", "name@digest", or the name alone.

@@ -144,9 +144,9 @@ Function of the graph fails every composite resource of the Composition.`,
 
 The apiVersion and kind of a composed resource (the base of a resource in
 a function-patch-and-transform input, or of spec.resources) must be served
-by a CRD, XRD or MRD of some package of the graph, or by Kubernetes or
-Crossplane itself (groups without a dot, *.k8s.io, and Crossplane's own
-groups). Otherwise the API server has no such type and every composite
+by a CRD, XRD or MRD of some package of the graph, by Kubernetes (groups
+without a dot and *.k8s.io are taken as served), or by Crossplane's own
+CRDs (their types and versions as of Crossplane v2.1.0). Otherwise the API server has no such type and every composite
 resource of the Composition fails to compose it. The rule runs only when
 every package of the graph was fetched (else XP601 says what is missing).
 Types composed by other functions (templates, code) are not seen.`,
@@ -387,14 +387,38 @@ func checkFunctions(p *graphPass) {
 	}
 }
 
-// builtinGroup reports whether Kubernetes or Crossplane itself serves the
-// group: the core group and other groups without a dot, *.k8s.io, and
-// Crossplane's own API groups.
-func builtinGroup(g string) bool {
-	switch g {
-	case "apiextensions.crossplane.io", "pkg.crossplane.io", "ops.crossplane.io", "protection.crossplane.io":
-		return true
-	}
+// crossplaneTypes are the types Crossplane v2.1.0's own CRDs serve, with
+// their served versions (from its CRDs, cluster/crds).
+var crossplaneTypes = map[string][]string{
+	"apiextensions.crossplane.io/CompositeResourceDefinition":     {"v1", "v2"},
+	"apiextensions.crossplane.io/CompositionRevision":             {"v1"},
+	"apiextensions.crossplane.io/Composition":                     {"v1"},
+	"apiextensions.crossplane.io/EnvironmentConfig":               {"v1beta1"},
+	"apiextensions.crossplane.io/ManagedResourceActivationPolicy": {"v1alpha1"},
+	"apiextensions.crossplane.io/ManagedResourceDefinition":       {"v1alpha1"},
+	"apiextensions.crossplane.io/Usage":                           {"v1alpha1", "v1beta1"},
+	"ops.crossplane.io/CronOperation":                             {"v1alpha1"},
+	"ops.crossplane.io/Operation":                                 {"v1alpha1"},
+	"ops.crossplane.io/WatchOperation":                            {"v1alpha1"},
+	"pkg.crossplane.io/ConfigurationRevision":                     {"v1"},
+	"pkg.crossplane.io/Configuration":                             {"v1"},
+	"pkg.crossplane.io/DeploymentRuntimeConfig":                   {"v1beta1"},
+	"pkg.crossplane.io/FunctionRevision":                          {"v1", "v1beta1"},
+	"pkg.crossplane.io/Function":                                  {"v1", "v1beta1"},
+	"pkg.crossplane.io/ImageConfig":                               {"v1beta1"},
+	"pkg.crossplane.io/Lock":                                      {"v1beta1"},
+	"pkg.crossplane.io/ProviderRevision":                          {"v1"},
+	"pkg.crossplane.io/Provider":                                  {"v1"},
+	"protection.crossplane.io/ClusterUsage":                       {"v1beta1"},
+	"protection.crossplane.io/Usage":                              {"v1beta1"},
+}
+
+// crossplaneGroups are the API groups of Crossplane's own types.
+var crossplaneGroups = []string{"apiextensions.crossplane.io", "ops.crossplane.io", "pkg.crossplane.io", "protection.crossplane.io"}
+
+// kubernetesGroup reports whether Kubernetes itself serves the group: the
+// core group and other groups without a dot, and *.k8s.io.
+func kubernetesGroup(g string) bool {
 	return !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io")
 }
 
@@ -418,10 +442,13 @@ func checkComposedTypes(p *graphPass) {
 				if !ok {
 					group, version = "", r.APIVersion
 				}
-				if builtinGroup(group) {
+				if kubernetesGroup(group) {
 					continue
 				}
 				vs, ok := served[gk{group, r.Kind}]
+				if slices.Contains(crossplaneGroups, group) {
+					vs, ok = crossplaneTypes[group+"/"+r.Kind]
+				}
 				switch {
 				case !ok:
 					p.reportRef(c, r, "Composition %s composes %s %s, which no CRD, XRD or MRD of the graph serves", quote(c.Name), quote(r.APIVersion), quote(r.Kind))

@@ -8,14 +8,13 @@ import (
 	"log"
 	"os"
 
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/internal/catalog"
 )
 
 func main() {
 	out := flag.String("o", "RULES.md", "file to write")
 	flag.Parse()
-	md := append(catalog.Markdown(linter.Builtin()), '\n')
+	md := append(catalog.Markdown(catalog.Rules()), '\n')
 	if err := os.WriteFile(*out, md, 0o644); err != nil {
 		log.Fatal(err)
 	}

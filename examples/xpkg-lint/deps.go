@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+)
+
+// depsConfig is what the dependency graph flags ask for.
+type depsConfig struct {
+	enabled bool
+	from    []string // --deps-from: directories laid out like references
+	cache   []string // --deps-cache: Crossplane package cache directories
+	offline bool
+}
+
+// depsFlags holds the raw values of the dependency graph flags.
+type depsFlags struct {
+	enabled, offline bool
+	from, cache      listFlag
+}
+
+func (f *depsFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.enabled, "deps", false, "resolve and lint the dependency graph")
+	fs.Var(&f.from, "deps-from", "local source of dependencies")
+	fs.Var(&f.cache, "deps-cache", "Crossplane package cache directory")
+}
+
+// apply checks the values and returns the configuration.
+func (f *depsFlags) apply() (depsConfig, error) {
+	c := depsConfig{enabled: f.enabled, from: f.from, cache: f.cache, offline: f.offline}
+	if !c.enabled && (len(c.from) > 0 || len(c.cache) > 0) {
+		return c, errors.New("--deps-from and --deps-cache need --deps")
+	}
+	for _, d := range append(append([]string(nil), c.from...), c.cache...) {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return c, fmt.Errorf("--deps-from/--deps-cache: %q is not a directory", d)
+		}
+	}
+	if c.enabled && len(c.from) == 0 && len(c.cache) == 0 {
+		// No registry source yet (oci/remote): a graph needs a local one.
+		return c, errors.New("--deps needs a source of dependencies: --deps-from DIR or --deps-cache DIR")
+	}
+	return c, nil
+}
+
+// allRules returns every rule the command knows: the linter's built-in
+// rules and the graph rules.
+func allRules() []*linter.Rule {
+	return append(linter.Builtin(), deps.Rules()...)
+}
+
+// lookupRule is linter.Lookup over allRules.
+func lookupRule(idOrName string) *linter.Rule {
+	if r := linter.Lookup(idOrName); r != nil {
+		return r
+	}
+	idOrName = strings.TrimSpace(idOrName)
+	for _, r := range deps.Rules() {
+		if r.Matches(idOrName) {
+			return r
+		}
+	}
+	return nil
+}
+
+// isGraphRule reports whether id is the ID of a graph rule (XP6xx), which
+// the package linter does not know.
+func isGraphRule(id string) bool {
+	for _, r := range deps.Rules() {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// packageRules returns the IDs of ids that are not graph rules.
+func packageRules(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !isGraphRule(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// rootMark prefixes the files of the root package's summary, so that the
+// graph's diagnostics about the root are told from those about a
+// dependency (whose files begin with the dependency's reference).
+const rootMark = "\x00root"
+
+// lintGraph resolves the dependency graph of p and lints it. It returns
+// the graph's diagnostics, with the root's files displayed as the linter's
+// are, and, for the text format, the graph drawn as a tree.
+func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagnostic, string, error) {
+	root, err := deps.Summarize(ctx, p.Package, rootMark)
+	if err != nil {
+		return nil, "", err
+	}
+	if root.MetaName == "" {
+		return nil, "", nil // no single meta object: the linter says so
+	}
+	var srcs []deps.Source
+	var limits xpkg.Limits
+	if c.limits != nil {
+		limits = *c.limits
+	}
+	for _, d := range c.deps.from {
+		srcs = append(srcs, deps.NewDirSource(d, limits))
+	}
+	for _, d := range c.deps.cache {
+		srcs = append(srcs, deps.NewCacheSource(d, limits))
+	}
+	g, err := deps.NewResolver(deps.Sources(srcs...), deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)
+	if err != nil {
+		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+	}
+	var opts []deps.LintOption
+	if c.xpVersion != "" {
+		opts = append(opts, deps.WithCrossplaneVersion(c.xpVersion))
+	}
+	opts = append(opts, deps.WithDisabled(c.disabled...))
+	for id, sev := range c.severities {
+		opts = append(opts, deps.WithSeverity(id, sev))
+	}
+	ds, err := g.Lint(ctx, opts...)
+	if err != nil {
+		return nil, "", err
+	}
+	perNode := verdicts(g, ds)
+	for i := range ds {
+		if f, ok := strings.CutPrefix(ds[i].Pos.File, rootMark); ok {
+			ds[i].Pos.File = displayFile(p, linter.Diagnostic{Pos: posWithFile(ds[i], strings.TrimPrefix(f, "/"))})
+		}
+	}
+	tree := ""
+	if c.format == report.FormatText {
+		var b strings.Builder
+		drawTree(&b, g, perNode)
+		tree = b.String()
+	}
+	return ds, tree, nil
+}
+
+func posWithFile(d linter.Diagnostic, file string) parser.Position {
+	p := d.Pos
+	p.File = file
+	return p
+}
+
+// verdicts counts the diagnostics of each package of the graph.
+func verdicts(g *deps.Graph, ds []linter.Diagnostic) map[*deps.Node]*report.Counts {
+	m := map[*deps.Node]*report.Counts{}
+	for _, d := range ds {
+		n := g.NodeOf(d.Pos)
+		if m[n] == nil {
+			m[n] = &report.Counts{}
+		}
+		m[n].Add([]linter.Diagnostic{d})
+	}
+	return m
+}
+
+// maxTreeLines bounds the tree drawn for one graph.
+const maxTreeLines = 5000
+
+// drawTree draws the graph from its root, each package once: a package
+// met again is marked "(see above)", one on the current path "(cycle)".
+func drawTree(w io.Writer, g *deps.Graph, counts map[*deps.Node]*report.Counts) {
+	verdict := func(n *deps.Node) string {
+		switch {
+		case n.Package == nil && n.Err != nil:
+			return "cannot be fetched"
+		case n.Package == nil:
+			return "unresolved"
+		}
+		if c := counts[n]; c != nil {
+			return c.String()
+		}
+		return "ok"
+	}
+	kind := func(n *deps.Node) string {
+		if n.Package != nil && n.Package.Kind != "" {
+			return " (" + string(n.Package.Kind) + ")"
+		}
+		return ""
+	}
+	fmt.Fprintf(w, "dependency graph of %s%s: %s\n", g.Root.Label(), kind(g.Root), verdict(g.Root))
+	lines := 0
+	shown := map[*deps.Node]bool{g.Root: true}
+	onPath := map[*deps.Node]bool{g.Root: true}
+	var walk func(n *deps.Node, indent string)
+	walk = func(n *deps.Node, indent string) {
+		for i, e := range n.Edges {
+			if lines++; lines > maxTreeLines {
+				if lines == maxTreeLines+1 {
+					fmt.Fprintf(w, "%s…\n", indent)
+				}
+				return
+			}
+			branch, next := "├── ", "│   "
+			if i == len(n.Edges)-1 {
+				branch, next = "└── ", "    "
+			}
+			label := e.Dep.Package + " " + e.Dep.Constraint
+			switch {
+			case e.To == nil:
+				fmt.Fprintf(w, "%s%s%s: unresolved\n", indent, branch, label)
+				continue
+			case e.Unresolved != "":
+				fmt.Fprintf(w, "%s%s%s: unresolved\n", indent, branch, label)
+				continue
+			}
+			t := e.To
+			name := t.Label() + kind(t)
+			switch {
+			case onPath[t]:
+				fmt.Fprintf(w, "%s%s%s (cycle)\n", indent, branch, name)
+			case shown[t]:
+				fmt.Fprintf(w, "%s%s%s (see above)\n", indent, branch, name)
+			default:
+				shown[t] = true
+				fmt.Fprintf(w, "%s%s%s: %s\n", indent, branch, name, verdict(t))
+				onPath[t] = true
+				walk(t, indent+next)
+				onPath[t] = false
+			}
+		}
+	}
+	walk(g.Root, "")
+}
