@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -35,6 +36,31 @@ type result struct {
 // against the limits. It returns a nil node for a document with no content.
 // Its errors are *DocumentError.
 func parseNode(loc locator, lim Limits) (root *yaml.Node, err error) {
+	if err := checkNodes(loc, lim, countNodes(loc.data, lim.MaxNodes)); err != nil {
+		return nil, err
+	}
+	return parseTree(loc, lim)
+}
+
+// checkNodes returns the *DocumentError of a document whose node count
+// exceeded MaxNodes, at the byte where it did, or nil.
+func checkNodes(loc locator, lim Limits, nc nodeCount) error {
+	if !nc.over {
+		return nil
+	}
+	pos := loc.base
+	pos.Offset += int64(nc.off)
+	if nc.line == 1 {
+		pos.Column += nc.off
+	} else {
+		pos.Line += nc.line - 1
+		pos.Column = nc.off - nc.bol + 1
+	}
+	return &DocumentError{Pos: pos, Err: &LimitError{Limit: "MaxNodes", Value: lim.MaxNodes, Pos: pos}}
+}
+
+// parseTree is parseNode once the nodes are counted.
+func parseTree(loc locator, lim Limits) (root *yaml.Node, err error) {
 	defer func() {
 		// go-yaml panics on a few malformed inputs instead of failing.
 		if r := recover(); r != nil {
@@ -105,8 +131,11 @@ func syntaxError(err error, loc locator) *DocumentError {
 	return &DocumentError{Pos: pos, Err: fmt.Errorf("%w: %s", ErrSyntax, msg)}
 }
 
-// decode turns one document into an object or an error.
-func (d *decoder) decode(doc Document) result {
+// decode turns one document into an object or an error. Before it parses
+// the document, it takes the document's estimated cost from b (when not
+// nil), waiting while other documents use the budget; it returns an empty
+// result when ctx is done meanwhile.
+func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
 	base := doc.DataPos
 	base.Document = doc.Pos.Document
 	loc := locator{data: doc.Data, base: base}
@@ -117,7 +146,18 @@ func (d *decoder) decode(doc Document) result {
 		}
 		return result{err: de}
 	}
-	root, err := parseNode(loc, d.limits)
+	nc := countNodes(doc.Data, d.limits.MaxNodes)
+	if err := checkNodes(loc, d.limits, nc); err != nil {
+		return fail(err)
+	}
+	if b != nil {
+		n, err := b.acquire(ctx, decodeCost(nc.count, len(doc.Data)))
+		if err != nil {
+			return result{} // the parse is cancelled: finish returns ctx's error
+		}
+		defer b.release(n)
+	}
+	root, err := parseTree(loc, d.limits)
 	if err != nil {
 		return fail(err)
 	}

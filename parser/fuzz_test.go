@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -33,9 +34,42 @@ func fuzzSeeds(f *testing.F) {
 	}
 }
 
+// Fuzz bounds: an input may make the parser allocate at most
+// fuzzAllocBase plus fuzzAllocPerByte bytes for each of its bytes, and run
+// at most fuzzTimeout. The fuzzer then reports amplification (an input
+// that buys much more memory or time than its size), not only panics.
+const (
+	fuzzAllocBase    = 64 << 20
+	fuzzAllocPerByte = 2048
+	fuzzTimeout      = 20 * time.Second
+)
+
+// fuzzBounds starts the watchdog and the allocation count of one fuzz
+// input; the function it returns (to defer) stops the watchdog and fails t
+// when the input allocated past the bound.
+func fuzzBounds(t *testing.T, in []byte) func() {
+	t.Helper()
+	// A watchdog turns a hang into a failure the fuzzer records (a panic
+	// on its own goroutine, since t.Fatal cannot be called from there).
+	watchdog := time.AfterFunc(fuzzTimeout, func() {
+		panic(fmt.Sprintf("ran past %v on %d bytes: %.200q", fuzzTimeout, len(in), in))
+	})
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	return func() {
+		watchdog.Stop()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		if got, max := after.TotalAlloc-before.TotalAlloc, uint64(fuzzAllocBase+fuzzAllocPerByte*len(in)); got > max {
+			t.Fatalf("allocated %d bytes for %d bytes of input (bound %d)", got, len(in), max)
+		}
+	}
+}
+
 func FuzzSplit(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
+		defer fuzzBounds(t, in)()
 		lim := DefaultLimits()
 		lim.MaxDocumentBytes = 4 << 10
 		s := NewSplitter(bytes.NewReader(in), WithLimits(lim))
@@ -97,9 +131,7 @@ func FuzzParse(f *testing.F) {
 		lim := DefaultLimits()
 		lim.MaxDocumentBytes = 64 << 10
 		lim.MaxAliasExpansion = 10_000
-		// A watchdog turns a hang into a failure the fuzzer records.
-		watchdog := time.AfterFunc(20*time.Second, func() { panic(fmt.Sprintf("Parse hangs on %q", in)) })
-		defer watchdog.Stop()
+		defer fuzzBounds(t, in)()
 		p, err := Parse(context.Background(), bytes.NewReader(in), WithLimits(lim), WithConcurrency(2))
 		if err != nil {
 			t.Fatalf("Parse: %v", err)

@@ -26,6 +26,7 @@ type config struct {
 	outlineDepth int
 	concurrency  int
 	discardRaw   bool
+	decodeMemory int64
 }
 
 func newConfig(opts []Option) *config {
@@ -42,6 +43,10 @@ func newConfig(opts []Option) *config {
 	if c.concurrency <= 0 {
 		c.concurrency = runtime.GOMAXPROCS(0)
 	}
+	if c.decodeMemory <= 0 {
+		c.decodeMemory = DefaultDecodeMemory
+	}
+	c.limits = c.limits.withDefaults()
 	return c
 }
 
@@ -64,7 +69,8 @@ func WithObjectScheme(s *kruntime.Scheme) Option { return func(c *config) { c.ob
 // an error.
 func WithStrictKinds() Option { return func(c *config) { c.strictKinds = true } }
 
-// WithLimits replaces the default limits.
+// WithLimits sets the limits. A zero field keeps its default and a
+// negative one (Unlimited) lifts that limit: see Limits.
 func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
 
 // WithFailFast makes Parse and ParseFS stop at the first document error (in
@@ -79,7 +85,20 @@ func WithOutlineDepth(depth int) Option { return func(c *config) { c.outlineDept
 
 // WithConcurrency sets how many documents are decoded at once
 // (runtime.GOMAXPROCS(0) by default; n <= 0 restores the default).
+// WithDecodeMemory bounds them further.
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+
+// WithDecodeMemory sets the memory budget, in bytes, of the documents one
+// parse decodes at once (DefaultDecodeMemory, 64 MiB, by default; n <= 0
+// restores the default). Each document is charged an estimate of what
+// decoding it costs at its peak, from its size and its node count (see
+// Limits.MaxNodes), before it is parsed, and decoding waits while the
+// budget is used up, so the memory of parallel decoding does not grow with
+// the number of CPUs. A document that costs more than the whole budget is
+// decoded alone: with the default limits that is a document near MaxNodes,
+// whose decoding costs about 120 MiB at most. The budget is per parse:
+// parses running at once each have their own.
+func WithDecodeMemory(n int64) Option { return func(c *config) { c.decodeMemory = n } }
 
 // WithoutRaw makes the parser drop each document's bytes once it is parsed,
 // which saves the memory of the whole stream. Object.Raw then returns nil,

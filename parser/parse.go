@@ -164,6 +164,7 @@ type run struct {
 	c      *config
 	dec    *decoder
 	sem    chan struct{}
+	budget *budget
 	wg     sync.WaitGroup
 	slots  []*result
 	failed atomic.Bool
@@ -188,7 +189,8 @@ func newRun(ctx context.Context, c *config) (*run, error) {
 			outlineDepth: c.outlineDepth,
 			discardRaw:   c.discardRaw,
 		},
-		sem: make(chan struct{}, c.concurrency),
+		sem:    make(chan struct{}, c.concurrency),
+		budget: newBudget(c.decodeMemory),
 	}, nil
 }
 
@@ -243,7 +245,7 @@ func (r *run) stream(file string, in io.Reader) error {
 		r.wg.Add(1)
 		go func() {
 			defer func() { <-r.sem; r.wg.Done() }()
-			*slot = r.dec.decode(doc)
+			*slot = r.dec.decode(r.ctx, r.budget, doc)
 			if slot.err != nil {
 				r.failed.Store(true)
 			}
