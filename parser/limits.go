@@ -31,18 +31,22 @@ type Limits struct {
 	// add to one document when it is expanded. It stops "billion laughs"
 	// documents before they are expanded.
 	MaxAliasExpansion int64
-	// MaxNodes bounds the nodes of one document: what parsing it costs in
-	// memory grows with its nodes (each scalar, mapping, sequence and alias
-	// costs a few hundred bytes), up to about 160 times the document's size
-	// for a long list of one-letter scalars. The document is counted before
-	// it is parsed, by a scan that counts, outside comments, quoted and
-	// block scalars: one for each scalar or alias, two for each sequence
-	// entry `-`, flow indicator `[` `{` `,` `}` and node property (`&anchor`,
-	// `!tag`), and three for each `?` and each `:` that introduces a
-	// mapping value (see CountNodes). The count is never below the nodes
-	// the document parses into, so a document within MaxNodes never costs
-	// more than MaxNodes nodes. The largest document of the corpus (a CRD
-	// of 1.7 MB, 35 623 nodes) counts 89 405.
+	// MaxNodes bounds the nodes of one document: parsing a document costs
+	// memory for each of its nodes (each scalar, mapping, sequence and
+	// alias costs a few hundred bytes), up to about 160 times the
+	// document's size for a long list of one-letter scalars. The nodes are
+	// counted before the document is parsed, by a scan of its bytes that
+	// never counts fewer than the nodes the document parses into: one for
+	// each byte that may start a scalar or an alias (the first of a line,
+	// or one after an indicator, a quote, an anchor or a tag), two for each
+	// sequence entry `-`, `[` and `{`, three for each `?` and `:` (two for
+	// a `:` right after a word), one for each `,`, `]`, `}`, `&` and `!`,
+	// and two for the document, wherever they are (in comments and strings
+	// too). A document that counts more is a document error, at the byte
+	// where the count passed the limit. Real documents count two to three
+	// times their nodes: the largest document of the corpus (a CRD of
+	// 1.7 MB and 35 623 nodes) counts 85 190. At the default, decoding one
+	// document costs at most about 130 MiB (see WithDecodeMemory).
 	MaxNodes int64
 }
 

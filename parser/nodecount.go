@@ -25,14 +25,15 @@ package parser
 //   - a block sequence entry (`-` followed by a blank) may open a sequence
 //     and stand for an empty entry: 2;
 //   - `?` and `:` may open a mapping and stand for an empty key and an
-//     empty value: 3 each;
+//     empty value: 3 each, but 2 for a `:` right after a plain word (which
+//     is the key, or holds the colon);
 //   - `[` and `{` open a collection: 2 each; `,` `]` `}` may close an entry
 //     with an empty value: 1 each;
 //   - `&` and `!` may give properties to an empty scalar: 1 each;
-//   - the document itself may be an empty scalar: 1.
+//   - the document, and the empty scalar it may be: 2.
 //
-// Real documents count about 2.5 times their nodes (a CRD of 35 623 nodes
-// counts about 89 000); the worst case for the bound is about one node per
+// Real documents count two to three times their nodes (a CRD of 35 623
+// nodes counts 85 190); the worst case for the bound is about one node per
 // count (a flow mapping of keys without values).
 
 // nodeCount is the result of countNodes.
@@ -134,8 +135,16 @@ func countNodes(data []byte, max int64) nodeCount {
 			}
 		case cDash:
 			add = 2
-		case cKey, cColon:
+		case cKey:
 			add = 3
+		case cColon:
+			add = 3
+			if word && !prop {
+				// Right after a plain word: the word is the key (or the
+				// colon is part of it), so no empty key: a mapping and an
+				// empty value at most.
+				add = 2
+			}
 		case cOpen:
 			add = 2
 		case cClose, cProp:

@@ -96,7 +96,7 @@ func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n 
 // budget is used up, so the memory of parallel decoding does not grow with
 // the number of CPUs. A document that costs more than the whole budget is
 // decoded alone: with the default limits that is a document near MaxNodes,
-// whose decoding costs about 120 MiB at most. The budget is per parse:
+// whose decoding costs about 130 MiB at most. The budget is per parse:
 // parses running at once each have their own.
 func WithDecodeMemory(n int64) Option { return func(c *config) { c.decodeMemory = n } }
 

@@ -1,0 +1,45 @@
+package parser
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestLimitsZeroMeansDefault checks the one meaning of a zero limit: a
+// partly filled Limits keeps the defaults of the fields it leaves at zero,
+// and Unlimited lifts only the field it is given to.
+func TestLimitsZeroMeansDefault(t *testing.T) {
+	t.Parallel()
+	d := DefaultLimits()
+	for _, tc := range []struct {
+		name string
+		in   Limits
+		want Limits
+	}{
+		{"zero value", Limits{}, d},
+		{"one field", Limits{MaxDocuments: 10}, func() Limits { l := d; l.MaxDocuments = 10; return l }()},
+		{"unlimited depth", Limits{MaxDepth: Unlimited}, func() Limits { l := d; l.MaxDepth = 0; return l }()},
+		{"any negative", Limits{MaxNodes: -7, MaxTotalBytes: 5}, func() Limits { l := d; l.MaxNodes, l.MaxTotalBytes = 0, 5; return l }()},
+	} {
+		if got := newConfig([]Option{WithLimits(tc.in)}).limits; got != tc.want {
+			t.Errorf("%s: WithLimits(%+v) gives %+v, want %+v", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPartialLimitsKeepDepth checks the same through Parse: setting
+// MaxDocuments alone keeps the default MaxDepth, and Unlimited lifts it.
+func TestPartialLimitsKeepDepth(t *testing.T) {
+	t.Parallel()
+	deep := "apiVersion: v1\nkind: X\nspec: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n"
+	p, err := Parse(context.Background(), strings.NewReader(deep), WithLimits(Limits{MaxDocuments: 10}))
+	if err != nil || len(p.Errors) != 1 || !errors.Is(p.Errors[0], ErrLimit) {
+		t.Fatalf("MaxDocuments alone: %v, %v; want the default MaxDepth to refuse the document", err, p)
+	}
+	p, err = Parse(context.Background(), strings.NewReader(deep), WithLimits(Limits{MaxDepth: Unlimited}))
+	if err != nil || len(p.Errors) != 0 || len(p.Objects) != 1 {
+		t.Fatalf("MaxDepth Unlimited: %v, %v", err, p)
+	}
+}

@@ -1,0 +1,33 @@
+package xpkg_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+)
+
+// TestParserOptionsPartialLimits checks that a partly filled parser.Limits
+// given through WithParserOptions keeps the parser's other defaults: here
+// MaxDocuments alone must not lift the default MaxDepth.
+func TestParserOptionsPartialLimits(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "package.yaml")
+	deep := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: c\n---\n" +
+		"apiVersion: v1\nkind: X\nspec: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n"
+	if err := os.WriteFile(file, []byte(deep), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := xpkg.Open(t.Context(), file, xpkg.WithParserOptions(parser.WithLimits(parser.Limits{MaxDocuments: 10})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *parser.LimitError
+	if len(pkg.Errors) != 1 || !errors.As(pkg.Errors[0], &le) || le.Limit != "MaxDepth" {
+		t.Fatalf("document errors %v, want one MaxDepth limit error", pkg.Errors)
+	}
+}
