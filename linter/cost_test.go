@@ -25,7 +25,11 @@ const costN = 300
 func costPackages(t *testing.T) map[string]*parser.Package {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-cost\nspec:\n  dependsOn:\n")
+	b.WriteString("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-cost\n  labels:\n")
+	for i := range costN {
+		fmt.Fprintf(&b, "    'bad key %d': x\n", i)
+	}
+	b.WriteString("spec:\n  dependsOn:\n")
 	for i := range costN {
 		fmt.Fprintf(&b, "  - provider: Bad/Ref:v1\n    function: Bad/Ref:v1\n    version: nope%d\n", i)
 	}

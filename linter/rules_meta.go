@@ -584,15 +584,21 @@ package never installs. crossplane xpkg build does not check them.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  labels:\n    team: platform engineering\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n  labels:\n    team: platform-engineering\n",
 		Run: func(p *Pass) error {
-			for _, o := range p.Package.Meta {
+			for o := range p.each(p.Package.Meta) {
 				labels := o.ObjectMeta.Labels
 				for _, k := range sortedKeys(labels) {
+					if p.canceled() {
+						return p.Context().Err()
+					}
 					if errs := metav1validation.ValidateLabels(map[string]string{k: labels[k]}, field.NewPath("metadata", "labels")); len(errs) > 0 {
 						p.Reportf(o, []string{"metadata", "labels", k}, "label %s: %s: the API server refuses the package revision that carries it", quote(k), fieldErrors(errs))
 					}
 				}
 				ann := o.ObjectMeta.Annotations
 				for _, k := range sortedKeys(ann) {
+					if p.canceled() {
+						return p.Context().Err()
+					}
 					if errs := apivalidation.ValidateAnnotations(map[string]string{k: ""}, field.NewPath("metadata", "annotations")); len(errs) > 0 {
 						p.Reportf(o, annotationPath(k), "annotation key %s: %s: the API server refuses the package revision that carries it", quote(k), fieldErrors(errs))
 					}

@@ -274,18 +274,33 @@ are reported, naming the first. Objects without a name are left alone.`,
 		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: tables.example.org\n",
 		Run: func(p *Pass) error {
 			type key struct{ group, kind, ns, name string }
-			first := make(map[key]*parser.Object, len(p.Package.Objects))
+			// The first object of each key, decoded once however many
+			// copies follow it (decoding it again for each would cost its
+			// size once per copy).
+			type firstObj struct {
+				obj     *parser.Object
+				content map[string]any
+			}
+			first := make(map[key]*firstObj, len(p.Package.Objects))
 			for o := range p.each(p.Package.Objects) {
 				if o.ObjectMeta.Name == "" {
 					continue
 				}
 				k := key{o.GroupVersionKind().Group, o.Kind, o.ObjectMeta.Namespace, o.ObjectMeta.Name}
-				f, ok := first[k]
+				fo, ok := first[k]
 				if !ok {
-					first[k] = o
+					first[k] = &firstObj{obj: o}
 					continue
 				}
-				diff, err := objectDiff(f, o)
+				f := fo.obj
+				if fo.content == nil {
+					u, err := f.Unstructured()
+					if err != nil {
+						return err
+					}
+					fo.content = u.Object
+				}
+				diff, err := objectDiff(fo.content, o)
 				if err != nil {
 					return err
 				}
@@ -303,20 +318,17 @@ are reported, naming the first. Objects without a name are left alone.`,
 // maxDiffFields bounds the fields objectDiff names.
 const maxDiffFields = 5
 
-// objectDiff returns the paths (FieldPath form) where two objects'
-// contents differ, at most maxDiffFields of them and then "...", in key
-// order; nil when they are equal.
-func objectDiff(a, b *parser.Object) ([]string, error) {
-	ua, err := a.Unstructured()
-	if err != nil {
-		return nil, err
-	}
+// objectDiff returns the paths (FieldPath form) where the content a of a
+// first object and object b differ, at most maxDiffFields of them and then
+// "...", in key order; nil when they are equal. Its cost is linear in b's
+// size, however large a is (see diffValues).
+func objectDiff(a map[string]any, b *parser.Object) ([]string, error) {
 	ub, err := b.Unstructured()
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	diffValues(ua.Object, ub.Object, nil, &out)
+	diffValues(a, ub.Object, nil, &out)
 	return out, nil
 }
 
@@ -339,6 +351,12 @@ func diffValues(a, b any, path []string, out *[]string) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok {
+			add()
+			return
+		}
+		if len(x) > 2*len(y)+maxDiffFields {
+			// Naming the keys y lacks would cost x's size for each copy
+			// compared with it: say the whole mapping differs.
 			add()
 			return
 		}

@@ -84,15 +84,15 @@ func lintWorstCases() []lintWorst {
 			Case: Case{
 				Name: "lint-cost-unused-suppressions",
 				Description: "A Provider with about 4,000 CRDs, each suppressing a dozen rules that report nothing on it and a rule that does not exist: " +
-					"about 50,000 unused suppressions (XP004), capped per rule; the invalid meta name is the error.",
+					"about 50,000 unused suppressions (XP004), capped per rule; a ConfigMap is the error.",
 				Kind:   KindPackageYAML,
-				Expect: rule(ClassLintError, "XP201"),
+				Expect: rule(ClassLintError, "XP102"),
 				Size:   sizeYAML,
 				Write: streamYAML("lint-cost-unused-suppressions", func() []byte {
 					return stream(badProvider+"  annotations:\n    lint.xpkgkit.dev/ignore: XP208 XP209 XP210 no-such-rule\n", func(i int) string {
 						return fmt.Sprintf("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x%d\n"+
 							"  annotations:\n    lint.xpkgkit.dev/ignore: XP101 XP102 XP103 XP104 XP105 XP106 XP201 XP301 XP404 XP405 XP406 XP407 nope%d\n", i, i)
-					}, "")
+					}, errorTail)
 				}),
 			},
 		},
@@ -100,11 +100,11 @@ func lintWorstCases() []lintWorst {
 			rules: []string{"XP006"},
 			Case: Case{
 				Name:        "lint-cost-skipped-files",
-				Description: "A package directory with 10,000 symbolic links named *.yaml: none is followed, each is reported (XP006), capped per rule; the invalid meta name is the error.",
+				Description: "A package directory with 10,000 symbolic links named *.yaml: none is followed, each is reported (XP006), capped per rule; a ConfigMap is the error.",
 				Kind:        KindPackageDir,
-				Expect:      rule(ClassLintError, "XP201"),
+				Expect:      rule(ClassLintError, "XP102"),
 				Size:        200,
-				Write:       symlinkDir("lint-cost-skipped-files", []byte(badConfiguration), 10_000),
+				Write:       symlinkDir("lint-cost-skipped-files", []byte(badConfiguration+errorTail), 10_000),
 			},
 		},
 		{
@@ -142,15 +142,45 @@ func lintWorstCases() []lintWorst {
 		{
 			rules: []string{"XP105"},
 			Case: Case{
-				Name:        "lint-cost-duplicate-objects",
-				Description: "A Provider with about 11,000 CRDs of one name: each after the first is a duplicate (XP105), found through a map, capped per rule.",
-				Kind:        KindXpkg,
-				Expect:      rule(ClassLintError, "XP105"),
-				Size:        8_000,
+				Name: "lint-cost-duplicate-objects",
+				Description: "A Provider with a CRD of 512 KiB (50,000 keys) and about 5,000 small copies of its name: each copy is a duplicate (XP105) compared with the first, " +
+					"which is decoded once, and each comparison costs the copy's size, not the first's; capped per rule.",
+				Kind:   KindXpkg,
+				Expect: rule(ClassLintError, "XP105"),
+				Size:   120_000,
 				Write: streamXpkg("lint-cost-duplicate-objects", func() []byte {
-					return stream(goodProvider, func(i int) string {
-						return "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.org\n"
-					}, "")
+					var b strings.Builder
+					b.WriteString(goodProvider + "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.org\nspec:\n")
+					for i := 0; b.Len() < lintCostBytes/2; i++ {
+						fmt.Fprintf(&b, "  k%d: 0\n", i)
+					}
+					for i := 0; b.Len() < lintCostBytes; i++ {
+						fmt.Fprintf(&b, "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.org\nspec: {k%d: 1}\n", i)
+					}
+					return []byte(b.String())
+				}),
+			},
+		},
+		{
+			rules: []string{"XP211"},
+			Case: Case{
+				Name: "lint-cost-meta-labels",
+				Description: "A Configuration with about 30,000 labels whose keys and values the API server refuses, and annotations over its 256 KiB total: " +
+					"one XP211 error each, each key validated once, capped per rule.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP211"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-meta-labels", func() []byte {
+					var b strings.Builder
+					b.WriteString(badConfiguration + "  labels:\n")
+					for i := 0; b.Len() < lintCostBytes/2; i++ {
+						fmt.Fprintf(&b, "    'bad key %d': 'bad value'\n", i)
+					}
+					b.WriteString("  annotations:\n")
+					for i := 0; b.Len() < lintCostBytes-64; i++ {
+						fmt.Fprintf(&b, "    'bad/key/%d': x\n", i)
+					}
+					return []byte(b.String())
 				}),
 			},
 		},
@@ -159,12 +189,12 @@ func lintWorstCases() []lintWorst {
 			Case: Case{
 				Name: "lint-cost-unknown-fields",
 				Description: "A Configuration whose spec holds about 100,000 unknown keys: one XP106 warning each, capped per rule, " +
-					"each positioned at its key without searching the mapping once per diagnostic; the invalid meta name is the error.",
+					"each positioned at its key without searching the mapping once per diagnostic; a ConfigMap is the error.",
 				Kind:   KindPackageYAML,
-				Expect: rule(ClassLintError, "XP201"),
+				Expect: rule(ClassLintError, "XP102"),
 				Size:   sizeYAML,
 				Write: streamYAML("lint-cost-unknown-fields", func() []byte {
-					return stream(badConfiguration+"spec:\n", func(i int) string { return fmt.Sprintf("  k%d: 0\n", i) }, "")
+					return stream(badConfiguration+"spec:\n", func(i int) string { return fmt.Sprintf("  k%d: 0\n", i) }, errorTail)
 				}),
 			},
 		},
@@ -189,9 +219,9 @@ func lintWorstCases() []lintWorst {
 			Case: Case{
 				Name: "lint-cost-excluding-constraint",
 				Description: "spec.crossplane.version is a valid constraint of 32 alternatives, as many as semver allows (and under its 512 bytes), none of which admits a current Crossplane: " +
-					"XP203 (run with a target version) checks each once; the invalid meta name is the error.",
+					"XP203 (run with a target version) checks each once; a ConfigMap is the error.",
 				Kind:   KindPackageYAML,
-				Expect: rule(ClassLintError, "XP201"),
+				Expect: rule(ClassLintError, "XP102"),
 				Size:   800,
 				Write: streamYAML("lint-cost-excluding-constraint", func() []byte {
 					var b strings.Builder
@@ -199,7 +229,7 @@ func lintWorstCases() []lintWorst {
 					for i := 2; i <= 32; i++ {
 						fmt.Fprintf(&b, " || <v0.0.%d", i)
 					}
-					return []byte(badConfiguration + "spec:\n  crossplane:\n    version: \"" + b.String() + "\"\n")
+					return []byte(badConfiguration + "spec:\n  crossplane:\n    version: \"" + b.String() + "\"\n" + errorTail)
 				}),
 			},
 		},
@@ -208,9 +238,9 @@ func lintWorstCases() []lintWorst {
 			Case: Case{
 				Name: "lint-cost-meta-annotations",
 				Description: "A Configuration whose license is an SPDX expression of about 30,000 deprecated identifiers, whose source is a 256 KiB URL " +
-					"and whose description holds about 80,000 sentences: each checked in linear time, the deprecated identifiers capped per rule.",
+					"and whose description holds about 80,000 sentences: each checked in linear time, the deprecated identifiers capped per rule; a ConfigMap is the error.",
 				Kind:   KindPackageYAML,
-				Expect: rule(ClassLintError, "XP201"),
+				Expect: rule(ClassLintError, "XP102"),
 				Size:   sizeYAML,
 				Write: streamYAML("lint-cost-meta-annotations", func() []byte {
 					var b strings.Builder
@@ -221,10 +251,10 @@ func lintWorstCases() []lintWorst {
 					b.WriteString("\"\n    meta.crossplane.io/source: \"https://")
 					b.WriteString(strings.Repeat("a", lintCostBytes/4))
 					b.WriteString(" b\"\n    meta.crossplane.io/description: \"")
-					for b.Len() < lintCostBytes-16 {
+					for b.Len() < lintCostBytes-128 {
 						b.WriteString("A. ")
 					}
-					b.WriteString("\"\n")
+					b.WriteString("\"\n" + errorTail)
 					return []byte(b.String())
 				}),
 			},
@@ -234,9 +264,9 @@ func lintWorstCases() []lintWorst {
 			Case: Case{
 				Name: "lint-cost-provider-meta",
 				Description: "A Provider meta object with an invalid controller image, about 60,000 empty permission requests (three XP209 errors each) " +
-					"and about 40,000 unknown capabilities: linear, capped per rule.",
+					"and about 40,000 unknown capabilities: linear, capped per rule; a ConfigMap is the error.",
 				Kind:   KindPackageYAML,
-				Expect: rule(ClassLintError, "XP209"),
+				Expect: rule(ClassLintError, "XP102"),
 				Size:   sizeYAML,
 				Write: streamYAML("lint-cost-provider-meta", func() []byte {
 					var b strings.Builder
@@ -245,9 +275,10 @@ func lintWorstCases() []lintWorst {
 						b.WriteString("    - {apiGroups: [], resources: [x]}\n")
 					}
 					b.WriteString("  capabilities:\n")
-					for i := 0; b.Len() < lintCostBytes; i++ {
+					for i := 0; b.Len() < lintCostBytes-128; i++ {
 						fmt.Fprintf(&b, "  - SafeStrat%d\n", i)
 					}
+					b.WriteString(errorTail)
 					return []byte(b.String())
 				}),
 			},
@@ -308,9 +339,9 @@ func lintWorstCases() []lintWorst {
 			Case: Case{
 				Name: "lint-cost-composition-xrd-pairs",
 				Description: "A Configuration with about 3,000 XRDs of one group and kind and about 3,000 Compositions referring to a version none defines. " +
-					"XP407 once reported every Composition-XRD pair (9 million diagnostics, 23 GB); it now looks the type up once per Composition, capped per rule.",
+					"XP407 once reported every Composition-XRD pair (9 million diagnostics, 23 GB); it now looks the type up once per Composition, capped per rule; a ConfigMap is the error.",
 				Kind:   KindXpkg,
-				Expect: rule(ClassLintError, "XP201"),
+				Expect: rule(ClassLintError, "XP102"),
 				Size:   30_000,
 				Write: streamXpkg("lint-cost-composition-xrd-pairs", func() []byte {
 					return stream(badConfiguration, func(i int) string {
@@ -318,7 +349,7 @@ func lintWorstCases() []lintWorst {
 							return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata:\n  name: x%d\nspec:\n  group: example.org\n  names: {kind: XThing}\n  versions: [{name: v1}]\n", i)
 						}
 						return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c%d\nspec:\n  compositeTypeRef: {apiVersion: example.org/v2, kind: XThing}\n", i)
-					}, "")
+					}, errorTail)
 				}),
 			},
 		},
@@ -340,11 +371,11 @@ func lintWorstCases() []lintWorst {
 			Case: Case{
 				Name: "lint-cost-flattened",
 				Description: "An OCI layout of 1,000 unannotated layers (MaxLayers), package.yaml in the last: the filesystem is flattened to find it, " +
-					"each layer read once, and XP502 reports the missing annotation; the invalid meta name is the error.",
+					"each layer read once, and XP502 reports the missing annotation; a ConfigMap is the error.",
 				Kind:   KindOCILayoutDir,
-				Expect: rule(ClassLintError, "XP201"),
+				Expect: rule(ClassLintError, "XP102"),
 				Size:   600_000,
-				Write:  ociImageCase("lint-cost-flattened", KindOCILayoutDir, flatLayers(1_000, []byte(badConfiguration)), ociHooks{}),
+				Write:  ociImageCase("lint-cost-flattened", KindOCILayoutDir, flatLayers(1_000, []byte(badConfiguration+errorTail)), ociHooks{}),
 			},
 		},
 		{

@@ -63,12 +63,15 @@ func streamXpkg(name string, gen func() []byte) func(context.Context, string) (s
 // Heads of the worst cases: meta objects whose own diagnostics are few and
 // known, so that the case's outcome is decided by the rules it attacks.
 const (
-	// badConfiguration is a Configuration whose name is invalid: one error
-	// (XP201), so that a case whose rules report only warnings or info
-	// still fails the run, as every hostile case must.
+	// badConfiguration is a Configuration whose name is invalid (XP201, a
+	// warning).
 	badConfiguration = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: Hostile_Cost\n"
 	// goodProvider is a Provider meta object.
 	goodProvider = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-hostile\n"
+	// errorTail is a document that is an error in any package (XP102: a
+	// ConfigMap), so that a case whose rules report only warnings or info
+	// still fails the run, as every hostile case must.
+	errorTail = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hostile-error\n"
 	// badProvider is a Provider whose name is invalid (XP201).
 	badProvider = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: Provider_Hostile\n"
 )
