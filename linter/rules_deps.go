@@ -54,10 +54,18 @@ func ruleDependencySource() *Rule {
 
 Each spec.dependsOn entry names one package: either with apiVersion, kind
 and package (kind one of Provider, Configuration, Function), or with one of
-the deprecated keys provider, configuration or function. An entry with
-none, with several, or with package but no apiVersion or kind cannot be
-resolved.`,
-		Bad:  depsHead + "  - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    function: xpkg.crossplane.io/crossplane-contrib/function-auto-ready\n    version: \">=v0.1.0\"\n",
+the deprecated keys provider, configuration or function. Crossplane's
+dependency manager refuses an entry that names none, or that gives package
+without apiVersion and kind (crossplane v2.1.0,
+internal/controller/pkg/revision, PackageDependencyManager.Resolve: "package
+dependencies must specify either a valid type, or an explicit apiVersion,
+kind, and package"), and a kind other than Provider, Configuration or
+Function makes the resolver create an object of a kind no API serves
+(internal/controller/pkg/resolver): the dependency never installs, an
+error. An entry naming several packages is accepted, Crossplane taking the
+first of apiVersion+kind+package, configuration, provider, function in that
+order and ignoring the rest: a warning.`,
+		Bad:  depsHead + "  - package: xpkg.crossplane.io/crossplane-contrib/provider-nop  # no apiVersion, no kind\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
 			o, deps, err := dependencies(p)
@@ -82,14 +90,14 @@ resolved.`,
 					p.Reportf(o, d.path, "dependency %d names no package: give apiVersion, kind and package", d.index)
 					continue
 				case len(named) > 1:
-					p.Reportf(o, join(d.path, named[1]), "dependency %d names more than one package (%s): give exactly one", d.index, strings.Join(named, ", "))
+					p.ReportSeverityf(SeverityWarning, o, join(d.path, named[1]), "dependency %d names more than one package (%s): Crossplane uses one and ignores the others; give exactly one", d.index, strings.Join(named, ", "))
 					continue
 				}
 				_, hasAPIVersion := d.entry["apiVersion"]
 				kind, hasKind := d.entry["kind"]
 				if named[0] != "package" {
 					if hasAPIVersion || hasKind {
-						p.Reportf(o, join(d.path, named[0]), "dependency %d mixes %s with apiVersion/kind: use apiVersion, kind and package", d.index, named[0])
+						p.ReportSeverityf(SeverityWarning, o, join(d.path, named[0]), "dependency %d mixes %s with apiVersion/kind: use apiVersion, kind and package", d.index, named[0])
 					}
 					continue
 				}
@@ -119,7 +127,11 @@ func ruleDependencyVersion() *Rule {
 A dependency's version is a Masterminds semver constraint (">=v1.2.0",
 "v1", "=v0.3.1") or a digest, sha256 followed by 64 lower-case hex digits.
 Crossplane cannot resolve a dependency whose version is missing or is
-anything else.`,
+anything else: the dependency manager and the resolver parse it as a
+Masterminds semver constraint unless it is a digest (crossplane v2.1.0,
+internal/controller/pkg/revision, PackageDependencyManager.Resolve;
+internal/controller/pkg/resolver, "version constraint on dependency is
+invalid"), so the dependency never resolves.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: latest\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -164,7 +176,10 @@ path, with no tag or digest, since the version field says which version to
 install. Crossplane v2 assumes no default registry, so a reference such as
 crossplane/provider-gcp, which older versions read as an image on their
 default registry, no longer resolves: write the registry host, e.g.
-xpkg.crossplane.io/crossplane/provider-gcp.`,
+xpkg.crossplane.io/crossplane/provider-gcp. The resolver parses the
+source with strict validation (crossplane v2.1.0,
+internal/controller/pkg/resolver, go-containerregistry name.ParseReference
+with name.StrictValidation), so such a dependency never installs.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: crossplane-contrib/provider-nop:v0.4.0\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -237,12 +252,15 @@ Configuration or Function) and package.`,
 
 func ruleDependencyDuplicate() *Rule {
 	return &Rule{
-		ID: "XP305", Name: "dependency-duplicate", Severity: SeverityError,
+		ID: "XP305", Name: "dependency-duplicate", Severity: SeverityWarning,
 		Doc: `The same package listed twice
 
 Two dependsOn entries naming the same package (the same registry and
 repository, registry compared without regard to case) give Crossplane two
-constraints for one dependency. Merge them into one entry.`,
+constraints for one dependency. Crossplane accepts that: the resolver looks
+for a version satisfying every constraint on the package (crossplane
+v2.1.0, internal/controller/pkg/resolver). The second entry is redundant,
+or it contradicts the first: merge them into one entry.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n  - provider: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \"v0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {

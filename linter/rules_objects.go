@@ -25,6 +25,23 @@ func namesMatch(p *Pass, o *parser.Object, what string) {
 
 const crdHead = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
 
+// crdExample returns a complete CRD of group example.org for the rules'
+// examples, with one served storage version that has a schema.
+func crdExample(plural, kind string) string {
+	return crdHead + "metadata:\n  name: " + plural + ".example.org\n" + crdSpec(plural, kind)
+}
+
+func crdSpec(plural, kind string) string {
+	return "spec:\n  group: example.org\n  names:\n    kind: " + kind + "\n    plural: " + plural + "\n  scope: Cluster\n" +
+		"  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n"
+}
+
+// exampleCRD is a complete CRD, and crdBody its spec.
+var (
+	exampleCRD = crdExample("buckets", "Bucket")
+	crdBody    = crdSpec("buckets", "Bucket")
+)
+
 func ruleCRDName() *Rule {
 	return &Rule{
 		ID: "XP401", Name: "crd-name", Severity: SeverityError,
@@ -32,9 +49,13 @@ func ruleCRDName() *Rule {
 
 Kubernetes accepts a CustomResourceDefinition only under the name made of
 its plural resource name and its group, spec.names.plural + "." +
-spec.group.`,
-		Bad:  crdHead + "metadata:\n  name: bucket.example.org\nspec:\n  group: example.org\n  names:\n    kind: Bucket\n    plural: buckets\n",
-		Good: crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names:\n    kind: Bucket\n    plural: buckets\n",
+spec.group (k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation,
+ValidateCustomResourceDefinition). Crossplane creates the package's CRDs
+through the API server, first as a dry run (crossplane v2.1.0,
+internal/controller/pkg/revision, APIEstablisher), so the package never
+installs.`,
+		Bad:  crdHead + "metadata:\n  name: bucket.example.org\n" + crdBody,
+		Good: exampleCRD,
 		Run: func(p *Pass) error {
 			for o := range p.each(p.Package.Objects) {
 				if isCRD(o) {
@@ -92,6 +113,35 @@ func repeatedVersions(p *Pass, o *parser.Object, vs []defVersion) {
 	}
 }
 
+// quotedFlags explains the versions whose boolean field key holds a string
+// instead ("true" written with quotes): "" when none does.
+func quotedFlags(vs []defVersion, key string) string {
+	var which []string
+	example := ""
+	for _, v := range vs {
+		s, ok := v.entry[key].(string)
+		if !ok {
+			continue
+		}
+		which = append(which, quote(v.name))
+		if example == "" {
+			example = s
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	if len(which) > 3 {
+		which = append(which[:3], "...")
+	}
+	want := "true"
+	if strings.EqualFold(strings.TrimSpace(example), "false") {
+		want = "false"
+	}
+	return fmt.Sprintf(": %s is the string %s in version %s, and a string is not a boolean: write %s: %s, without quotes",
+		key, quote(example), strings.Join(which, ", "), key, want)
+}
+
 func names(vs []defVersion, keep func(defVersion) bool) []string {
 	var out []string
 	for _, v := range vs {
@@ -107,12 +157,20 @@ func ruleCRDVersions() *Rule {
 		ID: "XP402", Name: "crd-versions", Severity: SeverityError,
 		Doc: `CRD without exactly one storage version, with no served version, or with a repeated version name
 
-Kubernetes stores a custom resource at exactly one version, serves at
-least one, and names each version once. An apiextensions.k8s.io/v1beta1
-CRD may instead give a single spec.version, which is then both served and
-stored.`,
-		Bad:  crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: true\n  - name: v2\n    served: true\n    storage: true\n",
-		Good: crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: false\n  - name: v2\n    served: true\n    storage: true\n",
+Kubernetes stores a custom resource at exactly one version and names each
+version once: the API server rejects a CRD with no storage version, several,
+or a repeated version name (k8s.io/apiextensions-apiserver,
+pkg/apis/apiextensions/validation, ValidateCustomResourceDefinitionSpec:
+"must have exactly one version marked as storage version", "must contain
+unique version names"), so Crossplane's APIEstablisher cannot create it and
+the package never installs. A CRD that serves no version can never be used:
+the package cannot work as written. An apiextensions.k8s.io/v1beta1 CRD may
+instead give a single spec.version, which is then both served and stored.
+
+served and storage are booleans: the strings "true" and "false" are not,
+and the rule says so rather than counting them as false.`,
+		Bad:  exampleCRD + "  - name: v2\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
+		Good: exampleCRD + "  - name: v2\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n        type: object\n",
 		Run: func(p *Pass) error {
 			for o := range p.each(p.Package.Objects) {
 				if !isCRD(o) {
@@ -131,12 +189,16 @@ stored.`,
 				stored := names(vs, func(v defVersion) bool { return v.storage })
 				switch {
 				case len(stored) == 0:
-					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has no storage version: mark exactly one storage: true", quote(o.ObjectMeta.Name))
+					if q := quotedFlags(vs, "storage"); q != "" {
+						p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has no storage version%s", quote(o.ObjectMeta.Name), q)
+					} else {
+						p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has no storage version: mark exactly one storage: true", quote(o.ObjectMeta.Name))
+					}
 				case len(stored) > 1:
 					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has %d storage versions (%s): mark exactly one", quote(o.ObjectMeta.Name), len(stored), joinValues(stored, quote))
 				}
 				if len(names(vs, func(v defVersion) bool { return v.served })) == 0 {
-					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s serves no version", quote(o.ObjectMeta.Name))
+					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s serves no version%s", quote(o.ObjectMeta.Name), quotedFlags(vs, "served"))
 				}
 			}
 			return nil
@@ -146,15 +208,17 @@ stored.`,
 
 func ruleCRDSchema() *Rule {
 	return &Rule{
-		ID: "XP403", Name: "crd-schema", Severity: SeverityWarning,
+		ID: "XP403", Name: "crd-schema", Severity: SeverityError,
 		Doc: `A v1 CRD version with no openAPIV3Schema
 
 An apiextensions.k8s.io/v1 CRD needs a structural schema for every
-version, at spec.versions[].schema.openAPIV3Schema; without one the API
-server rejects the CRD and users get no validation or documentation of the
-resource's fields.`,
-		Bad:  crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: true\n",
-		Good: crdHead + "metadata:\n  name: buckets.example.org\nspec:\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
+version, at spec.versions[].schema.openAPIV3Schema: the API server rejects
+a v1 CRD version without one ("schemas are required";
+k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation,
+ValidateCustomResourceDefinition), so Crossplane's APIEstablisher cannot
+create it and the package never installs.`,
+		Bad:  strings.TrimSuffix(exampleCRD, "    schema:\n      openAPIV3Schema:\n        type: object\n"),
+		Good: exampleCRD,
 		Run: func(p *Pass) error {
 			for o := range p.each(p.Package.Objects) {
 				if !isCRD(o) || o.GroupVersionKind().Version != "v1" {
@@ -179,16 +243,27 @@ resource's fields.`,
 
 const xrdHead = "apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\n"
 
+// xrdBody is the spec of a complete XRD for the rules' examples, defining
+// example.org XNetwork at v1alpha1, and exampleXRD the XRD.
+const (
+	xrdBody = "spec:\n  group: example.org\n  names:\n    kind: XNetwork\n    plural: xnetworks\n" +
+		"  versions:\n  - name: v1alpha1\n    served: true\n    referenceable: true\n    schema:\n      openAPIV3Schema:\n        type: object\n"
+	exampleXRD = xrdHead + "metadata:\n  name: xnetworks.example.org\n" + xrdBody
+)
+
 func ruleXRDName() *Rule {
 	return &Rule{
 		ID: "XP404", Name: "xrd-name", Severity: SeverityError,
 		Doc: `XRD metadata.name is not <plural>.<group>
 
-Crossplane names the CRD it generates for a CompositeResourceDefinition
-after the XRD, and rejects an XRD whose name is not spec.names.plural + "."
-+ spec.group.`,
-		Bad:  xrdHead + "metadata:\n  name: xnetwork.example.org\nspec:\n  group: example.org\n  names:\n    kind: XNetwork\n    plural: xnetworks\n",
-		Good: xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  group: example.org\n  names:\n    kind: XNetwork\n    plural: xnetworks\n",
+Crossplane gives the CRD it generates for a CompositeResourceDefinition the
+XRD's own name (crossplane v2.1.0, internal/xcrd, ForCompositeResource), and
+the API server accepts a CRD only under the name spec.names.plural + "." +
+spec.group (k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation,
+ValidateCustomResourceDefinition): the XRD's API is never served, and the
+package cannot work as written.`,
+		Bad:  xrdHead + "metadata:\n  name: xnetwork.example.org\n" + xrdBody,
+		Good: exampleXRD,
 		Run: func(p *Pass) error {
 			for o := range p.each(p.Package.Objects) {
 				if isXRD(o) {
@@ -206,11 +281,18 @@ func ruleXRDVersions() *Rule {
 		Doc: `XRD without exactly one referenceable version, or with no served version
 
 Compositions refer to a CompositeResourceDefinition at its one
-referenceable version, and Crossplane rejects an XRD with none or several;
-an XRD that serves no version offers no API. Version names must also be
-unique.`,
-		Bad:  xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  versions:\n  - name: v1alpha1\n    served: true\n    referenceable: false\n",
-		Good: xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  versions:\n  - name: v1alpha1\n    served: true\n    referenceable: true\n",
+referenceable version. The CRD Crossplane generates for an XRD stores the
+resource at its referenceable versions (crossplane v2.1.0, internal/xcrd,
+genCrdVersion: storage is referenceable), so an XRD with none or several
+yields a CRD the API server rejects ("must have exactly one version marked
+as storage version"), as it rejects repeated version names; an XRD that
+serves no version offers no API. Either way the package cannot work as
+written.
+
+served and referenceable are booleans: the strings "true" and "false" are
+not, and the rule says so rather than counting them as false.`,
+		Bad:  strings.Replace(exampleXRD, "referenceable: true", "referenceable: false", 1),
+		Good: exampleXRD,
 		Run: func(p *Pass) error {
 			for o := range p.each(p.Package.Objects) {
 				if !isXRD(o) {
@@ -225,12 +307,16 @@ unique.`,
 				ref := names(vs, func(v defVersion) bool { return v.referenceable })
 				switch {
 				case len(ref) == 0:
-					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s has no referenceable version: mark exactly one referenceable: true", quote(o.ObjectMeta.Name))
+					if q := quotedFlags(vs, "referenceable"); q != "" {
+						p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s has no referenceable version%s", quote(o.ObjectMeta.Name), q)
+					} else {
+						p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s has no referenceable version: mark exactly one referenceable: true", quote(o.ObjectMeta.Name))
+					}
 				case len(ref) > 1:
 					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s has %d referenceable versions (%s): mark exactly one", quote(o.ObjectMeta.Name), len(ref), joinValues(ref, quote))
 				}
 				if len(names(vs, func(v defVersion) bool { return v.served })) == 0 {
-					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s serves no version", quote(o.ObjectMeta.Name))
+					p.Reportf(o, []string{"spec", "versions"}, "CompositeResourceDefinition %s serves no version%s", quote(o.ObjectMeta.Name), quotedFlags(vs, "served"))
 				}
 			}
 			return nil
@@ -247,11 +333,13 @@ A CompositeResourceDefinition with spec.claimNames defines two resources
 in the same group: the composite (spec.names) and the claim. They need
 distinct kinds and plurals; by convention the composite's kind is the
 claim's prefixed with X (XPostgreSQLInstance and PostgreSQLInstance).
-Crossplane cannot create both CRDs when they collide. Only
+Crossplane cannot create both CRDs when they collide (crossplane v2.1.0,
+internal/xcrd, ForCompositeResourceClaim; the API server refuses a second
+CRD for the same resource), so the package cannot work as written. Only
 apiextensions.crossplane.io/v1 XRDs, and v2 ones of scope LegacyCluster,
 have claims.`,
-		Bad:  xrdHead + "metadata:\n  name: networks.example.org\nspec:\n  group: example.org\n  names:\n    kind: Network\n    plural: networks\n  claimNames:\n    kind: Network\n    plural: networks\n",
-		Good: xrdHead + "metadata:\n  name: xnetworks.example.org\nspec:\n  group: example.org\n  names:\n    kind: XNetwork\n    plural: xnetworks\n  claimNames:\n    kind: Network\n    plural: networks\n",
+		Bad:  xrdHead + "metadata:\n  name: networks.example.org\n" + strings.ReplaceAll(xrdBody, "xnetworks", "networks") + "  claimNames:\n    kind: Network\n    plural: networks\n",
+		Good: exampleXRD + "  claimNames:\n    kind: Network\n    plural: networks\n",
 		Run: func(p *Pass) error {
 			for o := range p.each(p.Package.Objects) {
 				if !isXRD(o) {
@@ -297,8 +385,8 @@ XRD of this package defines the group and kind, the type may come from a
 dependency: the rule reports it only when the package declares no
 Configuration dependency (a Configuration is the only kind of package that
 defines XRDs).`,
-		Bad:  "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1\n    kind: XNetwork  # the XRD defines only v1alpha1\n",
-		Good: "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n",
+		Bad:  metaHead + "---\n" + exampleXRD + "---\n" + "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1\n    kind: XNetwork  # the XRD defines only v1alpha1\n",
+		Good: metaHead + "---\n" + exampleXRD + "---\n" + "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n",
 		Run: func(p *Pass) error {
 			// The XRDs by group and kind, their versions merged: one map
 			// lookup per Composition, however many XRDs and versions

@@ -41,7 +41,10 @@ WithMetaGroup). Each meta object beyond the first is reported, naming the
 others; a package with none is reported at its first line, unless some of
 its documents failed to parse (one of them may be the meta object: XP001
 and XP002 report those). A meta object of another group than the expected
-one is reported too.`,
+one is reported too. Crossplane refuses a package without exactly one
+meta object (crossplane v2.1.0, internal/xpkg, OneMeta, the first check of
+every package linter, and Builder.Build's own check), at crossplane xpkg
+build and at install.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\napiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: configuration-example\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n",
 		Run: func(p *Pass) error {
@@ -156,7 +159,7 @@ Providers: no such Kubernetes kind exists, and this rule does not accept
 it; use ValidatingWebhookConfiguration. The rule does not run when the
 package's kind is unknown (see XP101).`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller\n",
-		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\n" + exampleCRD,
 		Run: func(p *Pass) error {
 			allowed := allowedKinds(p.Kind)
 			if allowed == nil {
@@ -241,8 +244,8 @@ Kubernetes stopped serving apiextensions.k8s.io/v1beta1 in 1.22, so such a
 CRD relies on being converted before it is installed, and v1beta1 allows
 non-structural schemas that v1 rejects. Write it as
 apiextensions.k8s.io/v1.`,
-		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
-		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n" + crdBody,
+		Good: exampleCRD,
 		Run: func(p *Pass) error {
 			for o := range p.each(p.Package.Objects) {
 				if isCRD(o) && o.GroupVersionKind().Version == "v1beta1" {
@@ -270,8 +273,8 @@ as written: an error, naming the fields that differ. Identical copies are
 harmless once installed (the first install may fail once with "already
 exists" and succeed when retried): a warning. The second and later copies
 are reported, naming the first. Objects without a name are left alone.`,
-		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.com\n",
-		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: tables.example.org\n",
+		Bad:  exampleCRD + "---\n" + strings.Replace(exampleCRD, "scope: Cluster", "scope: Namespaced", 1),
+		Good: exampleCRD + "---\n" + crdExample("tables", "Table"),
 		Run: func(p *Pass) error {
 			type key struct{ group, kind, ns, name string }
 			// The first object of each key, decoded once however many

@@ -57,9 +57,11 @@ The parser could not read the document: a syntax error, a value JSON cannot
 hold (a non-string key, .nan), or a document that exceeds one of the
 parser's limits (size, depth, alias expansion), in which case the message
 names the limit. Crossplane rejects the whole package when one document
-cannot be read.`,
-		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: [unclosed\n",
-		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+cannot be read (crossplane-runtime v2.1.0, pkg/parser, PackageParser.Parse,
+which crossplane xpkg build and the package revision reconciler call). The
+limits are xpkgkit's own, set far above what real packages need.`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: [unclosed\n",
+		Good: metaHead,
 		Run:  reportDocumentErrors,
 	}
 }
@@ -73,9 +75,12 @@ Every document of a package must be a Kubernetes object with a string
 apiVersion and kind. This rule also reports a document that is a scalar or
 a list rather than an object, and a document in the meta group whose
 version and kind the meta scheme does not know (for example
-meta.pkg.crossplane.io/v2), since Crossplane cannot decode either.`,
-		Bad:  "metadata:\n  name: buckets.example.org\nspec: {}\n",
-		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec: {}\n",
+meta.pkg.crossplane.io/v2), since Crossplane cannot decode either: its
+package parser tries the meta scheme, then the object scheme, and refuses
+the package when neither decodes the document (crossplane-runtime v2.1.0,
+pkg/parser, PackageParser.Parse).`,
+		Bad:  "metadata:\n  name: example\nspec: {}\n",
+		Good: metaHead + "spec: {}\n",
 		Run:  reportDocumentErrors,
 	}
 }
@@ -86,12 +91,16 @@ func ruleFieldType() *Rule {
 		Doc: `A field's value does not fit its type
 
 The document is valid YAML with a known type, but a field holds a value of
-the wrong shape, for example a string where the meta schema wants an object
-(spec.crossplane: v1.0 instead of spec.crossplane.version), or metadata that
-does not fit a Kubernetes ObjectMeta. Crossplane cannot decode such an
-object.`,
-		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  crossplane: \">=v1.14.0\"\n",
-		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
+the wrong type: a number where the meta schema wants a string (version:
+1.14, unquoted), a mapping where it wants a list (dependsOn written as one
+entry), or metadata that does not fit a Kubernetes ObjectMeta (a label
+value true instead of "true"). The diagnostic points at the field and says
+what it holds and what its place wants. Crossplane decodes every document
+into the Go type of its kind and refuses the whole package when one does
+not decode (crossplane-runtime v2.1.0, pkg/parser, PackageParser.Parse, at
+crossplane xpkg build and at install).`,
+		Bad:  metaHead + "spec:\n  crossplane:\n    version: 1.14  # a number, not a string\n",
+		Good: metaHead + "spec:\n  crossplane:\n    version: \"1.14\"\n",
 		Run:  reportDocumentErrors,
 	}
 }
@@ -103,7 +112,9 @@ func ruleEmptyPackage() *Rule {
 
 A package's YAML stream must hold at least its meta object. This rule
 reports a stream that is empty or holds only comments and empty documents;
-a stream whose documents all failed to parse is left to XP001 and XP002.`,
+a stream whose documents all failed to parse is left to XP001 and XP002.
+Crossplane refuses it: it holds no meta object (crossplane v2.1.0,
+internal/xpkg, OneMeta, and Builder.Build's own check).`,
 		Bad:  "# nothing but a comment\n---\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n",
 		Run: func(p *Pass) error {
@@ -128,8 +139,8 @@ Entries naming a rule that did not run (disabled, not for this kind of
 package, or lacking the image facts or target version it needs) are not
 reported, since nothing can be told. The linter itself implements this rule;
 remove it from the rule set (or disable it) to turn it off.`,
-		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n  annotations:\n    lint.xpkgkit.dev/ignore: XP401  # the name is right: nothing to silence\n",
-		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n",
+		Bad:  crdHead + "metadata:\n  name: buckets.example.org\n  annotations:\n    lint.xpkgkit.dev/ignore: XP401  # the name is right: nothing to silence\n" + crdBody,
+		Good: exampleCRD,
 		Run:  func(*Pass) error { return nil }, // implemented by Lint
 	}
 }

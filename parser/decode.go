@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 
@@ -252,6 +253,9 @@ func (d *decoder) typeAndMeta(obj *Object, root *yaml.Node, loc locator) error {
 		return nil
 	case map[string]any:
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &obj.ObjectMeta); err != nil {
+			if de := mistypedError(m, reflect.TypeOf(obj.ObjectMeta), obj.Kind, []string{"metadata"}, root, loc); de != nil {
+				return de
+			}
 			return loc.errorf(meta, "%w: metadata: %v", ErrDecode, err)
 		}
 		return nil
@@ -285,6 +289,9 @@ func typed(s *runtime.Scheme, gvk schema.GroupVersionKind, root *yaml.Node, loc 
 		return nil, fmt.Errorf("%w: %v", ErrUnknownKind, err)
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, obj); err != nil {
+		if de := mistypedError(m, reflect.TypeOf(obj), gvk.Kind, nil, root, loc); de != nil {
+			return nil, de
+		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrDecode, gvkString(gvk), err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)

@@ -81,7 +81,7 @@ func TestParseDocumentErrors(t *testing.T) {
 			want: ErrUnknownKind, line: 9},
 		{name: "meta object that does not fit its type",
 			doc:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nspec:\n  dependsOn: not-a-list\n",
-			want: ErrDecode, line: 9},
+			want: ErrDecode, line: 12, contains: `field spec.dependsOn is a string ("not-a-list"), but a Configuration wants a list there`},
 		{name: "strict kinds without a scheme",
 			doc:  "apiVersion: example.org/v1\nkind: Thing\n",
 			opts: []Option{WithStrictKinds()}, want: ErrUnknownKind, line: 9},

@@ -52,7 +52,7 @@ func ExampleMarkdown() {
 		Run: func(*linter.Pass) error { return nil },
 	}
 	md := catalog.Markdown([]*linter.Rule{r})
-	os.Stdout.Write(md[bytes.Index(md, []byte("## ")):])
+	os.Stdout.Write(md[bytes.Index(md, []byte("## ACME1")):])
 	// Output:
 	// ## ACME1 team-label
 	//
