@@ -22,7 +22,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s %s from a %s source\n", res.Kind, pkg.Meta[0].Name, pkg.Kind)
+	fmt.Printf("%s %s from a %s source\n", res.Kind, pkg.Meta[0].Name, pkg.SourceKind)
 	for _, d := range res.Diagnostics {
 		fmt.Println(d.Severity, d.RuleID, d.RuleName)
 	}

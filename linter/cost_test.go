@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 )

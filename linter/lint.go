@@ -124,6 +124,10 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 		run = append(run, r)
 	}
 
+	metaGroup := pkg.MetaGroup
+	if metaGroup == "" {
+		metaGroup = meta.DefaultGroup
+	}
 	sh := newShared(pkg)
 	passes := make([]*Pass, len(run))
 	failures := make([]*RuleError, len(run))
@@ -141,7 +145,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 			for i := range next {
 				p := &Pass{
 					Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
-					CrossplaneVersion: c.xpVersion, MetaGroup: c.metaGroup, Examples: c.examples,
+					CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
 					ctx: ctx, shared: sh, max: c.maxDiags,
 				}
 				passes[i] = p

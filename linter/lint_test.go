@@ -407,11 +407,19 @@ func TestDiagnosticJSON(t *testing.T) {
 	}
 }
 
-// TestMetaGroupMismatch parses with one meta group and lints expecting
-// another.
+// TestMetaGroupMismatch lints a package whose MetaGroup (the group the
+// linter takes meta objects to have) is not that of its meta object.
 func TestMetaGroupMismatch(t *testing.T) {
 	t.Parallel()
-	res := lint(t, provider, linter.WithMetaGroup("meta.pkg.example.org"), linter.WithRuleSet(linter.Lookup("XP101")))
+	pkg := parse(t, provider)
+	if pkg.MetaGroup != "meta.pkg.crossplane.io" {
+		t.Fatalf("parsed MetaGroup = %q, want the default", pkg.MetaGroup)
+	}
+	pkg.MetaGroup = "meta.pkg.example.org"
+	res, err := linter.Lint(t.Context(), pkg, linter.WithRuleSet(linter.Lookup("XP101")))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Pos.Line != 1 ||
 		!strings.Contains(res.Diagnostics[0].Message, "has group meta.pkg.crossplane.io, want meta.pkg.example.org") {
 		t.Fatalf("got %v", res.Diagnostics)

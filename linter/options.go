@@ -6,7 +6,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -20,7 +19,6 @@ type config struct {
 	disabled    []string
 	severities  []severityOverride
 	xpVersion   string
-	metaGroup   string
 	image       *ImageFacts
 	concurrency int
 	maxDiags    int
@@ -63,12 +61,6 @@ func WithCrossplaneVersion(v string) Option {
 	return func(c *config) { c.xpVersion = v }
 }
 
-// WithMetaGroup sets the API group meta objects must have (meta.DefaultGroup
-// by default). Parse with the same group (parser.WithMetaGroup).
-func WithMetaGroup(group string) Option {
-	return func(c *config) { c.metaGroup = group }
-}
-
 // WithImageFacts gives the facts of the image the package was read from,
 // enabling the XP5xx rules.
 func WithImageFacts(f *ImageFacts) Option {
@@ -104,9 +96,6 @@ func (c *config) check() error {
 		if _, err := semver.NewVersion(c.xpVersion); err != nil {
 			return fmt.Errorf("linter: Crossplane version %q: %w", c.xpVersion, err)
 		}
-	}
-	if c.metaGroup == "" {
-		c.metaGroup = meta.DefaultGroup
 	}
 	for _, o := range c.severities {
 		if !o.sev.Valid() {

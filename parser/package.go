@@ -22,6 +22,11 @@ type Package struct {
 	// package: symbolic links named *.yaml or *.yml, and symbolic links to
 	// directories (ParseFS does not follow links). It is empty for Parse.
 	Skipped []SkippedFile
+	// MetaGroup is the API group of the meta objects: the group the package
+	// was parsed with (DefaultMetaGroup unless WithMetaGroup said
+	// otherwise). The linter takes it from here; empty means
+	// DefaultMetaGroup.
+	MetaGroup string
 }
 
 // SkippedFile is an entry of a package's on-disk format that ParseFS did

@@ -260,7 +260,7 @@ func (r *run) finish() (*Package, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := &Package{}
+	p := &Package{MetaGroup: r.c.metaGroup}
 	for _, s := range r.slots {
 		switch {
 		case s.err != nil:

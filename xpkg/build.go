@@ -20,8 +20,8 @@ import (
 
 // Classes of Build errors; test with errors.Is.
 var (
-	// ErrNoMetaFile: the package directory has no MetaFile at its root.
-	ErrNoMetaFile = errors.New("xpkg: no " + MetaFile + " at the package root")
+	// ErrNoMetaFile: the package directory has no parser.MetaFile at its root.
+	ErrNoMetaFile = errors.New("xpkg: no " + parser.MetaFile + " at the package root")
 	// ErrParse: documents of the package or of its examples cannot be
 	// parsed. Errors of this class are *ParseError.
 	ErrParse = errors.New("xpkg: package has documents that cannot be parsed")
@@ -83,7 +83,7 @@ type BuildResult struct {
 // Build builds a package image from a package in its on-disk format, as the
 // Crossplane CLI's build does:
 //
-//   - it parses fsys with parser.ParseFS (MetaFile first, then every other
+//   - it parses fsys with parser.ParseFS (parser.MetaFile first, then every other
 //     *.yaml and *.yml file in lexical order of path, skipping directories
 //     whose names start with "." and ExamplesDir), and refuses a package
 //     with documents that cannot be parsed (*ParseError);
@@ -112,7 +112,7 @@ func Build(ctx context.Context, fsys fs.FS, opts ...BuildOption) (*BuildResult, 
 	if err != nil {
 		return nil, fmt.Errorf("xpkg: listing package files: %w", err)
 	}
-	if len(files) == 0 || files[0] != MetaFile {
+	if len(files) == 0 || files[0] != parser.MetaFile {
 		return nil, ErrNoMetaFile
 	}
 	pkg, err := parser.ParseFS(ctx, fsys, c.parseOpts...)

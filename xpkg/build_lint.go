@@ -34,7 +34,7 @@ func (e *LintError) Is(target error) bool { return target == ErrLint }
 // WithLintOptions passes options to the linter (rules to disable,
 // severities, the Crossplane version, ...).
 func WithLintOptions(opts ...linter.Option) BuildOption {
-	return func(c *buildConfig) { c.lintOpts = append(c.lintOpts, opts...) }
+	return buildOptionFunc(func(c *buildConfig) { c.lintOpts = append(c.lintOpts, opts...) })
 }
 
 // lintPackage runs the linter over pkg and returns a *LintError when it

@@ -349,11 +349,11 @@ func TestBuildExamples(t *testing.T) {
 			opts: []xpkg.BuildOption{xpkg.WithoutExamples()},
 		},
 		"no examples directory": {
-			fsys: fstest.MapFS{xpkg.MetaFile: {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")}},
+			fsys: fstest.MapFS{parser.MetaFile: {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")}},
 		},
 		"empty examples directory": {
 			fsys: fstest.MapFS{
-				xpkg.MetaFile:         {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")},
+				parser.MetaFile:       {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")},
 				"examples/readme.txt": {Data: []byte("none")},
 			},
 		},
@@ -416,7 +416,7 @@ func TestBuildErrors(t *testing.T) {
 		},
 		"parser limit": {
 			fsys: os.DirFS(exampleDir),
-			opts: []xpkg.BuildOption{xpkg.WithParseOptions(parser.WithLimits(parser.Limits{MaxTotalBytes: 100}))},
+			opts: []xpkg.BuildOption{xpkg.WithParserOptions(parser.WithLimits(parser.Limits{MaxTotalBytes: 100}))},
 			want: parser.ErrLimit,
 		},
 		"cancelled": {

@@ -24,9 +24,6 @@ const (
 	// PackageFile is the file of a package image's base layer that holds the
 	// package's YAML stream.
 	PackageFile = "package.yaml"
-	// MetaFile is the file at the root of a package's on-disk format that
-	// holds its meta object (Provider, Configuration or Function).
-	MetaFile = "crossplane.yaml"
 	// ExamplesDir is the directory of the on-disk format that holds
 	// examples. Its YAML files are not part of the package; Build puts them
 	// in the examples layer.

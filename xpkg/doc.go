@@ -6,12 +6,12 @@
 // AnnotationKey with its values AnnotationBase (the layer holding
 // PackageFile) and AnnotationExamples (Crossplane's examples layer, holding
 // ExamplesFile), the config labels that keep those annotations in a `.xpkg`
-// file (LayerLabel), MetaFile and ExamplesDir of the on-disk format, and
+// file (LayerLabel), ExamplesDir of the on-disk format (its meta file is parser.MetaFile), and
 // the file Extension.
 //
 // Open loads a package from any source, detected by content, not by name:
 // a `.xpkg` docker archive, an OCI image layout directory or tar (plain or
-// gzip), a package directory (MetaFile at its root or in package/), or a
+// gzip), a package directory (parser.MetaFile at its root or in package/), or a
 // package.yaml stream; OpenReader does the same for an io.Reader such as
 // standard input, and OpenImage for an image resolved by the caller (from a
 // registry, say). Every blob is verified against its digest while it
@@ -33,7 +33,7 @@
 // and FriendlyName handle package references and dependency versions the
 // way the linter checks them.
 //
-// Build turns a package in its on-disk format (MetaFile plus YAML files,
+// Build turns a package in its on-disk format (parser.MetaFile plus YAML files,
 // from any fs.FS) into a package image, as the Crossplane CLI's build does:
 // it parses and lints the package, refusing one with errors, and writes a
 // layer holding PackageFile, annotated base, plus an examples layer. The

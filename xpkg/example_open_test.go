@@ -20,7 +20,7 @@ func ExampleOpen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("read as:", pkg.Kind)
+	fmt.Println("read as:", pkg.SourceKind)
 	fmt.Println("package:", pkg.Meta[0].Kind, pkg.Pkg().GetName())
 	for _, o := range pkg.Objects {
 		fmt.Printf("object: %s %s at %s\n", o.Kind, o.ObjectMeta.Name, o.Pos)

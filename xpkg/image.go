@@ -77,9 +77,9 @@ func OpenImage(ctx context.Context, f oci.Fetcher, img *oci.Image, opts ...Optio
 	c := newOpenConfig(opts)
 	p, err := loadImage(ctx, f, img, c)
 	if err != nil {
-		return nil, &SourceError{Source: c.sourceName, Kind: SourceImage, Err: err}
+		return nil, &SourceError{Source: c.sourceName, SourceKind: SourceImage, Err: err}
 	}
-	p.Kind = SourceImage
+	p.SourceKind = SourceImage
 	return p, nil
 }
 

@@ -11,8 +11,8 @@ import (
 // opts, passing the image facts (linter.WithImageFacts) when the package was
 // read from an image, so that the image rules (XP5xx) run. Options given in
 // opts come after the facts; a linter.WithImageFacts among them replaces
-// them. A package whose YAML uses a renamed meta group needs
-// linter.WithMetaGroup here as well as parser.WithMetaGroup when opened.
+// them. The meta group is the one the package was opened with
+// (parser.WithMetaGroup in WithParserOptions).
 // Errors are those of linter.Lint.
 func (p *Package) Lint(ctx context.Context, opts ...linter.Option) (*linter.Result, error) {
 	if p == nil || p.Package == nil {

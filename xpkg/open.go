@@ -22,7 +22,7 @@ const (
 	SourceOCILayout
 	// SourceOCILayoutTar is an OCI image layout in a tar (plain or gzip).
 	SourceOCILayoutTar
-	// SourceDirectory is a package in its on-disk format: MetaFile at the
+	// SourceDirectory is a package in its on-disk format: parser.MetaFile at the
 	// root of the directory, or in package/ below it.
 	SourceDirectory
 	// SourcePackageYAML is a file holding a package's YAML stream.
@@ -77,10 +77,11 @@ type Package struct {
 	// Source is the source as given to Open ("-" for OpenReader, unless
 	// WithSourceName says otherwise).
 	Source string
-	// Kind is what the source was found to be.
-	Kind SourceKind
+	// SourceKind is what the source was found to be (the kind of the
+	// package itself is that of its meta object: see Pkg).
+	SourceKind SourceKind
 	// Root is the directory that file names in positions are relative to:
-	// the package root (the directory holding MetaFile) for a directory,
+	// the package root (the directory holding parser.MetaFile) for a directory,
 	// the file's directory for a package.yaml file. It is empty for images,
 	// whose positions name the file inside the layer (PackageFile), and for
 	// readers.
@@ -103,8 +104,9 @@ var ErrUnknownSource = errors.New("xpkg: not a package source")
 type SourceError struct {
 	// Source is the source as given.
 	Source string
-	// Kind is what the source was found to be; zero when detection failed.
-	Kind SourceKind
+	// SourceKind is what the source was found to be; zero when detection
+	// failed.
+	SourceKind SourceKind
 	// Tried lists, when detection failed, each kind of source tried and why
 	// it did not fit, e.g. "OCI image layout: no oci-layout file".
 	Tried []string
@@ -121,8 +123,8 @@ func (e *SourceError) Error() string {
 	if e.Source != "" {
 		fmt.Fprintf(&b, "%s: ", e.Source)
 	}
-	if e.Kind != 0 {
-		fmt.Fprintf(&b, "reading %s: ", e.Kind)
+	if e.SourceKind != 0 {
+		fmt.Fprintf(&b, "reading %s: ", e.SourceKind)
 	}
 	b.WriteString(strings.TrimPrefix(e.Err.Error(), "xpkg: "))
 	if len(e.Tried) > 0 {
@@ -140,7 +142,7 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // content, not its name:
 //
 //   - a directory holding an oci-layout file is an OCI image layout;
-//   - a directory holding MetaFile (crossplane.yaml), or package/MetaFile,
+//   - a directory holding parser.MetaFile (crossplane.yaml), or package/parser.MetaFile,
 //     is a package in its on-disk format (read with parser.ParseFS; the
 //     examples from ExamplesDir);
 //   - a file that starts as a tar or a gzip stream is an image: a docker
@@ -176,10 +178,10 @@ func Open(ctx context.Context, source string, opts ...Option) (*Package, error) 
 	c.sourceName = name
 	p, kind, tried, err := openSource(ctx, source, c)
 	if err != nil {
-		return nil, &SourceError{Source: name, Kind: kind, Tried: tried, Err: err}
+		return nil, &SourceError{Source: name, SourceKind: kind, Tried: tried, Err: err}
 	}
 	p.Source = name
-	p.Kind = kind
+	p.SourceKind = kind
 	return p, nil
 }
 
@@ -188,7 +190,7 @@ func Open(ctx context.Context, source string, opts ...Option) (*Package, error) 
 // layout tar), which is copied to a temporary file (at most
 // Limits.MaxReaderSize bytes) because images are read at offsets, and
 // removed before OpenReader returns; anything else that holds text is a YAML
-// stream, parsed as it is read. The Package's Kind is SourceReader and its
+// stream, parsed as it is read. The Package's SourceKind is SourceReader and its
 // Source "-" (or the name given with WithSourceName, which also names the
 // YAML stream in positions; "<stdin>" otherwise). Errors are those of Open.
 func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
@@ -202,9 +204,9 @@ func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, err
 		if errors.Is(err, ErrUnknownSource) {
 			kind = 0
 		}
-		return nil, &SourceError{Source: c.sourceName, Kind: kind, Tried: tried, Err: err}
+		return nil, &SourceError{Source: c.sourceName, SourceKind: kind, Tried: tried, Err: err}
 	}
 	p.Source = c.sourceName
-	p.Kind = SourceReader
+	p.SourceKind = SourceReader
 	return p, nil
 }

@@ -96,8 +96,8 @@ func TestOpenCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: Open: %v", f.name, err)
 				}
-				if p.Kind != f.kind {
-					t.Errorf("%s: Kind = %v, want %v", f.name, p.Kind, f.kind)
+				if p.SourceKind != f.kind {
+					t.Errorf("%s: Kind = %v, want %v", f.name, p.SourceKind, f.kind)
 				}
 				if len(p.Meta) != 1 || len(p.Errors) != 0 {
 					t.Errorf("%s: %d meta objects and %d errors, want 1 and 0", f.name, len(p.Meta), len(p.Errors))

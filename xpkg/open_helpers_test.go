@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
@@ -60,19 +61,19 @@ func fixtureForms(t *testing.T, p *xpkgtest.Package) []form {
 
 // streamLines maps each file of p's on-disk form to the line of the
 // package.yaml stream its first line becomes: Build (and xpkgtest) join the
-// files in the order parser.ParseFS reads them, MetaFile first, each ended
+// files in the order parser.ParseFS reads them, parser.MetaFile first, each ended
 // by a newline and followed by a "---" line.
 func streamLines(p *xpkgtest.Package) map[string]int {
 	fsys := p.FS()
 	var files []string
 	for name := range fsys {
-		if name != xpkg.MetaFile && !strings.HasPrefix(name, xpkg.ExamplesDir+"/") && (path.Ext(name) == ".yaml" || path.Ext(name) == ".yml") {
+		if name != parser.MetaFile && !strings.HasPrefix(name, xpkg.ExamplesDir+"/") && (path.Ext(name) == ".yaml" || path.Ext(name) == ".yml") {
 			files = append(files, name)
 		}
 	}
 	slices.Sort(files)
-	if _, ok := fsys[xpkg.MetaFile]; ok {
-		files = append([]string{xpkg.MetaFile}, files...)
+	if _, ok := fsys[parser.MetaFile]; ok {
+		files = append([]string{parser.MetaFile}, files...)
 	}
 	offsets := map[string]int{}
 	line := 0

@@ -55,7 +55,7 @@ func TestOpenBrokenImages(t *testing.T) {
 				p, err := f.open(t)
 				if tc.wantErr != nil {
 					var se *xpkg.SourceError
-					if !errors.Is(err, tc.wantErr) || !errors.As(err, &se) || se.Kind != f.kind {
+					if !errors.Is(err, tc.wantErr) || !errors.As(err, &se) || se.SourceKind != f.kind {
 						t.Errorf("%s: Open error = %v, want a *SourceError of kind %v matching %v", f.name, err, f.kind, tc.wantErr)
 					}
 					continue
@@ -280,8 +280,8 @@ func TestOpenImage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("OpenImage: %v", err)
 	}
-	if p.Kind != xpkg.SourceImage || p.Source != "registry.example.org/fn:v1" || p.Image.Facts.Source != p.Source {
-		t.Errorf("Kind %v, Source %q, facts source %q", p.Kind, p.Source, p.Image.Facts.Source)
+	if p.SourceKind != xpkg.SourceImage || p.Source != "registry.example.org/fn:v1" || p.Image.Facts.Source != p.Source {
+		t.Errorf("Kind %v, Source %q, facts source %q", p.SourceKind, p.Source, p.Image.Facts.Source)
 	}
 	if p.Image.ManifestDigest != img.Digest() || len(p.Objects) != 1 {
 		t.Errorf("ManifestDigest %s (want %s), %d objects", p.Image.ManifestDigest, img.Digest(), len(p.Objects))

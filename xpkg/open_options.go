@@ -14,6 +14,7 @@ type Option func(*openConfig)
 type openConfig struct {
 	platform   *ocispec.Platform
 	limits     Limits
+	limitsSet  bool // WithLimits was given (for Build)
 	parserOpts []parser.Option
 	sourceName string
 	remote     *remote.Client // see WithRemote
@@ -38,14 +39,15 @@ func WithPlatform(p ocispec.Platform) Option {
 }
 
 // WithLimits sets the limits; zero fields keep their defaults (see Limits).
+// Given to Build, its Parser limits bound the parsing of the package.
 func WithLimits(l Limits) Option {
-	return func(c *openConfig) { c.limits = l }
+	return func(c *openConfig) { c.limits = l; c.limitsSet = true }
 }
 
 // WithParserOptions passes options to the parser, for package.yaml, the
-// files of a package directory and the examples: a typed object scheme
-// (parser.WithObjectScheme), a renamed meta group (parser.WithMetaGroup; give
-// the linter linter.WithMetaGroup too), strict kinds, the concurrency.
+// files of a package directory and the examples, in Open as in Build: a typed object scheme
+// (parser.WithObjectScheme), a renamed meta group (parser.WithMetaGroup; the
+// linter takes it from the parsed package), strict kinds, the concurrency.
 // Limits given here override those of WithLimits; a file name given with
 // parser.WithFile is ignored (Open names the files itself).
 func WithParserOptions(opts ...parser.Option) Option {

@@ -87,8 +87,8 @@ func testOpenReference(t *testing.T, reg *registrytest.Registry, name string) {
 		if err != nil {
 			t.Fatalf("Open(%s): %v", ref, err)
 		}
-		if p.Kind != xpkg.SourceRegistry || p.Source != ref {
-			t.Errorf("Kind %v Source %q", p.Kind, p.Source)
+		if p.SourceKind != xpkg.SourceRegistry || p.Source != ref {
+			t.Errorf("Kind %v Source %q", p.SourceKind, p.Source)
 		}
 		if p.Image == nil || p.Image.ManifestDigest != res.Digest() || p.Image.BaseLayer == nil {
 			t.Fatalf("image %+v", p.Image)
@@ -121,7 +121,7 @@ func TestOpenLocalPathWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kind != xpkg.SourcePackageYAML {
-		t.Errorf("Kind = %v, want package.yaml", p.Kind)
+	if p.SourceKind != xpkg.SourcePackageYAML {
+		t.Errorf("Kind = %v, want package.yaml", p.SourceKind)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
@@ -32,14 +33,14 @@ func openFixtures() map[string]*xpkgtest.Package {
 			WithCrossplaneVersion(">=v1.14.0").
 			WithXRD("example.org", "XNetwork", "v1alpha1").
 			WithComposition("xnetworks.example.org", "example.org/v1alpha1", "XNetwork", "crossplane-contrib-function-patch-and-transform").
-			WithDependency(xpkgtest.KindFunction, patFunction, ">=v0.8.0").
+			WithDependency(meta.KindFunction, patFunction, ">=v0.8.0").
 			WithExample([]byte("apiVersion: example.org/v1alpha1\nkind: XNetwork\nmetadata:\n  name: example\nspec: {}\n")),
 		"function": xpkgtest.NewFunction("function-example").
 			WithCRD("fn.example.org", "Input", "v1beta1"),
 		"warnings and errors": xpkgtest.NewProvider("provider-problems").
-			WithoutAnnotation(xpkgtest.AnnotationLicense).
-			WithDependency(xpkgtest.KindProvider, "crossplane-contrib/provider-aws", "not a version").
-			WithDependency(xpkgtest.KindProvider, awsProvider+":v1.0.0", ">=v1.0.0").
+			WithoutAnnotation(meta.AnnotationLicense).
+			WithDependency(meta.KindProvider, "crossplane-contrib/provider-aws", "not a version").
+			WithDependency(meta.KindProvider, awsProvider+":v1.0.0", ">=v1.0.0").
 			WithCRD("example.org", "Widget").
 			WithObject([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: not-allowed\n")).
 			WithObject([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n")).
@@ -76,8 +77,8 @@ func TestOpenSameDiagnostics(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: Open: %v", f.name, err)
 				}
-				if p.Kind != f.kind {
-					t.Errorf("%s: Kind = %v, want %v", f.name, p.Kind, f.kind)
+				if p.SourceKind != f.kind {
+					t.Errorf("%s: Kind = %v, want %v", f.name, p.SourceKind, f.kind)
 				}
 				res := mustLint(t, p)
 				var lineMap map[string]int
@@ -161,8 +162,8 @@ func TestOpenPackageSubdir(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	if p.Kind != xpkg.SourceDirectory || !strings.HasSuffix(p.Root, "package") {
-		t.Errorf("Kind = %v, Root = %q, want a directory rooted at package/", p.Kind, p.Root)
+	if p.SourceKind != xpkg.SourceDirectory || !strings.HasSuffix(p.Root, "package") {
+		t.Errorf("Kind = %v, Root = %q, want a directory rooted at package/", p.SourceKind, p.Root)
 	}
 	if got, want := objectNames(p), []string{
 		"apiextensions.k8s.io/v1/CustomResourceDefinition widgets.example.org",

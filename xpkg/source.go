@@ -53,13 +53,13 @@ func openDir(ctx context.Context, dir string, c *openConfig) (*Package, SourceKi
 	tried := []string{"OCI image layout: no " + ocispec.ImageLayoutFile + " file"}
 	found := false
 	for _, root := range []string{dir, filepath.Join(dir, packageSubdir)} {
-		fi, err := os.Stat(filepath.Join(root, MetaFile))
+		fi, err := os.Stat(filepath.Join(root, parser.MetaFile))
 		switch {
 		case err != nil:
 			continue
 		case !fi.Mode().IsRegular():
 			// A named pipe would block the reader forever.
-			rel, _ := filepath.Rel(dir, filepath.Join(root, MetaFile))
+			rel, _ := filepath.Rel(dir, filepath.Join(root, parser.MetaFile))
 			tried = append(tried, fmt.Sprintf("package directory: %s is not a regular file (mode %s)", filepath.ToSlash(rel), fi.Mode().Type()))
 			found = true
 			continue
@@ -68,7 +68,7 @@ func openDir(ctx context.Context, dir string, c *openConfig) (*Package, SourceKi
 		return p, SourceDirectory, nil, err
 	}
 	if !found {
-		tried = append(tried, "package directory: no "+MetaFile+" at its root or in "+packageSubdir+"/")
+		tried = append(tried, "package directory: no "+parser.MetaFile+" at its root or in "+packageSubdir+"/")
 	}
 	if isFile(filepath.Join(dir, PackageFile)) {
 		tried = append(tried, "it holds "+PackageFile+": give that file's path to read it as a package stream")

@@ -118,8 +118,8 @@ func TestOpenDetectionFailures(t *testing.T) {
 			if !errors.As(err, &se) || se.Source != src {
 				t.Fatalf("error %v is not a *SourceError for %s", err, src)
 			}
-			if errors.Is(err, xpkg.ErrUnknownSource) && (se.Kind != 0 || len(se.Tried) == 0) {
-				t.Errorf("detection failure with Kind %v and Tried %v", se.Kind, se.Tried)
+			if errors.Is(err, xpkg.ErrUnknownSource) && (se.SourceKind != 0 || len(se.Tried) == 0) {
+				t.Errorf("detection failure with Kind %v and Tried %v", se.SourceKind, se.Tried)
 			}
 			for _, s := range tc.tried {
 				if !strings.Contains(err.Error(), s) {
@@ -140,8 +140,8 @@ func TestOpenTextWithNUL(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	if p.Kind != xpkg.SourcePackageYAML || len(p.Errors) != 1 {
-		t.Errorf("Kind %v with %d document errors, want a package.yaml with 1", p.Kind, len(p.Errors))
+	if p.SourceKind != xpkg.SourcePackageYAML || len(p.Errors) != 1 {
+		t.Errorf("Kind %v with %d document errors, want a package.yaml with 1", p.SourceKind, len(p.Errors))
 	}
 	latin1 := append(xpkgtest.NewProvider("provider-example").YAML(), "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caf\xe9\n"...)
 	p, err = xpkg.Open(t.Context(), writeTemp(t, "latin1.yaml", latin1))
@@ -197,8 +197,8 @@ func TestOpenReader(t *testing.T) {
 			if err != nil {
 				t.Fatalf("OpenReader: %v", err)
 			}
-			if p.Kind != xpkg.SourceReader || (p.Image != nil) != tc.image || len(p.Objects) != 1 {
-				t.Errorf("Kind %v, image %v, %d objects", p.Kind, p.Image != nil, len(p.Objects))
+			if p.SourceKind != xpkg.SourceReader || (p.Image != nil) != tc.image || len(p.Objects) != 1 {
+				t.Errorf("Kind %v, image %v, %d objects", p.SourceKind, p.Image != nil, len(p.Objects))
 			}
 			if f := p.Objects[0].Pos.File; f != tc.wantFile {
 				t.Errorf("file in positions = %q, want %q", f, tc.wantFile)

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -25,7 +26,7 @@ func TestOpenRefusesFIFOs(t *testing.T) {
 	if err := syscall.Mkdir(pkgDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(pkgDir, xpkg.MetaFile), 0o600); err != nil {
+	if err := syscall.Mkfifo(filepath.Join(pkgDir, parser.MetaFile), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for src, want := range map[string]string{fifo: "not a regular file", pkgDir: "crossplane.yaml is not a regular file"} {

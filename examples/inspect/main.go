@@ -24,7 +24,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -85,7 +84,7 @@ func summarise(out io.Writer, pkg *xpkg.Package) {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	defer w.Flush()
 
-	fmt.Fprintf(w, "Source:\t%s (%s)\n", pkg.Source, pkg.Kind)
+	fmt.Fprintf(w, "Source:\t%s (%s)\n", pkg.Source, pkg.SourceKind)
 	if m := pkg.Pkg(); m != nil {
 		fmt.Fprintf(w, "Package:\t%s %s (%s)\n", pkg.Meta[0].Kind, m.GetName(), pkg.Meta[0].APIVersion)
 		if c := m.GetCrossplaneConstraints(); c != nil && c.Version != "" {
@@ -96,7 +95,10 @@ func summarise(out io.Writer, pkg *xpkg.Package) {
 		deps := m.GetDependencies()
 		fmt.Fprintf(w, "Dependencies:\t%d\n", len(deps))
 		for _, d := range deps {
-			kind, ref := dependency(d)
+			kind, ref, ok := d.Target()
+			if !ok {
+				kind, ref = "?", "(no package reference)"
+			}
 			fmt.Fprintf(w, "  %s\t%s %s\n", kind, ref, d.Version)
 		}
 		if caps := m.GetCapabilities(); len(caps) > 0 {
@@ -183,25 +185,6 @@ func layerRole(img *xpkg.Image, l ocispec.Descriptor) string {
 		roles = append(roles, "holds package.yaml")
 	}
 	return strings.Join(roles, ", ")
-}
-
-// dependency returns a dependency's kind and package reference, in either
-// of its forms.
-func dependency(d v1.Dependency) (kind, ref string) {
-	switch {
-	case d.Package != nil:
-		if d.Kind != nil {
-			kind = *d.Kind
-		}
-		return kind, *d.Package
-	case d.Provider != nil:
-		return "Provider", *d.Provider
-	case d.Configuration != nil:
-		return "Configuration", *d.Configuration
-	case d.Function != nil:
-		return "Function", *d.Function
-	}
-	return "?", "?"
 }
 
 // definitions returns the kinds of the definitions of kind (CRDs or XRDs),

@@ -33,7 +33,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/linter"
-	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -190,7 +189,7 @@ func read(ctx context.Context, dir, path string) Entry {
 	e := Entry{Path: filepath.ToSlash(rel)}
 	pkg, err := xpkg.Open(ctx, path, xpkg.WithSourceName(e.Path))
 	if err == nil && pkg.Image == nil {
-		err = fmt.Errorf("%s is a %s, not an image", e.Path, pkg.Kind)
+		err = fmt.Errorf("%s is a %s, not an image", e.Path, pkg.SourceKind)
 	}
 	if err != nil {
 		e.Error = err.Error()
@@ -201,7 +200,7 @@ func read(ctx context.Context, dir, path string) Entry {
 		e.Error = err.Error()
 		return e
 	}
-	e.Format = pkg.Kind.String()
+	e.Format = pkg.SourceKind.String()
 	e.Tags = pkg.Image.Tags
 	e.Digest = pkg.Image.ManifestDigest.String()
 	e.ConfigDigest = pkg.Image.ConfigDigest.String()
@@ -213,32 +212,14 @@ func read(ctx context.Context, dir, path string) Entry {
 			e.Crossplane = c.Version
 		}
 		for _, d := range m.GetDependencies() {
-			e.Dependencies = append(e.Dependencies, dependency(d))
+			kind, ref, _ := d.Target()
+			e.Dependencies = append(e.Dependencies, Dependency{Kind: kind, Package: ref, Version: d.Version})
 		}
 	}
 	e.CRDs = definitions(pkg.Package, "apiextensions.k8s.io", "CustomResourceDefinition")
 	e.XRDs = definitions(pkg.Package, "apiextensions.crossplane.io", "CompositeResourceDefinition")
 	e.Lint = summarise(res)
 	return e
-}
-
-// dependency returns a dependency in either of its forms.
-func dependency(d v1.Dependency) Dependency {
-	out := Dependency{Version: d.Version}
-	switch {
-	case d.Package != nil:
-		out.Package = *d.Package
-		if d.Kind != nil {
-			out.Kind = *d.Kind
-		}
-	case d.Provider != nil:
-		out.Kind, out.Package = "Provider", *d.Provider
-	case d.Configuration != nil:
-		out.Kind, out.Package = "Configuration", *d.Configuration
-	case d.Function != nil:
-		out.Kind, out.Package = "Function", *d.Function
-	}
-	return out
 }
 
 // definitions lists the CRDs or XRDs of a package, read from the objects'

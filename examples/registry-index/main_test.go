@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
 
@@ -45,7 +46,7 @@ func registry(t *testing.T) string {
 
 	config := xpkgtest.NewConfiguration("configuration-network").
 		WithXRD("example.org", "XNetwork", "v1alpha1").
-		WithDependency(xpkgtest.KindProvider, "xpkg.example.org/acme/provider-widgets", ">=v1.0.0").
+		WithDependency(meta.KindProvider, "xpkg.example.org/acme/provider-widgets", ">=v1.0.0").
 		MustImage(t)
 	if err := config.WriteLayout(ctx, filepath.Join(dir, "acme/configuration-network")); err != nil {
 		t.Fatal(err)

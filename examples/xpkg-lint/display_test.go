@@ -17,32 +17,32 @@ func TestDisplayFile(t *testing.T) {
 		want string
 	}{
 		"directory, a line": {
-			pkg:  xpkg.Package{Source: "pkg", Kind: xpkg.SourceDirectory, Root: "pkg"},
+			pkg:  xpkg.Package{Source: "pkg", SourceKind: xpkg.SourceDirectory, Root: "pkg"},
 			pos:  parser.Position{File: "crds/a.yaml", Line: 3, Column: 1},
 			want: filepath.Join("pkg", "crds", "a.yaml"),
 		},
 		"directory, a skipped symlink at line 0": {
-			pkg:  xpkg.Package{Source: "pkg", Kind: xpkg.SourceDirectory, Root: "pkg"},
+			pkg:  xpkg.Package{Source: "pkg", SourceKind: xpkg.SourceDirectory, Root: "pkg"},
 			pos:  parser.Position{File: "crds"},
 			want: filepath.Join("pkg", "crds"),
 		},
 		"package.yaml": {
-			pkg:  xpkg.Package{Source: "dir/package.yaml", Kind: xpkg.SourcePackageYAML, Root: "dir"},
+			pkg:  xpkg.Package{Source: "dir/package.yaml", SourceKind: xpkg.SourcePackageYAML, Root: "dir"},
 			pos:  parser.Position{File: "package.yaml", Line: 1, Column: 1},
 			want: filepath.Join("dir", "package.yaml"),
 		},
 		"image, a layer at line 0": {
-			pkg:  xpkg.Package{Source: "p.xpkg", Kind: xpkg.SourceXpkg},
+			pkg:  xpkg.Package{Source: "p.xpkg", SourceKind: xpkg.SourceXpkg},
 			pos:  parser.Position{File: "sha256:abc"},
 			want: "sha256:abc",
 		},
 		"image, package.yaml inside it": {
-			pkg:  xpkg.Package{Source: "p.xpkg", Kind: xpkg.SourceXpkg},
+			pkg:  xpkg.Package{Source: "p.xpkg", SourceKind: xpkg.SourceXpkg},
 			pos:  parser.Position{File: "package.yaml", Line: 4, Column: 1},
 			want: "package.yaml",
 		},
 		"no file": {
-			pkg:  xpkg.Package{Source: "-", Kind: xpkg.SourceReader},
+			pkg:  xpkg.Package{Source: "-", SourceKind: xpkg.SourceReader},
 			pos:  parser.Position{},
 			want: "-",
 		},

@@ -112,7 +112,7 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
-	src := &report.Source{Name: source, Kind: p.Kind.String(), Diagnostics: res.Diagnostics}
+	src := &report.Source{Name: source, Kind: p.SourceKind.String(), Diagnostics: res.Diagnostics}
 	for i := range src.Diagnostics {
 		src.Diagnostics[i].Pos.File = displayFile(p, src.Diagnostics[i])
 	}
@@ -162,7 +162,7 @@ func displayFile(p *xpkg.Package, d linter.Diagnostic) string {
 	// Files of a directory or package.yaml source are relative to its root,
 	// line-0 findings (a skipped symlink, XP006) included; an image's
 	// line-0 findings name a layer digest or the image itself.
-	switch p.Kind {
+	switch p.SourceKind {
 	case xpkg.SourceDirectory, xpkg.SourcePackageYAML:
 		if p.Root != "" && !filepath.IsAbs(file) {
 			return filepath.Join(p.Root, filepath.FromSlash(file))

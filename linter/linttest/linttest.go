@@ -124,7 +124,6 @@ func ReadFixture(path string) (*Fixture, error) {
 			case "crossplane-version":
 				f.Options = append(f.Options, linter.WithCrossplaneVersion(m[2]))
 			case "meta-group":
-				f.Options = append(f.Options, linter.WithMetaGroup(m[2]))
 				f.ParseOptions = append(f.ParseOptions, parser.WithMetaGroup(m[2]))
 			default:
 				return nil, fmt.Errorf("%s:%d: unknown linttest directive %q", f.Name, i+1, m[1])

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"regexp"
 	"strings"
 	"testing"
@@ -89,47 +90,47 @@ func TestResolve(t *testing.T) {
 	}{{
 		name:     "highest tag that satisfies",
 		graph:    base,
-		root:     cfg.WithDependency(xpkgtest.KindProvider, provA, "v1"),
+		root:     cfg.WithDependency(meta.KindProvider, provA, "v1"),
 		versions: provA + ":v1.1.0",
 	}, {
 		name:     "pre-release only when the constraint names one",
 		graph:    base,
-		root:     cfg.WithDependency(xpkgtest.KindProvider, provA, ">=v1.2.0-0 <v2.0.0"),
+		root:     cfg.WithDependency(meta.KindProvider, provA, ">=v1.2.0-0 <v2.0.0"),
 		versions: provA + ":v1.2.0-rc.1",
 	}, {
 		name:     "incomplete and non-semver tags are skipped",
 		graph:    base,
-		root:     cfg.WithDependency(xpkgtest.KindProvider, provA, ">=v1.5.0"),
+		root:     cfg.WithDependency(meta.KindProvider, provA, ">=v1.5.0"),
 		versions: provA + ":v2.0.0",
 	}, {
 		name:     "deprecated keys resolve like package",
 		graph:    base,
-		root:     cfg.WithLegacyDependency(xpkgtest.KindProvider, provA, "~v1.0.0").WithLegacyDependency(xpkgtest.KindFunction, fnP, ">=v0.1.0"),
+		root:     cfg.WithLegacyDependency(meta.KindProvider, provA, "~v1.0.0").WithLegacyDependency(meta.KindFunction, fnP, ">=v0.1.0"),
 		versions: fnP + ":v0.3.0 " + provA + ":v1.0.0",
 	}, {
 		name:  "no tag satisfies: nearest tags",
 		graph: base,
-		root:  cfg.WithDependency(xpkgtest.KindProvider, provA, ">=v3.0.0"),
+		root:  cfg.WithDependency(meta.KindProvider, provA, ">=v3.0.0"),
 		want:  []want{{"XP601", "root.yaml:15", `no tag satisfies ">=v3.0.0"; nearest tags: v2.0.0, v1.2.0-rc.1, v1.1.0`}},
 	}, {
 		name:  "no such package",
 		graph: base,
-		root:  cfg.WithDependency(xpkgtest.KindProvider, reg+"provider-missing", ">=v1.0.0"),
+		root:  cfg.WithDependency(meta.KindProvider, reg+"provider-missing", ">=v1.0.0"),
 		want:  []want{{"XP601", "root.yaml:15", `no such package in the sources`}},
 	}, {
 		name: "diamond with a common version",
 		graph: xpkgtest.NewGraph().
-			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(xpkgtest.KindProvider, provA, ">=v1.0.0")).
-			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindProvider, provA, "<v1.1.0")).
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(meta.KindProvider, provA, ">=v1.0.0")).
+			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(meta.KindProvider, provA, "<v1.1.0")).
 			Add(provA, "v1.0.0", prov).Add(provA, "v1.1.0", prov),
-		root:     cfg.WithDependency(xpkgtest.KindConfiguration, cfgX, "v1").WithDependency(xpkgtest.KindConfiguration, cfgY, "v1"),
+		root:     cfg.WithDependency(meta.KindConfiguration, cfgX, "v1").WithDependency(meta.KindConfiguration, cfgY, "v1"),
 		versions: cfgX + ":v1.0.0 " + cfgY + ":v1.0.0 " + provA + ":v1.0.0",
 	}, {
 		name: "conflict names every constraint",
 		graph: xpkgtest.NewGraph().
-			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(xpkgtest.KindProvider, provA, ">=v2.0.0")).
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(meta.KindProvider, provA, ">=v2.0.0")).
 			Add(provA, "v1.0.0", prov).Add(provA, "v2.0.0", prov),
-		root: cfg.WithDependency(xpkgtest.KindProvider, provA, "v1").WithDependency(xpkgtest.KindConfiguration, cfgX, "v1"),
+		root: cfg.WithDependency(meta.KindProvider, provA, "v1").WithDependency(meta.KindConfiguration, cfgX, "v1"),
 		want: []want{
 			{"XP602", "root.yaml:15", `no tag satisfies all of "v1", ">=v2.0.0"; the constraints are "v1" by root at root.yaml:15:5, ">=v2.0.0" by ` + regexp.QuoteMeta(cfgX) + `:v1.0.0 at ` + regexp.QuoteMeta(cfgX) + `:v1.0.0/package.yaml:15:5`},
 			{"XP602", cfgX + ":v1.0.0/package.yaml:15", `no tag satisfies all of`},
@@ -137,30 +138,30 @@ func TestResolve(t *testing.T) {
 	}, {
 		name: "cycle with its path",
 		graph: xpkgtest.NewGraph().
-			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(xpkgtest.KindConfiguration, cfgY, "v1")).
-			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindConfiguration, cfgX, "v1")),
-		root: cfg.WithDependency(xpkgtest.KindConfiguration, cfgX, "v1"),
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(meta.KindConfiguration, cfgY, "v1")).
+			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(meta.KindConfiguration, cfgX, "v1")),
+		root: cfg.WithDependency(meta.KindConfiguration, cfgX, "v1"),
 		want: []want{{"XP603", cfgY + ":v1.0.0/package.yaml:15", `closes a dependency cycle: ` + regexp.QuoteMeta(cfgX+":v1.0.0 → "+cfgY+":v1.0.0 → "+cfgX+":v1.0.0")}},
 	}, {
 		name:  "kind mismatch",
 		graph: base,
-		root:  cfg.WithDependency(xpkgtest.KindProvider, fnP, ">=v0.1.0"),
+		root:  cfg.WithDependency(meta.KindProvider, fnP, ">=v0.1.0"),
 		want:  []want{{"XP604", "root.yaml:15", `declared a "Provider" but .*function-p:v0.3.0 is a Function package`}},
 	}, {
 		name:  "graph crossplane version",
 		graph: xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneVersion("<v2.0.0")),
-		root:  cfg.WithDependency(xpkgtest.KindProvider, provB, ">=v0.1.0"),
+		root:  cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
 		opts:  []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
 		want:  []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.1.0`}},
 	}, {
 		name:     "graph crossplane version without target",
 		graph:    xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneVersion("<v2.0.0")),
-		root:     cfg.WithDependency(xpkgtest.KindProvider, provB, ">=v0.1.0"),
+		root:     cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
 		versions: provB + ":v0.1.0",
 	}, {
 		name:  "composition function and composed types",
 		graph: base,
-		root: cfg.WithDependency(xpkgtest.KindFunction, fnP, ">=v0.1.0").WithDependency(xpkgtest.KindProvider, provA, "v1").
+		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").WithDependency(meta.KindProvider, provA, "v1").
 			WithXRD("x.example.org", "XThing").
 			WithComposition("good", "x.example.org/v1alpha1", "XThing", "acme-function-p").
 			WithComposition("bad", "x.example.org/v1alpha1", "XThing", "function-p").
@@ -225,7 +226,7 @@ func TestDigestPins(t *testing.T) {
 	d1 := g.Digest(t, provA, "v1.1.0")
 	cfg := xpkgtest.NewConfiguration("root")
 
-	gr, ds := resolve(t, g.Source(t), cfg.WithDependency(xpkgtest.KindProvider, provA, d0))
+	gr, ds := resolve(t, g.Source(t), cfg.WithDependency(meta.KindProvider, provA, d0))
 	checkDiags(t, ds, nil)
 	if got := versions(gr); got != provA+"@"+d0 {
 		t.Errorf("pinned: got %s", got)
@@ -234,15 +235,15 @@ func TestDigestPins(t *testing.T) {
 		t.Errorf("pinned package: version %q digest %q", n.Package.Version, n.Package.Digest)
 	}
 
-	cy := xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindProvider, provA, d1)
+	cy := xpkgtest.NewConfiguration("y").WithDependency(meta.KindProvider, provA, d1)
 	g2 := xpkgtest.NewGraph().Add(provA, "v1.0.0", prov).Add(provA, "v1.1.0", prov.WithAnnotation("x", "y")).Add(cfgY, "v1.0.0", cy)
-	_, ds = resolve(t, g2.Source(t), cfg.WithDependency(xpkgtest.KindProvider, provA, d0).WithDependency(xpkgtest.KindConfiguration, cfgY, "v1"))
+	_, ds = resolve(t, g2.Source(t), cfg.WithDependency(meta.KindProvider, provA, d0).WithDependency(meta.KindConfiguration, cfgY, "v1"))
 	checkDiags(t, ds, []want{
 		{"XP602", "root.yaml:15", "pinned to 2 different digests"},
 		{"XP602", cfgY + ":v1.0.0/package.yaml:15", "pinned to 2 different digests"},
 	})
 
-	_, ds = resolve(t, g.Source(t), cfg.WithDependency(xpkgtest.KindProvider, provA, "sha256:"+strings.Repeat("0", 64)))
+	_, ds = resolve(t, g.Source(t), cfg.WithDependency(meta.KindProvider, provA, "sha256:"+strings.Repeat("0", 64)))
 	checkDiags(t, ds, []want{{"XP601", "root.yaml:15", "cannot be fetched"}})
 }
 
@@ -255,16 +256,16 @@ func wideGraph(n int) (*xpkgtest.Graph, *xpkgtest.Package) {
 	root := xpkgtest.NewConfiguration("root")
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("%sconfiguration-%03d", reg, i)
-		c := xpkgtest.NewConfiguration(fmt.Sprintf("configuration-%03d", i)).WithDependency(xpkgtest.KindProvider, provA, ">=v1.0.0")
+		c := xpkgtest.NewConfiguration(fmt.Sprintf("configuration-%03d", i)).WithDependency(meta.KindProvider, provA, ">=v1.0.0")
 		if i+1 < n {
-			c = c.WithDependency(xpkgtest.KindConfiguration, fmt.Sprintf("%sconfiguration-%03d", reg, i+1), ">=v0.1.0")
+			c = c.WithDependency(meta.KindConfiguration, fmt.Sprintf("%sconfiguration-%03d", reg, i+1), ">=v0.1.0")
 		}
 		if i+2 < n {
-			c = c.WithDependency(xpkgtest.KindConfiguration, fmt.Sprintf("%sconfiguration-%03d", reg, i+2), ">=v0.1.0")
+			c = c.WithDependency(meta.KindConfiguration, fmt.Sprintf("%sconfiguration-%03d", reg, i+2), ">=v0.1.0")
 		}
 		g.Add(name, "v0.1.0", c).Add(name, "v0.2.0", c)
 		if i%10 == 0 {
-			root = root.WithDependency(xpkgtest.KindConfiguration, name, "v0")
+			root = root.WithDependency(meta.KindConfiguration, name, "v0")
 		}
 	}
 	return g, root
@@ -320,12 +321,12 @@ func TestReselectAfterLaterConstraint(t *testing.T) {
 	t.Parallel()
 	// Y, met later, narrows provider-a to v1.0.0, which depends on
 	// provider-b; v1.1.0 (first selected) does not.
-	prov10 := xpkgtest.NewProvider("provider-a").WithDependency(xpkgtest.KindProvider, provB, ">=v0.1.0")
+	prov10 := xpkgtest.NewProvider("provider-a").WithDependency(meta.KindProvider, provB, ">=v0.1.0")
 	g := xpkgtest.NewGraph().
 		Add(provA, "v1.0.0", prov10).Add(provA, "v1.1.0", xpkgtest.NewProvider("provider-a")).
 		Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).
-		Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(xpkgtest.KindProvider, provA, "<v1.1.0"))
-	root := xpkgtest.NewConfiguration("root").WithDependency(xpkgtest.KindProvider, provA, "v1").WithDependency(xpkgtest.KindConfiguration, cfgY, "v1")
+		Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(meta.KindProvider, provA, "<v1.1.0"))
+	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, provA, "v1").WithDependency(meta.KindConfiguration, cfgY, "v1")
 	gr, ds := resolve(t, g.Source(t), root)
 	checkDiags(t, ds, nil)
 	if got, want := versions(gr), cfgY+":v1.0.0 "+provA+":v1.0.0 "+provB+":v0.1.0"; got != want {

@@ -141,7 +141,7 @@ func indexDir(ctx context.Context, dir string) (map[string]map[string]string, er
 // isPackageDir reports whether dir is a leaf: an OCI layout or a package
 // in its on-disk format.
 func isPackageDir(dir string) bool {
-	for _, f := range []string{"oci-layout", xpkg.MetaFile, filepath.Join("package", xpkg.MetaFile)} {
+	for _, f := range []string{"oci-layout", parser.MetaFile, filepath.Join("package", parser.MetaFile)} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && !fi.IsDir() {
 			return true
 		}
@@ -310,7 +310,7 @@ func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits
 		}
 		if fi.IsDir() {
 			root := path
-			if _, err := os.Stat(filepath.Join(root, xpkg.MetaFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(root, parser.MetaFile)); err != nil {
 				root = filepath.Join(path, "package")
 			}
 			pp, err = parser.ParseFS(ctx, os.DirFS(root), popts...)

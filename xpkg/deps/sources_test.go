@@ -3,6 +3,7 @@ package deps_test
 import (
 	"context"
 	"errors"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,9 +53,9 @@ func TestDirSource(t *testing.T) {
 	}
 	d0 := prov.MustImage(t).Digest().String()
 	root := xpkgtest.NewConfiguration("root").
-		WithDependency(xpkgtest.KindProvider, provA, d0).
-		WithDependency(xpkgtest.KindProvider, provB, ">=v0.1.0").
-		WithDependency(xpkgtest.KindFunction, fnP, "v0")
+		WithDependency(meta.KindProvider, provA, d0).
+		WithDependency(meta.KindProvider, provB, ">=v0.1.0").
+		WithDependency(meta.KindFunction, fnP, "v0")
 	gr, ds := resolve(t, src, root)
 	checkDiags(t, ds, nil)
 	if got, want := versions(gr), fnP+":v0.3.0 "+provA+"@"+d0+" "+provB+":v0.2.0"; got != want {
@@ -98,15 +99,15 @@ func TestCacheSource(t *testing.T) {
 	if _, err := src.Tags(context.Background(), provA); !errors.Is(err, deps.ErrUnversioned) {
 		t.Fatalf("tags: %v", err)
 	}
-	root := xpkgtest.NewConfiguration("root").WithDependency(xpkgtest.KindProvider, provA, ">=v1.0.0")
+	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, provA, ">=v1.0.0")
 	gr, ds := resolve(t, src, root)
 	checkDiags(t, ds, nil)
 	if n := gr.Nodes[1]; n.Package == nil || n.Package.Digest != "sha256:"+hex[:12] || n.Package.Kind != "Provider" {
 		t.Fatalf("cache entry: %+v", n)
 	}
-	_, ds = resolve(t, src, root.WithDependency(xpkgtest.KindFunction, fnP, "v0"))
+	_, ds = resolve(t, src, root.WithDependency(meta.KindFunction, fnP, "v0"))
 	checkDiags(t, ds, []want{{"XP601", "root.yaml:19", "several copies"}})
-	_, ds = resolve(t, src, xpkgtest.NewConfiguration("root").WithDependency(xpkgtest.KindProvider, provA, "sha256:"+hex))
+	_, ds = resolve(t, src, xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, provA, "sha256:"+hex))
 	checkDiags(t, ds, nil)
 }
 

@@ -5,7 +5,7 @@
 //	p := xpkgtest.NewProvider("provider-example").
 //		WithCrossplaneVersion(">=v1.14.0").
 //		WithCRD("example.org", "Widget", "v1alpha1").
-//		WithDependency(xpkgtest.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0")
+//		WithDependency(meta.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0")
 //
 //	p.YAML()                     // the package.yaml stream
 //	p.FS()                       // the on-disk format, as a fstest.MapFS

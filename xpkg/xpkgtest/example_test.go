@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
 
@@ -14,7 +15,7 @@ func ExampleNewProvider() {
 	p := xpkgtest.NewProvider("provider-example").
 		WithCrossplaneVersion(">=v1.14.0").
 		WithCRD("example.org", "Widget", "v1alpha1").
-		WithDependency(xpkgtest.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes", ">=v0.9.0")
+		WithDependency(meta.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes", ">=v0.9.0")
 	os.Stdout.Write(p.YAML())
 	// Output:
 	// apiVersion: meta.pkg.crossplane.io/v1
@@ -69,7 +70,7 @@ func ExampleNewConfiguration() {
 	p := xpkgtest.NewConfiguration("configuration-example").
 		WithXRD("platform.example.org", "XCluster", "v1alpha1").
 		WithComposition("xclusters-aws", "platform.example.org/v1alpha1", "XCluster", "crossplane-contrib-function-patch-and-transform").
-		WithDependency(xpkgtest.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0")
+		WithDependency(meta.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0")
 	img, err := p.Image(context.Background())
 	if err != nil {
 		fmt.Println(err)

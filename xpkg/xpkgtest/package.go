@@ -14,32 +14,19 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
-)
-
-// Kinds of packages, as the meta object's kind and as dependency kinds.
-const (
-	KindProvider      = "Provider"
-	KindConfiguration = "Configuration"
-	KindFunction      = "Function"
 )
 
 // MetaAPIVersion is the apiVersion of the meta objects fixtures write.
 const MetaAPIVersion = "meta.pkg.crossplane.io/v1"
 
-// Meta annotations every valid fixture carries.
-const (
-	AnnotationMaintainer  = "meta.crossplane.io/maintainer"
-	AnnotationSource      = "meta.crossplane.io/source"
-	AnnotationLicense     = "meta.crossplane.io/license"
-	AnnotationDescription = "meta.crossplane.io/description"
-)
-
 // Package is a package fixture. Make one with NewProvider,
 // NewConfiguration or NewFunction; every With... method returns a new
 // Package.
 type Package struct {
-	kind        string
+	kind        meta.Kind
 	name        string
 	annotations map[string]string
 	xpVersion   string
@@ -52,24 +39,24 @@ type Package struct {
 
 // NewProvider returns a valid Provider package named name, with no
 // objects.
-func NewProvider(name string) *Package { return newPackage(KindProvider, name) }
+func NewProvider(name string) *Package { return newPackage(meta.KindProvider, name) }
 
 // NewConfiguration returns a valid Configuration package named name, with
 // no objects.
-func NewConfiguration(name string) *Package { return newPackage(KindConfiguration, name) }
+func NewConfiguration(name string) *Package { return newPackage(meta.KindConfiguration, name) }
 
 // NewFunction returns a valid Function package named name, with no objects.
-func NewFunction(name string) *Package { return newPackage(KindFunction, name) }
+func NewFunction(name string) *Package { return newPackage(meta.KindFunction, name) }
 
-func newPackage(kind, name string) *Package {
+func newPackage(kind meta.Kind, name string) *Package {
 	return &Package{
 		kind: kind,
 		name: name,
 		annotations: map[string]string{
-			AnnotationMaintainer:  "xpkgkit fixtures <fixtures@example.org>",
-			AnnotationSource:      "https://github.com/xpkgkit/xpkgkit",
-			AnnotationLicense:     "Apache-2.0",
-			AnnotationDescription: fmt.Sprintf("The %s %s is a test fixture built by xpkgtest.", name, strings.ToLower(kind)),
+			meta.AnnotationMaintainer:  "xpkgkit fixtures <fixtures@example.org>",
+			meta.AnnotationSource:      "https://github.com/xpkgkit/xpkgkit",
+			meta.AnnotationLicense:     "Apache-2.0",
+			meta.AnnotationDescription: fmt.Sprintf("The %s %s is a test fixture built by xpkgtest.", name, strings.ToLower(string(kind))),
 		},
 	}
 }
@@ -84,9 +71,9 @@ func (p *Package) clone() *Package {
 	return &c
 }
 
-// Kind returns the package's kind: KindProvider, KindConfiguration or
-// KindFunction.
-func (p *Package) Kind() string { return p.kind }
+// Kind returns the package's kind: meta.KindProvider, meta.KindConfiguration
+// or meta.KindFunction.
+func (p *Package) Kind() meta.Kind { return p.kind }
 
 // Name returns the name of the package's meta object.
 func (p *Package) Name() string { return p.name }
@@ -107,7 +94,7 @@ func (p *Package) WithAnnotation(key, value string) *Package {
 }
 
 // WithoutAnnotation removes an annotation of the meta object, such as one
-// of the defaults (AnnotationLicense, ...).
+// of the defaults (meta.AnnotationLicense, ...).
 func (p *Package) WithoutAnnotation(key string) *Package {
 	c := p.clone()
 	delete(c.annotations, key)
@@ -115,13 +102,13 @@ func (p *Package) WithoutAnnotation(key string) *Package {
 }
 
 // WithDependency adds an entry to spec.dependsOn: a package of kind
-// KindProvider, KindConfiguration or KindFunction, its reference with a
+// meta.KindProvider, meta.KindConfiguration or meta.KindFunction, its reference with a
 // registry host (e.g.
 // "xpkg.crossplane.io/crossplane-contrib/provider-aws") and a version
 // constraint (e.g. ">=v1.0.0"), written with apiVersion
 // (pkg.crossplane.io/v1), kind and package, not with the deprecated
 // provider/configuration/function fields.
-func (p *Package) WithDependency(kind, pkg, version string) *Package {
+func (p *Package) WithDependency(kind meta.Kind, pkg, version string) *Package {
 	c := p.clone()
 	c.deps = append(c.deps, map[string]any{
 		"apiVersion": "pkg.crossplane.io/v1",
@@ -281,7 +268,7 @@ func (p *Package) FS() fstest.MapFS {
 	fsys := fstest.MapFS{}
 	docs := p.documents()
 	if !p.noMeta {
-		fsys[xpkg.MetaFile] = &fstest.MapFile{Data: docs[0], Mode: 0o644}
+		fsys[parser.MetaFile] = &fstest.MapFile{Data: docs[0], Mode: 0o644}
 		docs = docs[1:]
 	}
 	for i, d := range docs {

@@ -13,6 +13,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -27,15 +28,15 @@ func validPackages() map[string]*xpkgtest.Package {
 			WithCrossplaneVersion(">=v1.14.0").
 			WithCRD("example.org", "Widget", "v1alpha1", "v1beta1").
 			WithCRD("example.org", "Policy").
-			WithDependency(xpkgtest.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes", ">=v0.9.0").
+			WithDependency(meta.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes", ">=v0.9.0").
 			WithAnnotation("meta.crossplane.io/readme", "Manages widgets.").
 			WithExample([]byte("apiVersion: example.org/v1alpha1\nkind: Widget\nmetadata:\n  name: small\n")),
 		"configuration": xpkgtest.NewConfiguration("configuration-example").
 			WithCrossplaneVersion(">=v1.14.0").
 			WithXRD("platform.example.org", "Cluster", "v1alpha1").
 			WithComposition("clusters-aws", "platform.example.org/v1alpha1", "Cluster", "crossplane-contrib-function-patch-and-transform").
-			WithDependency(xpkgtest.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-aws", ">=v1.0.0").
-			WithDependency(xpkgtest.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0"),
+			WithDependency(meta.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-aws", ">=v1.0.0").
+			WithDependency(meta.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0"),
 		"function": xpkgtest.NewFunction("function-example").
 			WithCRD("fn.example.org", "Input", "v1beta1"),
 	}
@@ -44,12 +45,12 @@ func validPackages() map[string]*xpkgtest.Package {
 func TestValidPackagesParse(t *testing.T) {
 	t.Parallel()
 	want := map[string]struct {
-		kind    string
+		kind    meta.Kind
 		objects int
 	}{
-		"provider":      {xpkgtest.KindProvider, 2},
-		"configuration": {xpkgtest.KindConfiguration, 2},
-		"function":      {xpkgtest.KindFunction, 1},
+		"provider":      {meta.KindProvider, 2},
+		"configuration": {meta.KindConfiguration, 2},
+		"function":      {meta.KindFunction, 1},
 	}
 	for name, p := range validPackages() {
 		t.Run(name, func(t *testing.T) {
@@ -66,7 +67,7 @@ func TestValidPackagesParse(t *testing.T) {
 				if len(pkg.Errors) > 0 {
 					t.Errorf("%s: parse errors: %v", form, pkg.Errors)
 				}
-				if len(pkg.Meta) != 1 || pkg.Meta[0].Kind != want[name].kind || pkg.Meta[0].ObjectMeta.Name != p.Name() {
+				if len(pkg.Meta) != 1 || meta.Kind(pkg.Meta[0].Kind) != want[name].kind || pkg.Meta[0].ObjectMeta.Name != p.Name() {
 					t.Errorf("%s: meta = %v", form, pkg.Meta)
 				}
 				if len(pkg.Objects) != want[name].objects {
@@ -105,8 +106,8 @@ func TestFixturesAreValues(t *testing.T) {
 	t.Parallel()
 	base := xpkgtest.NewProvider("provider-base")
 	before := string(base.YAML())
-	_ = base.WithCRD("example.org", "Widget").WithAnnotation("a", "b").WithoutAnnotation(xpkgtest.AnnotationLicense).
-		WithDependency(xpkgtest.KindProvider, "xpkg.crossplane.io/x/y", ">=v1.0.0").WithExample([]byte("kind: X")).
+	_ = base.WithCRD("example.org", "Widget").WithAnnotation("a", "b").WithoutAnnotation(meta.AnnotationLicense).
+		WithDependency(meta.KindProvider, "xpkg.crossplane.io/x/y", ">=v1.0.0").WithExample([]byte("kind: X")).
 		WithCrossplaneVersion(">=v2.0.0")
 	if after := string(base.YAML()); after != before {
 		t.Errorf("With... changed its receiver:\n%s", cmp.Diff(before, after))
@@ -275,7 +276,7 @@ func TestBrokenVariants(t *testing.T) {
 				t.Errorf("Package() ok = %v", ok)
 			}
 			if ok {
-				if _, has := p.FS()[xpkg.MetaFile]; has == (b == xpkgtest.NoMeta) {
+				if _, has := p.FS()[parser.MetaFile]; has == (b == xpkgtest.NoMeta) {
 					t.Errorf("crossplane.yaml present = %v", has)
 				}
 			}
