@@ -7,15 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // WithLegacyDependency adds an entry to spec.dependsOn written with the
 // deprecated key that kind implies (provider, configuration or function)
 // instead of apiVersion, kind and package.
-func (p *Package) WithLegacyDependency(kind, pkg, version string) *Package {
+func (p *Package) WithLegacyDependency(kind meta.Kind, pkg, version string) *Package {
 	c := p.clone()
-	c.deps = append(c.deps, map[string]any{strings.ToLower(kind): pkg, "version": version})
+	c.deps = append(c.deps, map[string]any{strings.ToLower(string(kind)): pkg, "version": version})
 	return c
 }
 
