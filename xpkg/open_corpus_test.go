@@ -118,7 +118,14 @@ func TestOpenCorpus(t *testing.T) {
 						t.Errorf("%s: image diagnostic on a well-formed image: %v", f.name, d)
 					}
 				}
-				objs, diags := objectNames(p), ruleObjects(res.Diagnostics)
+				// XP408 reports on examples, which only some forms hold.
+				kept := res.Diagnostics[:0:0]
+				for _, d := range res.Diagnostics {
+					if d.RuleID != "XP408" {
+						kept = append(kept, d)
+					}
+				}
+				objs, diags := objectNames(p), ruleObjects(kept)
 				if wantObjects == nil {
 					wantObjects, wantDiags = objs, diags
 					continue
