@@ -48,7 +48,8 @@ func pushCorpus(t *testing.T, c *remote.Client, repo, tag, name string) *oci.Ima
 	return img
 }
 
-// readPackageYAML reads package.yaml from the base layer of img through f.
+// readPackageYAML reads package.yaml from the base layer of img through f,
+// or from the flattened filesystem when no layer is annotated base.
 func readPackageYAML(t *testing.T, f oci.Fetcher, img *oci.Image) []byte {
 	t.Helper()
 	var base *ocispec.Descriptor
@@ -57,10 +58,13 @@ func readPackageYAML(t *testing.T, f oci.Fetcher, img *oci.Image) []byte {
 			base = &img.Layers[i]
 		}
 	}
-	if base == nil {
-		t.Fatal("no base layer")
+	var file *oci.File
+	var err error
+	if base != nil {
+		file, err = oci.ReadLayerFile(context.Background(), f, *base, "package.yaml")
+	} else {
+		file, err = oci.ReadFile(context.Background(), f, img.Layers, "package.yaml")
 	}
-	file, err := oci.ReadLayerFile(context.Background(), f, *base, "package.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +86,12 @@ type counter struct {
 }
 
 func (c *counter) Host() string { return strings.TrimPrefix(c.srv.URL, "http://") }
+
+func (c *counter) manifests() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.manifest
+}
 
 func (c *counter) blobGets() []string {
 	c.mu.Lock()
