@@ -1,0 +1,61 @@
+package remote_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/oci/cache"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+)
+
+// Split a reference into the repository and the tag or digest.
+func ExampleParseReference() {
+	for _, ref := range []string{
+		"xpkg.crossplane.io/crossplane-contrib/provider-nop:v0.4.0",
+		"127.0.0.1:5000/org/pkg@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	} {
+		name, reference, err := remote.ParseReference(ref)
+		fmt.Println(name, reference, err)
+	}
+	_, _, err := remote.ParseReference("provider-nop:v0.4.0")
+	fmt.Println(err != nil)
+	fmt.Println(remote.IsLoopback("127.0.0.1:5000"), remote.IsLoopback("xpkg.crossplane.io"))
+	// Output:
+	// xpkg.crossplane.io/crossplane-contrib/provider-nop v0.4.0 <nil>
+	// 127.0.0.1:5000/org/pkg sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef <nil>
+	// true
+	// true false
+}
+
+// Pull an image's manifest and config, then read package.yaml from its
+// base layer alone, through the shared cache. (Not run: it needs a
+// registry.)
+func ExampleClient_Pull() {
+	ctx := context.Background()
+	dir, _ := cache.DefaultDir()
+	cc, err := cache.Open(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, _ := remote.New(remote.WithCache(cc))
+	img, repo, err := c.Pull(ctx, "xpkg.crossplane.io/crossplane-contrib/provider-nop:v0.4.0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, l := range img.Layers {
+		if l.Annotations["io.crossplane.xpkg"] == "base" {
+			f, err := oci.ReadLayerFile(ctx, repo, l, "package.yaml")
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			defer f.Close()
+			// parse f
+		}
+	}
+	tags, _ := c.Tags(ctx, "xpkg.crossplane.io/crossplane-contrib/provider-nop")
+	fmt.Println(tags)
+}
