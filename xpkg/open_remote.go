@@ -50,8 +50,16 @@ func isReference(source string) bool {
 	return err == nil && r.Registry != ""
 }
 
-// openSource is openPath, or a pull for a reference.
+// openSource is openPath, or a read of Crossplane's package cache, or a
+// pull for a reference.
 func openSource(ctx context.Context, source string, c *openConfig) (*Package, SourceKind, []string, error) {
+	if p, tried, ok, err := openCrossplaneCache(ctx, source, c); ok {
+		kind := SourceCrossplaneCache
+		if tried != nil {
+			kind = 0
+		}
+		return p, kind, tried, err
+	}
 	if isReference(source) {
 		p, err := openRemote(ctx, source, c)
 		return p, SourceRegistry, nil, err

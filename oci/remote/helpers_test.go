@@ -50,7 +50,7 @@ func pushCorpus(t *testing.T, c *remote.Client, repo, tag, name string) *oci.Ima
 
 // readPackageYAML reads package.yaml from the base layer of img through f,
 // or from the flattened filesystem when no layer is annotated base.
-func readPackageYAML(t *testing.T, f oci.Fetcher, img *oci.Image) []byte {
+func readPackageYAML(t testing.TB, f oci.Fetcher, img *oci.Image) []byte {
 	t.Helper()
 	var base *ocispec.Descriptor
 	for i, l := range img.Layers {
@@ -100,7 +100,7 @@ func (c *counter) blobGets() []string {
 }
 
 // newCounter proxies plain-HTTP requests to host.
-func newCounter(t *testing.T, host string) *counter {
+func newCounter(t testing.TB, host string) *counter {
 	t.Helper()
 	target, _ := url.Parse("http://" + host)
 	rp := httputil.NewSingleHostReverseProxy(target)

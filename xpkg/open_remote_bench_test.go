@@ -1,0 +1,76 @@
+package xpkg_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/oci/cache"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+)
+
+// BenchmarkOpenLintRemote compares linting the monolith (102 MB of YAML in
+// a 12 MB layer) from its local .xpkg with linting it by reference from a
+// loopback docker-registry: pulled on every iteration (no cache), and from
+// a warm cache (no request at all). Compare with
+// `benchstat -col /source`.
+func BenchmarkOpenLintRemote(b *testing.B) {
+	const name = "provider-upjet-aws-monolith"
+	local := testcorpus.Path(b, name+".xpkg")
+	reg := registrytest.Start(b, registrytest.Plain)
+	ctx := context.Background()
+	pusher, _ := remote.New(remote.WithAnonymous())
+	src, err := oci.Open(ctx, local)
+	if err != nil {
+		b.Fatal(err)
+	}
+	img, err := oci.Resolve(ctx, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo, _ := pusher.Repository(reg.Host + "/corpus/" + name)
+	if err := repo.PushImage(ctx, src, img.Descriptor, []string{"v1"}); err != nil {
+		b.Fatal(err)
+	}
+	src.Close()
+	ref := reg.Host + "/corpus/" + name + ":v1"
+
+	cc, err := cache.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cached, _ := remote.New(remote.WithAnonymous(), remote.WithCache(cc))
+	if _, err := xpkg.Open(ctx, ref, xpkg.WithRemote(cached)); err != nil { // warm the cache
+		b.Fatal(err)
+	}
+	uncached, _ := remote.New(remote.WithAnonymous())
+
+	for _, bc := range []struct {
+		source string
+		open   func() (*xpkg.Package, error)
+	}{
+		{"local", func() (*xpkg.Package, error) { return xpkg.Open(ctx, local) }},
+		{"registry", func() (*xpkg.Package, error) { return xpkg.Open(ctx, ref, xpkg.WithRemote(uncached)) }},
+		{"cache", func() (*xpkg.Package, error) { return xpkg.Open(ctx, ref, xpkg.WithRemote(cached)) }},
+	} {
+		b.Run("source="+bc.source, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := bc.open()
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := p.Lint(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Failures) > 0 {
+					b.Fatal(res.Failures)
+				}
+			}
+		})
+	}
+}
