@@ -81,11 +81,18 @@ type counter struct {
 	mu       sync.Mutex
 	blobs    []string // digests of blob GETs
 	manifest int
+	uploads  int // POSTs starting a blob upload
 	bytes    int64
 	srv      *httptest.Server
 }
 
 func (c *counter) Host() string { return strings.TrimPrefix(c.srv.URL, "http://") }
+
+func (c *counter) uploadCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.uploads
+}
 
 func (c *counter) manifests() int {
 	c.mu.Lock()
@@ -112,6 +119,8 @@ func newCounter(t testing.TB, host string) *counter {
 			c.blobs = append(c.blobs, r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:])
 		case strings.Contains(r.URL.Path, "/manifests/"):
 			c.manifest++
+		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/blobs/uploads/"):
+			c.uploads++
 		}
 		c.mu.Unlock()
 		rp.ServeHTTP(&countingWriter{ResponseWriter: w, c: c}, r)
