@@ -71,8 +71,8 @@ func openCrossplaneCache(ctx context.Context, source string, c *openConfig) (p *
 	case statErr != nil:
 		return nil, nil, false, nil
 	case fi.IsDir():
-		if isFile(filepath.Join(source, ocispec.ImageLayoutFile)) || isFile(filepath.Join(source, MetaFile)) ||
-			isFile(filepath.Join(source, packageSubdir, MetaFile)) {
+		if isFile(filepath.Join(source, ocispec.ImageLayoutFile)) || isFile(filepath.Join(source, parser.MetaFile)) ||
+			isFile(filepath.Join(source, packageSubdir, parser.MetaFile)) {
 			return nil, nil, false, nil
 		}
 		ents := crossplaneCacheEntries(source)

@@ -59,8 +59,8 @@ func TestOpenCrossplaneCache(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Open(%s): %v", source, err)
 		}
-		if p.Kind != xpkg.SourceCrossplaneCache || p.Kind.String() != "crossplane-cache" {
-			t.Errorf("Open(%s): Kind %v", source, p.Kind)
+		if p.SourceKind != xpkg.SourceCrossplaneCache || p.SourceKind.String() != "crossplane-cache" {
+			t.Errorf("Open(%s): Kind %v", source, p.SourceKind)
 		}
 		if len(p.Objects) != len(want.Objects) || len(p.Meta) != 1 {
 			t.Errorf("Open(%s): %d objects, %d meta; want %d, 1", source, len(p.Objects), len(p.Meta), len(want.Objects))
@@ -81,8 +81,8 @@ func TestOpenCrossplaneCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kind != xpkg.SourceCrossplaneCache || p.Image == nil || p.Image.Facts.Source != filepath.Join(several, "provider-kubernetes.xpkg") {
-		t.Errorf("the .xpkg entry: Kind %v, image %v", p.Kind, p.Image != nil)
+	if p.SourceKind != xpkg.SourceCrossplaneCache || p.Image == nil || p.Image.Facts.Source != filepath.Join(several, "provider-kubernetes.xpkg") {
+		t.Errorf("the .xpkg entry: Kind %v, image %v", p.SourceKind, p.Image != nil)
 	}
 }
 
