@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -214,7 +215,7 @@ func drawTree(w io.Writer, g *deps.Graph, counts map[*deps.Node]*report.Counts) 
 			if i == len(n.Edges)-1 {
 				branch, next = "└── ", "    "
 			}
-			label := e.Dep.Package + " " + e.Dep.Constraint
+			label := safetext.Token(e.Dep.Package) + " " + safetext.Token(e.Dep.Constraint)
 			switch {
 			case e.To == nil:
 				fmt.Fprintf(w, "%s%s%s: unresolved\n", indent, branch, label)

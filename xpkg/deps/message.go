@@ -1,64 +1,24 @@
 package deps
 
-import (
-	"strconv"
-	"strings"
-	"unicode/utf8"
-)
+import "github.com/xpkgkit/xpkgkit/internal/safetext"
 
-// Messages quote values from packages, which are untrusted: the helpers
-// here bound what a message copies and escape what is not printable, as
-// the linter's own messages do.
+// Messages quote values from packages, which are untrusted; package
+// safetext bounds and escapes them, as it does for the linter's messages.
 
-const (
-	maxValueRunes  = 64
-	maxReasonRunes = 256
-	maxListItems   = 8
-	ellipsis       = "…"
-)
+// maxListItems is how many items of a path a message shows.
+const maxListItems = safetext.MaxListItems
 
-// quote quotes a value from a package, Go-escaped and cut to maxValueRunes.
-func quote(s string) string {
-	s, cut := truncate(s, maxValueRunes)
-	s = strconv.Quote(s)
-	if cut {
-		s += ellipsis
-	}
-	return s
-}
+// quote quotes a value from a package, escaped and cut.
+func quote(s string) string { return safetext.Quote(s) }
 
-// shorten bounds an error's text and escapes what is not printable.
-func shorten(s string) string {
-	s, cut := truncate(s, maxReasonRunes)
-	q := strconv.Quote(s)
-	q = q[1 : len(q)-1]
-	if cut {
-		q += ellipsis
-	}
-	return q
-}
+// token prints a value bare when it is a plain token, else quotes it.
+func token(s string) string { return safetext.Token(s) }
 
-// list quotes at most maxListItems values and says how many more there are.
+// shorten bounds and escapes an error's text.
+func shorten(s string) string { return safetext.ReasonText(s) }
+
+// list formats at most safetext.MaxListItems values and says how many more
+// there are.
 func list(values []string, format func(string) string) string {
-	var parts []string
-	for i, v := range values {
-		if i == maxListItems {
-			parts = append(parts, strconv.Itoa(len(values)-i)+" more")
-			break
-		}
-		parts = append(parts, format(v))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func truncate(s string, n int) (string, bool) {
-	if utf8.RuneCountInString(s) <= n {
-		return s, false
-	}
-	i := 0
-	for k := 0; k < n; k++ {
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-	}
-	return s[:i], true
+	return safetext.Join(values, func(v any) string { s, _ := v.(string); return format(s) })
 }

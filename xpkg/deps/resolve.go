@@ -160,7 +160,7 @@ func (g *Graph) NodeOf(pos parser.Position) *Node {
 func (n *Node) Label() string {
 	switch {
 	case n.Name == "" && n.Package != nil && n.Package.MetaName != "":
-		return n.Package.MetaName
+		return token(n.Package.MetaName)
 	case n.Version == "":
 		return n.Name
 	case isDigest(n.Version):

@@ -247,7 +247,7 @@ func checkUnresolved(p *graphPass) {
 				}
 				msg := fmt.Sprintf("dependency %d: %s cannot resolve: %s", e.Dep.Index, quote(e.Dep.Package), e.Unresolved)
 				if len(e.Nearest) > 0 {
-					msg += "; nearest tags: " + list(e.Nearest, func(s string) string { return s })
+					msg += "; nearest tags: " + list(e.Nearest, token)
 				} else if e.To != nil && strings.HasPrefix(e.Unresolved, "no tag") {
 					msg += "; the package has no semantic version tags"
 				}
@@ -268,7 +268,7 @@ func checkConflict(p *graphPass) {
 		for _, e := range n.In {
 			cs = append(cs, fmt.Sprintf("%s by %s at %s", quote(e.Dep.Constraint), e.From.Label(), e.Dep.Pos))
 		}
-		all := list(cs, func(s string) string { return s })
+		all := list(cs, func(s string) string { return s }) // each built from quoted or validated parts
 		for _, e := range n.In {
 			p.reportEdge(e, "dependency %d: %s: %s; the constraints are %s", e.Dep.Index, n.Name, n.Conflict, all)
 		}
