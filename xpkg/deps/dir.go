@@ -267,6 +267,36 @@ func openImage(ctx context.Context, path string, limits xpkg.Limits) (*oci.Sourc
 	return oci.Open(ctx, path, oci.WithLimits(limits.OCI))
 }
 
+// summarizeImage reads package.yaml from the base layer of img (the layer
+// selector's choice: no other layer is read) and returns its summary.
+func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, tag, source string, limits xpkg.Limits) (*Package, error) {
+	label := name
+	if tag != "" {
+		label += ":" + tag
+	}
+	sel, err := xpkg.SelectLayer(img.Layers)
+	if err != nil && !errors.Is(err, xpkg.ErrMultipleBaseLayers) {
+		return nil, fmt.Errorf("deps: %s: %w", source, err)
+	}
+	file, err := sel.OpenPackageYAML(ctx, f, xpkg.WithLimits(limits))
+	if err != nil {
+		return nil, fmt.Errorf("deps: %s: %w", source, err)
+	}
+	pp, err := parser.Parse(ctx, file, parser.WithLimits(limits.Parser), parser.WithFile(xpkg.PackageFile))
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("deps: %s: %w", source, err)
+	}
+	s, err := Summarize(ctx, pp, label)
+	if err != nil {
+		return nil, err
+	}
+	s.Name, s.Version, s.Digest, s.Source = name, tag, img.Digest().String(), source
+	return s, nil
+}
+
 // loadPackage reads the package at path (an image through its base layer,
 // a package directory, or a stream) and returns its summary.
 func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits) (*Package, error) {
@@ -275,10 +305,7 @@ func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits
 		label += ":" + tag
 	}
 	popts := []parser.Option{parser.WithLimits(limits.Parser)}
-	var (
-		pp     *parser.Package
-		digest string
-	)
+	var pp *parser.Package
 	src, err := openImage(ctx, path, limits)
 	switch {
 	case err == nil:
@@ -287,22 +314,7 @@ func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits
 		if err != nil {
 			return nil, fmt.Errorf("deps: %s: %w", path, err)
 		}
-		digest = img.Digest().String()
-		sel, err := xpkg.SelectLayer(img.Layers)
-		if err != nil && !errors.Is(err, xpkg.ErrMultipleBaseLayers) {
-			return nil, fmt.Errorf("deps: %s: %w", path, err)
-		}
-		f, err := sel.OpenPackageYAML(ctx, src, xpkg.WithLimits(limits))
-		if err != nil {
-			return nil, fmt.Errorf("deps: %s: %w", path, err)
-		}
-		pp, err = parser.Parse(ctx, f, append(popts, parser.WithFile(xpkg.PackageFile))...)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("deps: %s: %w", path, err)
-		}
+		return summarizeImage(ctx, src, img, name, tag, path, limits)
 	case errors.Is(err, oci.ErrUnknownFormat):
 		fi, serr := os.Stat(path)
 		if serr != nil {
@@ -331,6 +343,6 @@ func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits
 	if err != nil {
 		return nil, err
 	}
-	s.Name, s.Version, s.Digest, s.Source = name, tag, digest, path
+	s.Name, s.Version, s.Source = name, tag, path
 	return s, nil
 }

@@ -1,8 +1,10 @@
 // Package deps resolves a Crossplane package's dependency graph and lints
 // it as a whole: will this graph install?
 //
-// A Resolver reads packages from a Source: MemorySource (in memory; see
-// xpkg/xpkgtest's Graph for whole graphs in unit tests), DirSource (a
+// A Resolver reads packages from a Source: RegistrySource (OCI registries
+// through an oci/remote Client, with its cache and offline mode),
+// MemorySource (in memory; see xpkg/xpkgtest's Graph for whole graphs in
+// unit tests), DirSource (a
 // directory laid out like references, for offline CI), CacheSource
 // (Crossplane's package cache directory), or several combined with
 // Sources. Resolve starts from a root package's Summarize summary and
@@ -70,8 +72,10 @@
 // # Cost
 //
 // Resolve lists tags and fetches packages in parallel (WithConcurrency),
-// fetches each package version at most once, reads images through their
-// base layer only, and keeps only summaries: a package's parsed objects
+// fetches each package version at most once (a package is read at a second
+// version only when a constraint met later changes its selection), reads
+// images through their manifest, config and base layer only, and keeps
+// only summaries: a package's parsed objects
 // are released once its summary is taken, so memory grows with the largest
 // package plus the summaries, not with the sum of the packages. Limits
 // bounds the packages, the dependsOn entries and the tags considered, with
