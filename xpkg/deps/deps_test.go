@@ -352,3 +352,38 @@ func TestRulesCatalog(t *testing.T) {
 		}
 	}
 }
+
+func TestComposedSchema(t *testing.T) {
+	t.Parallel()
+	prov := xpkgtest.NewProvider("provider-a").WithCRD("a.example.org", "Widget", "v1").WithCRD("a.example.org", "Gadget", "v1")
+	g := xpkgtest.NewGraph().Add(provA, "v1.0.0", prov).Add(fnP, "v0.3.0", xpkgtest.NewFunction("function-p"))
+	comp := ptComposition("pt", "acme-function-p", "a.example.org/v1", "Widget")
+	comp = append(comp, []byte("          spec:\n            size: big\n            colour: red\n")...)
+	root := xpkgtest.NewConfiguration("root").
+		WithDependency(meta.KindProvider, provA, "v1").
+		WithDependency(meta.KindFunction, fnP, "v0").
+		WithXRD("x.example.org", "XThing").
+		WithObject(comp)
+	gr, ds := resolve(t, g.Source(t), root)
+	if n := gr.Nodes[2]; n.Name != provA || len(n.Package.Definitions) != 1 {
+		t.Fatalf("%s keeps %d definitions, want the Widget CRD only", n.Name, len(n.Package.Definitions))
+	}
+	if len(ds) != 2 {
+		for _, d := range ds {
+			t.Log(d)
+		}
+		t.Fatalf("got %d diagnostics, want 2", len(ds))
+	}
+	for i, w := range []struct {
+		sev linter.Severity
+		msg string
+	}{
+		{linter.SeverityWarning, `at spec.colour: unknown field`},
+		{linter.SeverityError, `at spec.size: .*integer`},
+	} {
+		d := ds[i]
+		if d.RuleID != "XP607" || d.Severity != w.sev || !regexp.MustCompile(w.msg).MatchString(d.Message) || d.Pos.File != "root.yaml" {
+			t.Errorf("diagnostic %d: %s", i, d)
+		}
+	}
+}

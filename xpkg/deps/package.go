@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -51,6 +52,10 @@ type Package struct {
 	Types []Type `json:"types,omitempty"`
 	// Compositions are the package's Compositions.
 	Compositions []Composition `json:"compositions,omitempty"`
+	// Definitions are the CRDs, XRDs and MRDs kept for schema validation:
+	// those serving a type that a Composition met before the package was
+	// summarized composes (see Summarize). The others are released.
+	Definitions []*parser.Object `json:"-"`
 }
 
 // Dependency is one spec.dependsOn entry.
@@ -112,12 +117,46 @@ type Ref struct {
 	Kind       string          `json:"kind,omitempty"`
 	Pos        parser.Position `json:"-"`
 	Field      string          `json:"-"`
+	// Base is the composed resource's base, for schema validation; nil
+	// for a functionRef.
+	Base map[string]any `json:"-"`
+}
+
+// wantKey is the context key of the types whose definitions Summarize
+// keeps.
+type wantKey struct{}
+
+// wanted is a set of group/kind pairs, safe for concurrent use.
+type wanted struct {
+	mu sync.RWMutex
+	m  map[string]bool
+}
+
+func (w *wanted) add(group, kind string) {
+	w.mu.Lock()
+	w.m[group+"/"+kind] = true
+	w.mu.Unlock()
+}
+
+func (w *wanted) has(group, kind string) bool {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.m[group+"/"+kind]
+}
+
+// withWanted returns a context that makes Summarize keep the definitions
+// of the types in w.
+func withWanted(ctx context.Context, w *wanted) context.Context {
+	return context.WithValue(ctx, wantKey{}, w)
 }
 
 // Summarize takes the summary of a parsed package. Positions are those of
 // the parser, with prefix (when not empty) and "/" put before each file
 // name, so that positions in a dependency's files say which package they
-// are in. It fails only when ctx is done.
+// are in. When ctx comes from a Resolver's Fetch, the summary keeps the
+// definitions of the types the Compositions fetched so far compose, for
+// XP607 to validate against; everything else of the package is released.
+// It fails only when ctx is done.
 func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Package, error) {
 	s := &Package{FilePrefix: prefix}
 	pos := func(p parser.Position) parser.Position {
@@ -135,6 +174,19 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 			return nil, err
 		}
 	}
+	want, _ := ctx.Value(wantKey{}).(*wanted)
+	keep := func(o *parser.Object, ts []Type) {
+		s.Types = append(s.Types, ts...)
+		if want == nil {
+			return
+		}
+		for _, t := range ts {
+			if want.has(t.Group, t.Kind) {
+				s.Definitions = append(s.Definitions, o)
+				return
+			}
+		}
+	}
 	for i, o := range pkg.Objects {
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -143,11 +195,11 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 		}
 		switch o.GroupVersionKind().GroupKind().String() {
 		case "CustomResourceDefinition.apiextensions.k8s.io":
-			s.Types = append(s.Types, typesOf(o, "CustomResourceDefinition", false)...)
+			keep(o, typesOf(o, "CustomResourceDefinition", false))
 		case "ManagedResourceDefinition.apiextensions.crossplane.io":
-			s.Types = append(s.Types, typesOf(o, "ManagedResourceDefinition", false)...)
+			keep(o, typesOf(o, "ManagedResourceDefinition", false))
 		case "CompositeResourceDefinition.apiextensions.crossplane.io":
-			s.Types = append(s.Types, typesOf(o, "CompositeResourceDefinition", true)...)
+			keep(o, typesOf(o, "CompositeResourceDefinition", true))
 		case "Composition.apiextensions.crossplane.io":
 			if c, ok := summarizeComposition(o, pos); ok {
 				s.Compositions = append(s.Compositions, c)
@@ -293,7 +345,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 				continue
 			}
 			p := append(append([]string(nil), path...), strconv.Itoa(j), "base", "kind")
-			refs = append(refs, pending{ref: Ref{APIVersion: av, Kind: k}, path: p})
+			refs = append(refs, pending{ref: Ref{APIVersion: av, Kind: k, Base: base}, path: p})
 		}
 	}
 	if steps, ok := spec["pipeline"].([]any); ok {

@@ -2,6 +2,7 @@ package deps_test
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"net/http"
 	"strings"
 	"sync"
@@ -73,13 +74,13 @@ func TestRegistrySource(t *testing.T) {
 	push(t, c, host+"provider-a", "v2.0.0-rc.1", prov)
 	dfn := push(t, c, host+"function-p", "v0.3.0", xpkgtest.NewFunction("function-p"))
 	push(t, c, host+"configuration-x", "v0.1.0", xpkgtest.NewConfiguration("x").
-		WithDependency(xpkgtest.KindProvider, host+"provider-a", "<v1.1.0").
-		WithDependency(xpkgtest.KindFunction, host+"function-p", dfn))
+		WithDependency(meta.KindProvider, host+"provider-a", "<v1.1.0").
+		WithDependency(meta.KindFunction, host+"function-p", dfn))
 
 	root := xpkgtest.NewConfiguration("root").
-		WithDependency(xpkgtest.KindProvider, host+"provider-a", ">=v1.0.0").
-		WithDependency(xpkgtest.KindConfiguration, host+"configuration-x", "v0").
-		WithDependency(xpkgtest.KindProvider, host+"provider-missing", "v1")
+		WithDependency(meta.KindProvider, host+"provider-a", ">=v1.0.0").
+		WithDependency(meta.KindConfiguration, host+"configuration-x", "v0").
+		WithDependency(meta.KindProvider, host+"provider-missing", "v1")
 	for k := range counter.blobs {
 		delete(counter.blobs, k)
 	}

@@ -225,6 +225,7 @@ type resolution struct {
 	sel     map[string]*selection
 	edges   map[string][]edgeRef // of the last expansion
 	order   []string             // names in the order the last expansion met them
+	want    *wanted              // composed types, whose definitions summaries keep
 }
 
 // maxPasses bounds how often the resolver re-expands the graph after the
@@ -242,7 +243,9 @@ func (r *Resolver) Resolve(ctx context.Context, root *Package) (*Graph, error) {
 	if root == nil {
 		return nil, errors.New("deps: nil root package")
 	}
-	s := &resolution{r: r, root: root, tags: map[string]*tagsResult{}, fetched: map[fetchKey]*fetchResult{}, sel: map[string]*selection{}}
+	s := &resolution{r: r, root: root, tags: map[string]*tagsResult{}, fetched: map[fetchKey]*fetchResult{}, sel: map[string]*selection{}, want: &wanted{m: map[string]bool{}}}
+	s.wantComposed(root)
+	ctx = withWanted(ctx, s.want)
 	for pass := 0; ; pass++ {
 		if err := s.expand(ctx); err != nil {
 			return nil, err
@@ -317,12 +320,27 @@ func (s *resolution) expand(ctx context.Context) error {
 		}
 		level = level[:0:0]
 		for _, k := range want {
-			if f := s.fetched[k]; f.pkg != nil {
+			if f := s.fetched[k]; f != nil && f.pkg != nil {
 				level = append(level, f.pkg)
+				s.wantComposed(f.pkg)
 			}
 		}
 	}
 	return nil
+}
+
+// wantComposed adds the types p's Compositions compose to the types whose
+// definitions the summaries keep.
+func (s *resolution) wantComposed(p *Package) {
+	for _, c := range p.Compositions {
+		for _, r := range c.Composed {
+			group, _, ok := strings.Cut(r.APIVersion, "/")
+			if !ok {
+				group = ""
+			}
+			s.want.add(group, r.Kind)
+		}
+	}
 }
 
 // reselect chooses again with every constraint of the graph known, and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/meta"
 )
 
@@ -21,6 +22,7 @@ type graphRule struct {
 
 // graphPass is what a graph rule's check receives.
 type graphPass struct {
+	ctx    context.Context
 	g      *Graph
 	target *semver.Version
 	rule   *linter.Rule
@@ -40,8 +42,12 @@ func (p *graphPass) reportEdge(e *Edge, format string, args ...any) {
 }
 
 func (p *graphPass) reportRef(c *Composition, r Ref, format string, args ...any) {
+	p.reportRefSeverity(p.rule.Severity, c, r, format, args...)
+}
+
+func (p *graphPass) reportRefSeverity(sev linter.Severity, c *Composition, r Ref, format string, args ...any) {
 	p.diags = append(p.diags, linter.Diagnostic{
-		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: p.rule.Severity,
+		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: sev,
 		Message: fmt.Sprintf(format, args...), Pos: r.Pos, Field: r.Field, Object: c.Object,
 	})
 }
@@ -149,7 +155,17 @@ without a dot and *.k8s.io are taken as served), or by Crossplane's own
 CRDs (their types and versions as of Crossplane v2.1.0). Otherwise the API server has no such type and every composite
 resource of the Composition fails to compose it. The rule runs only when
 every package of the graph was fetched (else XP601 says what is missing).
-Types composed by other functions (templates, code) are not seen.`,
+Types composed by other functions (templates, code) are not seen.
+
+The base is then validated against the schema of the CRD (or the CRD
+Crossplane derives from the XRD) that serves it, without the required
+fields check (patches fill fields in), as the API server would validate
+the composed resource (package linter/schema): a field of the wrong type is
+an error; other violations (enums, patterns, unknown fields, which the API
+server prunes) are warnings, since a patch may still set the field. Only
+definitions fetched after the Composition that composes them are kept for
+this (the resolver keeps no other schema in memory); types served by the
+root package itself are checked for presence only.`,
 			Bad:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
 			Good: "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
 		}, checkComposedTypes},
@@ -229,7 +245,7 @@ func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnost
 				r.Severity = s
 			}
 		}
-		p := &graphPass{g: g, target: target, rule: &r}
+		p := &graphPass{ctx: ctx, g: g, target: target, rule: &r}
 		gr.check(p)
 		all = append(all, p.diags...)
 	}
@@ -424,20 +440,31 @@ func kubernetesGroup(g string) bool {
 
 func checkComposedTypes(p *graphPass) {
 	type gk struct{ group, kind string }
-	served := map[gk][]string{}
+	type server struct {
+		versions []string
+		node     *Node
+	}
+	served := map[gk]*server{}
 	for _, n := range p.g.Nodes {
 		if n.Package == nil {
 			return // an incomplete graph: XP601 says what is missing
 		}
 		for _, t := range n.Package.Types {
 			k := gk{t.Group, t.Kind}
-			served[k] = append(served[k], t.Versions...)
+			if served[k] == nil {
+				served[k] = &server{node: n}
+			}
+			served[k].versions = append(served[k].versions, t.Versions...)
 		}
 	}
+	validators := map[*Node]*schema.Validator{}
 	for _, n := range p.g.Nodes {
 		for ci := range n.Package.Compositions {
 			c := &n.Package.Compositions[ci]
 			for _, r := range c.Composed {
+				if p.ctx.Err() != nil {
+					return
+				}
 				group, version, ok := strings.Cut(r.APIVersion, "/")
 				if !ok {
 					group, version = "", r.APIVersion
@@ -445,17 +472,55 @@ func checkComposedTypes(p *graphPass) {
 				if kubernetesGroup(group) {
 					continue
 				}
-				vs, ok := served[gk{group, r.Kind}]
 				if slices.Contains(crossplaneGroups, group) {
-					vs, ok = crossplaneTypes[group+"/"+r.Kind]
+					if vs, ok := crossplaneTypes[group+"/"+r.Kind]; !ok {
+						p.reportRef(c, r, "Composition %s composes %s %s, which Crossplane does not serve", quote(c.Name), quote(r.APIVersion), quote(r.Kind))
+					} else if !slices.Contains(vs, version) {
+						p.reportRef(c, r, "Composition %s composes %s %s, but Crossplane serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(vs, quote))
+					}
+					continue
 				}
+				sv, ok := served[gk{group, r.Kind}]
 				switch {
 				case !ok:
 					p.reportRef(c, r, "Composition %s composes %s %s, which no CRD, XRD or MRD of the graph serves", quote(c.Name), quote(r.APIVersion), quote(r.Kind))
-				case !slices.Contains(vs, version):
-					p.reportRef(c, r, "Composition %s composes %s %s, but the graph serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(vs, quote))
+					continue
+				case !slices.Contains(sv.versions, version):
+					p.reportRef(c, r, "Composition %s composes %s %s, but the graph serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(sv.versions, quote))
+					continue
+				}
+				if r.Base == nil || len(sv.node.Package.Definitions) == 0 {
+					continue
+				}
+				v, ok := validators[sv.node]
+				if !ok {
+					v = schema.New(sv.node.Package.Definitions)
+					validators[sv.node] = v
+				}
+				res, err := v.Validate(p.ctx, r.Base, schema.SkipRequired())
+				if err != nil || res == nil {
+					continue // a schema that cannot be used, or a definition not kept
+				}
+				reported := 0
+				for _, viol := range res.Violations {
+					if reported == maxViolationsPerBase {
+						p.reportRefSeverity(min(p.rule.Severity, linter.SeverityWarning), c, r, "Composition %s: the base of %s %s has %d more schema violations", quote(c.Name), quote(r.APIVersion), quote(r.Kind), len(res.Violations)-reported)
+						break
+					}
+					reported++
+					sev := p.rule.Severity
+					if viol.Kind != schema.KindType {
+						// A patch may still set the field right; only a
+						// wrong type is certain to be refused.
+						sev = min(sev, linter.SeverityWarning)
+					}
+					p.reportRefSeverity(sev, c, r, "Composition %s: the base of %s %s does not match %s at %s: %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), res.Definition, viol.Field(), shorten(viol.Message))
 				}
 			}
 		}
 	}
 }
+
+// maxViolationsPerBase bounds the schema violations reported for one
+// composed resource's base.
+const maxViolationsPerBase = 5

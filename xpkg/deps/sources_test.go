@@ -3,6 +3,7 @@ package deps_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"os"
 	"path/filepath"
@@ -138,30 +139,52 @@ func corpusDir(t testing.TB) string {
 	link(up+"provider-helm", "v0.19.0", testcorpus.Path(t, "provider-helm/src"))
 	link(up+"provider-kubernetes", "v0.14.0", testcorpus.Path(t, "provider-kubernetes.xpkg"))
 
-	prov := xpkgtest.NewProvider
+	// Stand-ins serve the composed types with schemas that keep any spec:
+	// their real schemas are not in the corpus.
+	prov := func(name string) *standIn { return &standIn{xpkgtest.NewProvider(name)} }
 	g := xpkgtest.NewGraph().
-		Add(up+"provider-aws-ec2", "v1.20.0", prov("provider-aws-ec2").WithCRD("ec2.aws.upbound.io", "SecurityGroup", "v1beta1").WithCRD("ec2.aws.upbound.io", "VPC", "v1beta1")).
-		Add(up+"provider-aws-ec2", "v1.21.0", prov("provider-aws-ec2").WithCRD("ec2.aws.upbound.io", "SecurityGroup", "v1beta1").WithCRD("ec2.aws.upbound.io", "VPC", "v1beta1")).
+		Add(up+"provider-aws-ec2", "v1.20.0", prov("provider-aws-ec2").crd("ec2.aws.upbound.io", "SecurityGroup", "v1beta1").crd("ec2.aws.upbound.io", "VPC", "v1beta1").p).
+		Add(up+"provider-aws-ec2", "v1.21.0", prov("provider-aws-ec2").crd("ec2.aws.upbound.io", "SecurityGroup", "v1beta1").crd("ec2.aws.upbound.io", "VPC", "v1beta1").p).
 		Add(up+"provider-aws-eks", "v1.21.0", prov("provider-aws-eks").
-			WithCRD("eks.aws.upbound.io", "AccessEntry", "v1beta1").WithCRD("eks.aws.upbound.io", "AccessPolicyAssociation", "v1beta1").
-			WithCRD("eks.aws.upbound.io", "Addon", "v1beta1").WithCRD("eks.aws.upbound.io", "ClusterAuth", "v1beta1").
-			WithCRD("eks.aws.upbound.io", "Cluster", "v1beta2", "v1beta1").WithCRD("eks.aws.upbound.io", "NodeGroup", "v1beta2", "v1beta1")).
-		Add(up+"provider-aws-iam", "v1.21.0", prov("provider-aws-iam").WithCRD("iam.aws.upbound.io", "Role", "v1beta1")).
+			crd("eks.aws.upbound.io", "AccessEntry", "v1beta1").crd("eks.aws.upbound.io", "AccessPolicyAssociation", "v1beta1").
+			crd("eks.aws.upbound.io", "Addon", "v1beta1").crd("eks.aws.upbound.io", "ClusterAuth", "v1beta1").
+			crd("eks.aws.upbound.io", "Cluster", "v1beta2", "v1beta1").crd("eks.aws.upbound.io", "NodeGroup", "v1beta2", "v1beta1").p).
+		Add(up+"provider-aws-iam", "v1.21.0", prov("provider-aws-iam").crd("iam.aws.upbound.io", "Role", "v1beta1").p).
 		Add(cc+"function-kcl", "v0.11.2", xpkgtest.NewFunction("function-kcl")).
 		Add(cc+"function-auto-ready", "v0.4.2", xpkgtest.NewFunction("function-auto-ready")).
 		Add(cc+"function-sequencer", "v0.2.2", xpkgtest.NewFunction("function-sequencer")).
 		Add(cc+"function-cel-filter", "v0.1.1", xpkgtest.NewFunction("function-cel-filter")).
-		Add(up+"configuration-aws-lb-controller", "v0.3.0", xpkgtest.NewConfiguration("configuration-aws-lb-controller").WithXRD("aws.platform.upbound.io", "XAWSLBController")).
+		Add(up+"configuration-aws-lb-controller", "v0.3.0", (&standIn{xpkgtest.NewConfiguration("configuration-aws-lb-controller")}).xrd("aws.platform.upbound.io", "XAWSLBController").p).
 		Add(up+"configuration-aws-database", "v0.15.0", xpkgtest.NewConfiguration("configuration-aws-database")).
 		Add(up+"configuration-app", "v0.11.0", xpkgtest.NewConfiguration("configuration-app")).
-		Add(up+"configuration-observability-oss", "v0.9.0", xpkgtest.NewConfiguration("configuration-observability-oss").WithXRD("observe.platform.upbound.io", "XOss")).
-		Add(up+"configuration-gitops-flux", "v0.10.0", xpkgtest.NewConfiguration("configuration-gitops-flux").WithXRD("gitops.platform.upbound.io", "XFlux")).
-		Add(cc+"provider-nop", "v0.3.1", prov("provider-nop")).
-		Add(cc+"provider-nop", "v0.4.0", prov("provider-nop"))
+		Add(up+"configuration-observability-oss", "v0.9.0", (&standIn{xpkgtest.NewConfiguration("configuration-observability-oss")}).xrd("observe.platform.upbound.io", "XOss").p).
+		Add(up+"configuration-gitops-flux", "v0.10.0", (&standIn{xpkgtest.NewConfiguration("configuration-gitops-flux")}).xrd("gitops.platform.upbound.io", "XFlux").p).
+		Add(cc+"provider-nop", "v0.3.1", xpkgtest.NewProvider("provider-nop")).
+		Add(cc+"provider-nop", "v0.4.0", xpkgtest.NewProvider("provider-nop"))
 	if err := g.WriteDir(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// standIn builds stand-in packages whose definitions keep any spec.
+type standIn struct{ p *xpkgtest.Package }
+
+const permissive = "        type: object\n        properties:\n          spec:\n            type: object\n            x-kubernetes-preserve-unknown-fields: true\n"
+
+func (s *standIn) crd(group, kind string, versions ...string) *standIn {
+	plural := xpkgtest.Plural(kind)
+	y := fmt.Sprintf("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: %s.%s\nspec:\n  group: %s\n  scope: Cluster\n  names:\n    kind: %s\n    listKind: %sList\n    plural: %s\n    singular: %s\n  versions:\n", plural, group, group, kind, kind, plural, strings.ToLower(kind))
+	for i, v := range versions {
+		y += fmt.Sprintf("  - name: %s\n    served: true\n    storage: %t\n    schema:\n      openAPIV3Schema:\n%s", v, i == 0, permissive)
+	}
+	return &standIn{s.p.WithObject([]byte(y))}
+}
+
+func (s *standIn) xrd(group, kind string) *standIn {
+	plural := xpkgtest.Plural(kind)
+	y := fmt.Sprintf("apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata:\n  name: %s.%s\nspec:\n  group: %s\n  names:\n    kind: %s\n    plural: %s\n  versions:\n  - name: v1alpha1\n    served: true\n    referenceable: true\n    schema:\n      openAPIV3Schema:\n%s", plural, group, group, kind, plural, permissive)
+	return &standIn{s.p.WithObject([]byte(y))}
 }
 
 func TestCorpusConfigurations(t *testing.T) {
