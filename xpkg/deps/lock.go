@@ -1,6 +1,7 @@
 package deps
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"slices"
@@ -71,8 +72,13 @@ func (g *Graph) Lock() *Lock {
 	return l
 }
 
-// JSON returns the lock as indented JSON, ending with a newline.
+// JSON returns the lock as indented JSON, ending with a newline, with
+// '<', '>' and '&' written as themselves (constraints hold them).
 func (l *Lock) JSON() []byte {
-	b, _ := json.MarshalIndent(l, "", "  ") // only strings: cannot fail
-	return append(b, '\n')
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(l) // only strings: cannot fail
+	return b.Bytes()
 }

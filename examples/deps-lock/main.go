@@ -1,0 +1,139 @@
+// Command deps-lock resolves a Crossplane package's dependency graph and
+// prints its lock: every package of the graph with the version and digest
+// resolved, and the dependsOn entries that asked for it, as JSON. The same
+// inputs print the same lock.
+//
+//	deps-lock [--from DIR]... [--cache DIR] [--registry [--offline]] [--crossplane-version V] SOURCE
+//
+// SOURCE is a package as xpkg.Open reads it (a .xpkg file, a package
+// directory, an OCI layout, a package.yaml). Dependencies come from the
+// sources given, searched in order: --from directories laid out as
+// DIR/<registry>/<repository>/<tag>.xpkg (see deps.DirSource), --cache a
+// Crossplane package cache directory, and --registry the registries the
+// references name (Docker credentials, xpkgkit's shared cache; --offline
+// answers from that cache alone). The graph's problems go to standard
+// error, one line each; the exit status is 1 when one is an error, 2 when
+// the graph cannot be resolved at all.
+//
+//	go run ./examples/deps-lock --from examples/xpkg-lint/testdata/deps/registry examples/xpkg-lint/testdata/deps/root
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/oci/cache"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type dirs []string
+
+func (d *dirs) String() string     { return strings.Join(*d, ",") }
+func (d *dirs) Set(v string) error { *d = append(*d, v); return nil }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("deps-lock", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var from dirs
+	fs.Var(&from, "from", "a directory of packages laid out like references (repeatable)")
+	cacheDir := fs.String("cache", "", "a Crossplane package cache directory")
+	registry := fs.Bool("registry", false, "read dependencies from the registries their references name")
+	offline := fs.Bool("offline", false, "with --registry: answer from xpkgkit's cache only")
+	xpVersion := fs.String("crossplane-version", "", "the Crossplane version the graph must install on")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "deps-lock: give one SOURCE (see -h)")
+		return 2
+	}
+	var srcs []deps.Source
+	for _, d := range from {
+		srcs = append(srcs, deps.NewDirSource(d, xpkg.Limits{}))
+	}
+	if *cacheDir != "" {
+		srcs = append(srcs, deps.NewCacheSource(*cacheDir, xpkg.Limits{}))
+	}
+	if *registry {
+		c, err := registryClient(*offline)
+		if err != nil {
+			fmt.Fprintf(stderr, "deps-lock: %v\n", err)
+			return 2
+		}
+		srcs = append(srcs, deps.NewRegistrySource(c, xpkg.Limits{}))
+	}
+	if len(srcs) == 0 {
+		fmt.Fprintln(stderr, "deps-lock: give a source of dependencies: --from, --cache or --registry")
+		return 2
+	}
+
+	pkg, err := xpkg.Open(ctx, fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
+		return 2
+	}
+	root, err := deps.Summarize(ctx, pkg.Package, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
+		return 2
+	}
+	g, err := deps.NewResolver(deps.Sources(srcs...)).Resolve(ctx, root)
+	if err != nil {
+		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
+		return 2
+	}
+	var opts []deps.LintOption
+	if *xpVersion != "" {
+		opts = append(opts, deps.WithCrossplaneVersion(*xpVersion))
+	}
+	ds, err := g.Lint(ctx, opts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
+		return 2
+	}
+	if _, err := stdout.Write(g.Lock().JSON()); err != nil {
+		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
+		return 2
+	}
+	code := 0
+	for _, d := range ds {
+		fmt.Fprintln(stderr, d)
+		if d.Severity == linter.SeverityError {
+			code = 1
+		}
+	}
+	return code
+}
+
+// registryClient returns a client with Docker's credentials and xpkgkit's
+// shared cache.
+func registryClient(offline bool) (*remote.Client, error) {
+	opts := []remote.Option{remote.WithOffline(offline), remote.WithUserAgent("deps-lock")}
+	dir, err := cache.DefaultDir()
+	if err == nil {
+		var cc *cache.Cache
+		if cc, err = cache.Open(dir); err == nil {
+			opts = append(opts, remote.WithCache(cc))
+		}
+	}
+	if err != nil && offline {
+		return nil, errors.New("--offline needs xpkgkit's cache: " + err.Error())
+	}
+	return remote.New(opts...)
+}
