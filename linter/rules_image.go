@@ -7,9 +7,11 @@ func ruleBaseLayers() *Rule {
 
 The xpkg specification allows at most one layer descriptor with the
 annotation io.crossplane.xpkg: base; that layer holds package.yaml. With
-two, which one is the package is ambiguous; xpkgkit refuses to pick one
-silently. Each base layer after the first is reported, by digest (the
-diagnostic's file).`,
+two, which one is the package is ambiguous, and Crossplane refuses the
+package ("package is invalid due to multiple annotated base layers";
+crossplane v2.1.0, internal/controller/pkg/revision, ImageBackend.Init).
+Each base layer after the first is reported, by digest (the diagnostic's
+file).`,
 		Bad:  "# image facts\nbaseLayers: [sha256:aaa..., sha256:bbb...]\n",
 		Good: "# image facts\nbaseLayers: [sha256:aaa...]\n",
 		Run: func(p *Pass) error {
@@ -53,10 +55,16 @@ func rulePackageYAMLLocation() *Rule {
 		ID: "XP503", Name: "package-yaml-location", Severity: SeverityError, requires: needsImage,
 		Doc: `No package.yaml at the root, but one elsewhere in the layer
 
-Crossplane reads package.yaml only from the root of the base layer (or of
-the flattened filesystem). A package.yaml in a directory, such as
-a/package.yaml, is ignored, and the image is not a package. The rule names
-the misplaced files.`,
+The xpkg specification puts package.yaml at the root of the base layer (or
+of the flattened filesystem), and xpkgkit reads it only there: an image
+with package.yaml only in a directory, such as a/package.yaml, is not a
+package by the specification, and xpkgkit has nothing to lint. The rule
+names the misplaced files. Crossplane itself is laxer: it takes the first
+file named package.yaml in any directory of the layer (crossplane v2.1.0,
+internal/controller/pkg/revision, ImageBackend.Init compares only the base
+name), so it may install such an image. xpkgkit deliberately keeps this an
+error: which file Crossplane picks depends on the order of the tar
+entries, and nothing was checked.`,
 		Bad:  "# image facts\nmisplacedPackageYAML: [package/package.yaml]\n",
 		Good: "# image facts\npackageYAMLPath: package.yaml\n",
 		Run: func(p *Pass) error {
@@ -77,8 +85,11 @@ func ruleLegacyStack() *Rule {
 Crossplane's first package format, the "stack" (a .registry directory with
 app.yaml, install.yaml, resources/ and icons), was replaced by the xpkg
 format (package format v2) and its design marked defunct. No supported
-Crossplane installs a stack; rebuild the package as an xpkg, with a
-crossplane.yaml meta object and its CRDs or XRDs.`,
+Crossplane installs a stack: it finds no package.yaml in the image
+("couldn't find package.yaml file after checking N files in the archive";
+crossplane v2.1.0, internal/controller/pkg/revision, ImageBackend.Init).
+Rebuild the package as an xpkg, with a crossplane.yaml meta object and its
+CRDs or XRDs.`,
 		Bad:  "# image facts\nlegacyStack: true\nlegacyStackPath: .registry/app.yaml\n",
 		Good: "# image facts\npackageYAMLPath: package.yaml\n",
 		Run: func(p *Pass) error {

@@ -237,13 +237,17 @@ func isXRD(o *parser.Object) bool {
 
 func ruleDeprecatedCRDVersion() *Rule {
 	return &Rule{
-		ID: "XP104", Name: "deprecated-crd-version", Severity: SeverityWarning,
+		ID: "XP104", Name: "deprecated-crd-version", Severity: SeverityError,
 		Doc: `An apiextensions.k8s.io/v1beta1 CRD
 
-Kubernetes stopped serving apiextensions.k8s.io/v1beta1 in 1.22, so such a
-CRD relies on being converted before it is installed, and v1beta1 allows
-non-structural schemas that v1 rejects. Write it as
-apiextensions.k8s.io/v1.`,
+Kubernetes stopped serving apiextensions.k8s.io/v1beta1 in 1.22, older
+than any Kubernetes Crossplane supports. Crossplane creates the package's
+objects as they are written, converting nothing (crossplane v2.1.0,
+internal/controller/pkg/revision, APIEstablisher), so creating a v1beta1
+CRD fails ("no matches for kind CustomResourceDefinition in version
+apiextensions.k8s.io/v1beta1") and the package never installs. Write it as
+apiextensions.k8s.io/v1, which also requires a structural schema for every
+version (see XP403).`,
 		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n" + crdBody,
 		Good: exampleCRD,
 		Run: func(p *Pass) error {

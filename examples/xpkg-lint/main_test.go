@@ -122,7 +122,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "fail on info", args: []string{"--fail-on=info", warnPackage}, want: exitProblems},
 		{name: "fail on warning clean", args: []string{"--fail-on", "warning", cleanPackage}, want: exitOK},
 		{name: "errors regraded", args: []string{"--severity", "XP201=warning", "--severity", "crossplane-constraint=info", "--disable", "XP303,crd-name", "--disable", "XP102", badPackage}, want: exitOK},
-		{name: "warning regraded to error", args: []string{"--severity", "XP104=error", warnPackage}, want: exitProblems},
+		{name: "warning regraded to error", args: []string{"--severity", "XP103=error", warnPackage}, want: exitProblems},
 		{name: "flags after sources", args: []string{warnPackage, "--fail-on", "warning"}, want: exitProblems},
 		{name: "double dash", args: []string{"--", badPackage}, want: exitProblems},
 		{name: "crossplane version", args: []string{"--crossplane-version", "v2.0.0", cleanPackage}, want: exitOK},
@@ -622,8 +622,8 @@ func Example() {
 	fmt.Println("exit code", code)
 	// Output:
 	// testdata/warnings-only/package.yaml (package.yaml): 0 errors, 1 warning, 1 info
+	// testdata/warnings-only/package.yaml:3:1: warning XP103 deprecated-meta-version: meta.pkg.crossplane.io/v1alpha1 is deprecated for Provider: use meta.pkg.crossplane.io/v1
 	// testdata/warnings-only/package.yaml:7:3: info XP206 description: the meta.crossplane.io/description annotation is missing: describe the package in one sentence
-	// testdata/warnings-only/package.yaml:15:1: warning XP104 deprecated-crd-version: apiextensions.k8s.io/v1beta1 CustomResourceDefinition is deprecated (removed in Kubernetes 1.22): use apiextensions.k8s.io/v1
 	//
 	// 1 source: 0 errors, 1 warning, 1 info
 	// exit code 0

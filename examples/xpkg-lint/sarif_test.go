@@ -44,7 +44,7 @@ func TestSARIFSchema(t *testing.T) {
 		{"clean", []string{cleanPackage}, nil},
 		{"image-level diagnostic", []string{"-"}, twoBaseLayersXpkg(t)},
 		{"unreadable source", []string{cleanPackage, "testdata/no-such-package"}, nil},
-		{"overrides", []string{"--disable", "XP206,XP205", "--severity", "XP104=error", "--severity", "XP201=info", badPackage, warnPackage}, nil},
+		{"overrides", []string{"--disable", "XP206,XP205", "--severity", "XP103=error", "--severity", "XP201=info", badPackage, warnPackage}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
