@@ -22,7 +22,15 @@ import (
 // instead. Parse returns an error, and no Package, when reading fails, when
 // ctx is cancelled, or when the stream exceeds MaxTotalBytes or
 // MaxDocuments.
+//
+// A read blocked in r does not block cancellation: Parse returns ctx's
+// error as soon as ctx is done, leaving the blocked Read behind (it ends
+// when r's Read returns; close r to end it). A nil ctx or a nil r is an
+// error.
 func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
+	if err := checkArgs(ctx, r == nil, "reader"); err != nil {
+		return nil, err
+	}
 	c := newConfig(opts)
 	run, err := newRun(ctx, c)
 	if err != nil {
@@ -46,6 +54,9 @@ func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 // named *.yaml or *.yml, and each one that leads to a directory (other than
 // one PackageFiles would skip anyway), is listed in Package.Skipped.
 func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) {
+	if err := checkArgs(ctx, fsys == nil, "fs.FS"); err != nil {
+		return nil, err
+	}
 	c := newConfig(opts)
 	files, skipped, err := listPackageFiles(fsys)
 	if err != nil {
@@ -70,6 +81,17 @@ func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) 
 	}
 	p.Skipped = skipped
 	return p, nil
+}
+
+// checkArgs refuses a nil context and a nil source.
+func checkArgs(ctx context.Context, nilSource bool, what string) error {
+	if ctx == nil {
+		return errors.New("parser: nil context")
+	}
+	if nilSource {
+		return fmt.Errorf("parser: nil %s", what)
+	}
+	return nil
 }
 
 // MetaFile is the name of the file that holds a package's meta object in
@@ -207,7 +229,8 @@ func (r *run) file(fsys fs.FS, name string) error {
 
 // stream splits one stream and hands its documents to decoding goroutines.
 func (r *run) stream(file string, in io.Reader) error {
-	sp := newSplitter(in, file, r.c.limits, r.bytes, r.docs)
+	sp := newSplitter(newCtxReader(r.ctx, in), file, r.c.limits, r.bytes, r.docs)
+	sp.ctx = r.ctx
 	defer func() {
 		r.bytes += sp.Offset()
 		r.docs += sp.index

@@ -3,6 +3,7 @@ package parser
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,9 +59,12 @@ type Splitter struct {
 	mline  int
 	moff   int64
 	hasMk  bool
+	bomLen int             // bytes of the byte order mark skipped
+	ctx    context.Context // checked while a long line is read; nil for NewSplitter
 }
 
-// NewSplitter returns a Splitter reading r. Of the options it honours
+// NewSplitter returns a Splitter reading r (for a nil r, one whose Next
+// returns an error). Of the options it honours
 // WithFile (the name in positions) and WithLimits (MaxDocumentBytes,
 // MaxTotalBytes and MaxDocuments); it ignores the others.
 func NewSplitter(r io.Reader, opts ...Option) *Splitter {
@@ -69,6 +73,9 @@ func NewSplitter(r io.Reader, opts ...Option) *Splitter {
 }
 
 func newSplitter(r io.Reader, file string, lim Limits, total int64, docs int) *Splitter {
+	if r == nil {
+		return &Splitter{file: file, lim: lim, err: errors.New("parser: nil reader")}
+	}
 	return &Splitter{
 		r:     bufio.NewReaderSize(r, 64<<10),
 		file:  file,
@@ -103,7 +110,11 @@ func (s *Splitter) Next() (Document, error) {
 	}
 	for {
 		line, num, off, err := s.readLine()
-		if err != nil && !errors.Is(err, io.EOF) {
+		var le *LimitError
+		switch {
+		case errors.As(err, &le), err != nil && s.ctx != nil && errors.Is(err, s.ctx.Err()):
+			return Document{}, s.fail(err)
+		case err != nil && !errors.Is(err, io.EOF):
 			return Document{}, s.fail(fmt.Errorf("parser: reading %s: %w", s.name(), err))
 		}
 		if line == nil && err != nil { // end of stream
@@ -112,9 +123,6 @@ func (s *Splitter) Next() (Document, error) {
 			}
 			s.err = io.EOF
 			return Document{}, io.EOF
-		}
-		if lerr := s.checkTotal(); lerr != nil {
-			return Document{}, s.fail(lerr)
 		}
 		kind, col := classify(line, b.open)
 		switch {
@@ -171,26 +179,51 @@ func (s *Splitter) fail(err error) error {
 	return err
 }
 
-func (s *Splitter) checkTotal() error {
-	if s.lim.MaxTotalBytes > 0 && s.total+s.off > s.lim.MaxTotalBytes {
-		return &LimitError{Limit: "MaxTotalBytes", Value: s.lim.MaxTotalBytes,
-			Pos: Position{File: s.file, Document: s.index, Line: s.line - 1, Column: 1, Offset: s.off}}
+// overTotal returns the MaxTotalBytes *LimitError when the n bytes of the
+// line starting at offset off (number num) take the parse past the limit,
+// positioned at the first byte past it; otherwise nil.
+func (s *Splitter) overTotal(num int, off, n int64) error {
+	limit := s.lim.MaxTotalBytes
+	if limit <= 0 || s.total+off+n <= limit {
+		return nil
 	}
-	return nil
+	k := limit - s.total - off // index in the line of the first byte past the limit
+	if k < 0 {
+		k = 0
+	}
+	pos := Position{File: s.file, Document: s.index, Line: num, Column: int(k) + 1, Offset: off + k}
+	if num == 1 && s.bomLen > 0 { // columns of line 1 start after the byte order mark
+		pos.Column = max(1, pos.Column-s.bomLen)
+	}
+	return &LimitError{Limit: "MaxTotalBytes", Value: limit, Pos: pos}
 }
 
 // readLine returns the next line with its line end, its number and the
 // offset of its first byte. A line longer than MaxDocumentBytes is
 // truncated (the document it belongs to is too large anyway). At the end of
 // the stream it returns a nil line and io.EOF; a last line without a line
-// end comes with io.EOF.
+// end comes with io.EOF. A line that takes the stream past MaxTotalBytes is
+// a *LimitError, returned as soon as the limit is passed, however long the
+// line; so is the context's error when it is done while a long line is
+// read.
 func (s *Splitter) readLine() (line []byte, num int, off int64, err error) {
 	num, off = s.line, s.off
 	chunk, err := s.r.ReadSlice('\n')
 	n := int64(len(chunk))
+	if s.start && bytes.HasPrefix(chunk, bom) {
+		s.bomLen = len(bom)
+	}
 	if errors.Is(err, bufio.ErrBufferFull) {
 		s.long = append(s.long[:0], chunk...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if lerr := s.overTotal(num, off, n); lerr != nil {
+				return nil, num, off, lerr
+			}
+			if s.ctx != nil {
+				if cerr := s.ctx.Err(); cerr != nil {
+					return nil, num, off, cerr
+				}
+			}
 			chunk, err = s.r.ReadSlice('\n')
 			n += int64(len(chunk))
 			if max := s.lim.MaxDocumentBytes; max <= 0 || int64(len(s.long)) <= max {
@@ -198,6 +231,9 @@ func (s *Splitter) readLine() (line []byte, num int, off int64, err error) {
 			}
 		}
 		chunk = s.long
+	}
+	if lerr := s.overTotal(num, off, n); lerr != nil {
+		return nil, num, off, lerr
 	}
 	s.off += n
 	if n == 0 {
@@ -209,7 +245,7 @@ func (s *Splitter) readLine() (line []byte, num int, off int64, err error) {
 	s.line++
 	if s.start {
 		s.start = false
-		if bytes.HasPrefix(chunk, bom) {
+		if s.bomLen > 0 {
 			chunk = chunk[len(bom):]
 			off += int64(len(bom))
 		}
@@ -341,6 +377,7 @@ func (b *builder) openMarker(line []byte, num int, off int64) error {
 }
 
 func (b *builder) openBare(num int, off int64) error {
+	b.pos = b.position(num, off, 1)
 	prefix := b.prefixSet
 	if err := b.begin(); err != nil {
 		return err
