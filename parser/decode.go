@@ -37,6 +37,9 @@ type result struct {
 // against the limits. It returns a nil node for a document with no content.
 // Its errors are *DocumentError.
 func parseNode(loc locator, lim Limits) (root *yaml.Node, err error) {
+	if err := checkLineBreaks(loc); err != nil {
+		return nil, err
+	}
 	if err := checkNodes(loc, lim, countNodes(loc.data, lim.MaxNodes)); err != nil {
 		return nil, err
 	}
@@ -146,6 +149,9 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
 			de = &DocumentError{Pos: doc.Pos, Err: err}
 		}
 		return result{err: de}
+	}
+	if err := checkLineBreaks(loc); err != nil {
+		return fail(err)
 	}
 	nc := countNodes(doc.Data, d.limits.MaxNodes)
 	if err := checkNodes(loc, d.limits, nc); err != nil {

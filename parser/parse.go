@@ -247,8 +247,14 @@ func (r *run) stream(file string, in io.Reader) error {
 			return nil
 		}
 		var le *LimitError
-		if errors.As(err, &le) && le.Limit == "MaxDocumentBytes" {
+		var de *DocumentError
+		switch {
+		case errors.As(err, &le) && le.Limit == "MaxDocumentBytes":
 			r.slots = append(r.slots, &result{err: &DocumentError{Pos: doc.Pos, Err: le}})
+			r.failed.Store(true)
+			continue
+		case errors.As(err, &de):
+			r.slots = append(r.slots, &result{err: de})
 			r.failed.Store(true)
 			continue
 		}

@@ -94,12 +94,19 @@ func (s *Splitter) Offset() int64 { return s.off }
 //
 // When a document is larger than Limits.MaxDocumentBytes, Next returns it
 // without Data together with a *LimitError, and the following call goes on
-// with the next document. Any other error (a read error, or a
+// with the next document. A stream in UTF-16 or UTF-32 (it starts with
+// their byte order mark) is one document without Data, returned with a
+// *DocumentError wrapping ErrSyntax, followed by io.EOF. Any other error (a read error, or a
 // MaxTotalBytes or MaxDocuments *LimitError) is final: Next returns it
 // again on every later call.
 func (s *Splitter) Next() (Document, error) {
 	if s.err != nil {
 		return Document{}, s.err
+	}
+	if s.start {
+		if err := s.checkEncoding(); err != nil {
+			return Document{Pos: err.Pos, DataPos: err.Pos}, err
+		}
 	}
 	b := builder{s: s}
 	if s.hasMk {
@@ -254,6 +261,32 @@ func (s *Splitter) readLine() (line []byte, num int, off int64, err error) {
 }
 
 var bom = []byte("\xef\xbb\xbf")
+
+// checkEncoding refuses a stream that starts with the byte order mark of
+// UTF-16 or UTF-32. The YAML decoder would read it, but a line-based
+// splitter cannot split it (Kubernetes' YAML reader, which Crossplane
+// splits package.yaml with, passes the whole stream on as one document, of
+// which only the first is read): the whole stream is one document error,
+// and the splitter reads no further.
+func (s *Splitter) checkEncoding() *DocumentError {
+	head, _ := s.r.Peek(4)
+	if !(bytes.HasPrefix(head, utf16LE) || bytes.HasPrefix(head, utf16BE) || bytes.HasPrefix(head, utf32BE)) {
+		return nil
+	}
+	s.start = false
+	s.err = io.EOF
+	pos := Position{File: s.file, Document: s.index, Line: 1, Column: 1}
+	s.index++
+	return &DocumentError{Pos: pos, Err: errUTF16}
+}
+
+var (
+	utf16LE  = []byte{0xff, 0xfe} // also the start of UTF-32LE's
+	utf16BE  = []byte{0xfe, 0xff}
+	utf32BE  = []byte{0, 0, 0xfe, 0xff}
+	errUTF16 = fmt.Errorf("%w: UTF-16 or UTF-32 byte order mark: a package's YAML must be UTF-8 "+
+		"(Kubernetes' document splitter, which Crossplane uses, reads it as one document)", ErrSyntax)
+)
 
 type lineKind int
 
