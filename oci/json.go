@@ -36,9 +36,9 @@ func checkKeys(b []byte) error {
 	d.UseNumber() // numbers are not converted
 	type frame struct {
 		object bool
-		free   bool // a map of names: keys compared exactly
-		keys   map[string]bool
-		next   bool // the next string token is a key
+		free   bool              // a map of names: keys compared exactly
+		keys   map[string]string // folded (or exact) key → key as written
+		next   bool              // the next string token is a key
 	}
 	var stack []frame
 	var lastKey string
@@ -67,10 +67,13 @@ func checkKeys(b []byte) error {
 			if !top.free {
 				k = foldName(key)
 			}
-			if top.keys[k] {
-				return fmt.Errorf("%w: %s appears twice in an object (keys are matched ignoring case)", errAmbiguousKey, safetext.Quote(key))
+			if first, dup := top.keys[k]; dup {
+				if first == key {
+					return fmt.Errorf("%w: %s appears twice in one object", errAmbiguousKey, safetext.Quote(key))
+				}
+				return fmt.Errorf("%w: %s repeats %s in one object (encoding/json matches them ignoring case)", errAmbiguousKey, safetext.Quote(key), safetext.Quote(first))
 			}
-			top.keys[k] = true
+			top.keys[k] = key
 			top.next = false
 			lastKey = key
 			continue
@@ -78,7 +81,7 @@ func checkKeys(b []byte) error {
 		switch tok {
 		case json.Delim('{'):
 			free := top != nil && top.object && mapOfNames(lastKey)
-			stack = append(stack, frame{object: true, free: free, keys: map[string]bool{}, next: true})
+			stack = append(stack, frame{object: true, free: free, keys: map[string]string{}, next: true})
 		case json.Delim('['):
 			stack = append(stack, frame{})
 		case json.Delim(']'):
