@@ -1,6 +1,7 @@
 package oci_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
@@ -374,4 +375,180 @@ func mapFS(files map[string]string) fstest.MapFS {
 		m[k] = &fstest.MapFile{Data: []byte(v), Mode: 0o644}
 	}
 	return m
+}
+
+// ustarHeader returns a USTAR header block (archive/tar refuses to write
+// the headers of sparse files itself).
+func ustarHeader(name string, typeflag byte, size int) []byte {
+	h := make([]byte, 512)
+	copy(h, name)
+	copy(h[100:], "0000644\x00")
+	copy(h[108:], "0000000\x00")
+	copy(h[116:], "0000000\x00")
+	copy(h[124:], fmt.Sprintf("%011o\x00", size))
+	copy(h[136:], "00000000000\x00")
+	h[156] = typeflag
+	copy(h[257:], "ustar\x0000")
+	copy(h[148:156], "        ")
+	sum := 0
+	for _, c := range h {
+		sum += int(c)
+	}
+	copy(h[148:], fmt.Sprintf("%06o\x00 ", sum))
+	return h
+}
+
+// padBlock pads b to a multiple of 512 bytes.
+func padBlock(b []byte) []byte {
+	if r := len(b) % 512; r != 0 {
+		b = append(b, make([]byte, 512-r)...)
+	}
+	return b
+}
+
+// sparseTarBytes returns a tar holding name as a PAX (GNU 1.0) sparse file
+// of realSize bytes whose data, at offset 0, is data.
+func sparseTarBytes(name, data string, realSize int64) []byte {
+	rec := func(k, v string) string {
+		body := " " + k + "=" + v + "\n"
+		n := len(body) + 1
+		for len(fmt.Sprint(n))+len(body) != n {
+			n++
+		}
+		return fmt.Sprint(n) + body
+	}
+	recs := rec("GNU.sparse.major", "1") + rec("GNU.sparse.minor", "0") + rec("GNU.sparse.name", name) + rec("GNU.sparse.realsize", fmt.Sprint(realSize))
+	// The data section: the sparse map (entries, then offset and length
+	// of each), padded to a block, then the data.
+	section := string(padBlock([]byte(fmt.Sprintf("1\n0\n%d\n", len(data))))) + data
+	var b []byte
+	b = append(b, ustarHeader("PaxHeaders.0/"+name, tar.TypeXHeader, len(recs))...)
+	b = append(b, padBlock([]byte(recs))...)
+	b = append(b, ustarHeader("GNUSparseFile.0/"+name, tar.TypeReg, len(section))...)
+	b = append(b, padBlock([]byte(section))...)
+	return append(b, make([]byte, 1024)...)
+}
+
+// TestSparseEntries checks that a sparse package file is refused before
+// its holes are expanded, and that WalkLayer counts a sparse entry's
+// expanded size against MaxLayerSize.
+func TestSparseEntries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBuilder(t)
+	raw := sparseTarBytes("package.yaml", "kind: Configuration\n", 500<<20)
+	layer := b.push(ocispec.MediaTypeImageLayerGzip, gzipBytes(t, raw))
+	if layer.Size > 4<<10 {
+		t.Fatalf("layer of %d bytes", layer.Size)
+	}
+	err := readAllFile(b.s, []ocispec.Descriptor{layer}, "package.yaml", oci.WithLimits(oci.Limits{}))
+	var oe *oci.Error
+	if !errors.Is(err, oci.ErrNotRegularFile) || !errors.As(err, &oe) || oe.Path != "package.yaml" || oe.Descriptor.Digest != layer.Digest {
+		t.Errorf("ReadFile: %v, want ErrNotRegularFile for package.yaml", err)
+	}
+	var expanded int64
+	err = oci.WalkLayer(ctx, b.s, layer, func(hdr *tar.Header, r io.Reader) error {
+		n, err := io.Copy(io.Discard, r)
+		expanded += n
+		return err
+	}, oci.WithLimits(oci.Limits{MaxLayerSize: 500<<20 - 1}))
+	var le *oci.LimitError
+	if !errors.As(err, &le) || le.Name != "MaxLayerSize" || expanded != 0 {
+		t.Errorf("WalkLayer: %v after %d bytes, want MaxLayerSize before any", err, expanded)
+	}
+	// Under MaxLayerSize, the walk reads the expanded entry.
+	expanded = 0
+	small := b.push(ocispec.MediaTypeImageLayer, sparseTarBytes("f", "x", 4096))
+	err = oci.WalkLayer(ctx, b.s, small, func(hdr *tar.Header, r io.Reader) error {
+		n, err := io.Copy(io.Discard, r)
+		expanded += n
+		return err
+	})
+	if err != nil || expanded != 4096 {
+		t.Errorf("WalkLayer: %v after %d bytes, want 4096", err, expanded)
+	}
+}
+
+// TestNilArguments checks that nil contexts, readers, fetchers and stores,
+// and the zero Source, return errors instead of panicking.
+func TestNilArguments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBuilder(t)
+	layer := b.gzLayer(file("package.yaml", "x"))
+	var nilCtx context.Context
+	var zero oci.Source
+	cases := []struct {
+		name string
+		run  func() error
+		want error
+	}{
+		{"Open nil context", func() error { _, err := oci.Open(nilCtx, "x"); return err }, oci.ErrInvalidArgument},
+		{"OpenReaderAt nil reader", func() error { _, err := oci.OpenReaderAt(ctx, nil, 10); return err }, oci.ErrInvalidArgument},
+		{"OpenReaderAt nil context", func() error { _, err := oci.OpenReaderAt(nilCtx, bytes.NewReader(nil), 0); return err }, oci.ErrInvalidArgument},
+		{"OpenReaderAt negative size", func() error { _, err := oci.OpenReaderAt(ctx, bytes.NewReader(nil), -1); return err }, oci.ErrInvalidArgument},
+		{"NewLayoutTar nil reader", func() error { _, err := oci.NewLayoutTar(ctx, nil, 0); return err }, oci.ErrInvalidArgument},
+		{"NewDockerArchive nil reader", func() error { _, err := oci.NewDockerArchive(ctx, nil, 0); return err }, oci.ErrInvalidArgument},
+		{"NewLayoutFS nil fs", func() error { _, err := oci.NewLayoutFS(ctx, nil); return err }, oci.ErrInvalidArgument},
+		{"NewLayoutFS nil context", func() error { _, err := oci.NewLayoutFS(nilCtx, mapFS(nil)); return err }, oci.ErrInvalidArgument},
+		{"Resolve nil store", func() error { _, err := oci.Resolve(ctx, nil); return err }, oci.ErrInvalidArgument},
+		{"Resolve nil context", func() error { _, err := oci.Resolve(nilCtx, b.s); return err }, oci.ErrInvalidArgument},
+		{"Resolve zero Source", func() error { _, err := oci.Resolve(ctx, &zero); return err }, oci.ErrNotFound},
+		{"Resolve nil Source", func() error { var s *oci.Source; _, err := oci.Resolve(ctx, s); return err }, oci.ErrNotFound},
+		{"zero Source Fetch", func() error { _, err := zero.Fetch(ctx, layer); return err }, oci.ErrNotFound},
+		{"zero Source Close", func() error { return zero.Close() }, nil},
+		{"ResolveDescriptor nil fetcher", func() error { _, err := oci.ResolveDescriptor(ctx, nil, layer); return err }, oci.ErrInvalidArgument},
+		{"ResolveDescriptor nil context", func() error { _, err := oci.ResolveDescriptor(nilCtx, b.s, layer); return err }, oci.ErrInvalidArgument},
+		{"OpenLayer nil fetcher", func() error { _, err := oci.OpenLayer(ctx, nil, layer); return err }, oci.ErrInvalidArgument},
+		{"OpenLayer nil context", func() error { _, err := oci.OpenLayer(nilCtx, b.s, layer); return err }, oci.ErrInvalidArgument},
+		{"FetchVerified nil context", func() error { _, err := oci.FetchVerified(nilCtx, b.s, layer); return err }, oci.ErrInvalidArgument},
+		{"ReadFile nil context", func() error { _, err := oci.ReadFile(nilCtx, b.s, []ocispec.Descriptor{layer}, "package.yaml"); return err }, oci.ErrInvalidArgument},
+		{"ReadLayerFile nil fetcher", func() error { _, err := oci.ReadLayerFile(ctx, nil, layer, "package.yaml"); return err }, oci.ErrInvalidArgument},
+		{"WalkLayer nil callback", func() error { return oci.WalkLayer(ctx, b.s, layer, nil) }, oci.ErrInvalidArgument},
+		{"MemoryStore Push nil context", func() error { return b.s.Push(nilCtx, layer, bytes.NewReader(nil)) }, oci.ErrInvalidArgument},
+		{"MemoryStore Push nil reader", func() error { return oci.NewMemoryStore().Push(ctx, layer, nil) }, oci.ErrInvalidArgument},
+		{"MemoryStore Fetch nil context", func() error { _, err := b.s.Fetch(nilCtx, layer); return err }, oci.ErrInvalidArgument},
+		{"MemoryStore Index nil context", func() error { _, err := b.s.Index(nilCtx); return err }, oci.ErrInvalidArgument},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			wantErr(t, tc.run(), tc.want)
+			if tc.want != nil && tc.run() == nil {
+				t.Error("no error")
+			}
+		})
+	}
+}
+
+// TestOpenReportsFormat checks that a broken archive's error says which
+// format was recognised.
+func TestOpenReportsFormat(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		archive []byte
+		want    oci.Format
+	}{
+		{"docker archive with bad manifest.json", tarBytes(t, file("manifest.json", "[{")), oci.FormatDockerArchive},
+		{"layout tar with bad oci-layout", tarBytes(t, file("oci-layout", "{"), file("index.json", "{}")), oci.FormatLayoutTar},
+		{"neither", tarBytes(t, file("x", "{")), 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "image.tar")
+			if err := os.WriteFile(path, tc.archive, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := oci.Open(context.Background(), path)
+			var oe *oci.Error
+			if !errors.As(err, &oe) || oe.Format != tc.want {
+				t.Fatalf("error %v, want an *oci.Error with Format %v", err, tc.want)
+			}
+			if tc.want != 0 && !strings.Contains(err.Error(), tc.want.String()) {
+				t.Errorf("message %q does not name %v", err, tc.want)
+			}
+		})
+	}
 }

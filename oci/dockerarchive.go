@@ -127,8 +127,8 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 		return fail(dockerManifestFile, err)
 	}
 	var entries []dockerManifestEntry
-	if err := unmarshalStrict(b, &entries); err != nil {
-		return fail(dockerManifestFile, fmt.Errorf("%w: %v", ErrMalformed, err))
+	if err := unmarshalStrict(ctx, b, &entries); err != nil {
+		return fail(dockerManifestFile, jsonErr("", err))
 	}
 	a := &DockerArchive{
 		fsys:  fsys,
@@ -157,7 +157,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 		}
 		cfg, ok := configs[cfgPath]
 		if !ok {
-			if cfg, err = a.readConfig(fsys, cfgPath, lim); err != nil {
+			if cfg, err = a.readConfig(ctx, fsys, cfgPath, lim); err != nil {
 				return fail(cfgPath, err)
 			}
 			configs[cfgPath] = cfg
@@ -213,7 +213,7 @@ type archiveConfig struct {
 }
 
 // readConfig reads, hashes and parses the config at p and registers it.
-func (a *DockerArchive) readConfig(fsys fs.FS, p string, lim Limits) (archiveConfig, error) {
+func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, lim Limits) (archiveConfig, error) {
 	b, err := readFSFile(fsys, p, "MaxConfigSize", lim.MaxConfigSize)
 	if err != nil {
 		return archiveConfig{}, err
@@ -223,8 +223,8 @@ func (a *DockerArchive) readConfig(fsys fs.FS, p string, lim Limits) (archiveCon
 			Labels map[string]string `json:"Labels"`
 		} `json:"config"`
 	}
-	if err := unmarshalStrict(b, &cfg); err != nil {
-		return archiveConfig{}, fmt.Errorf("%w: config: %v", ErrMalformed, err)
+	if err := unmarshalStrict(ctx, b, &cfg); err != nil {
+		return archiveConfig{}, jsonErr("config", err)
 	}
 	d := ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
 	d.Digest = a.addFile(p, d.Digest)

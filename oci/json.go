@@ -2,6 +2,7 @@ package oci
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,11 +18,24 @@ import (
 var errAmbiguousKey = errors.New("ambiguous key")
 
 // unmarshalStrict is json.Unmarshal for OCI metadata, after checkKeys.
-func unmarshalStrict(b []byte, v any) error {
-	if err := checkKeys(b); err != nil {
+func unmarshalStrict(ctx context.Context, b []byte, v any) error {
+	if err := checkKeys(ctx, b); err != nil {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// jsonErr classifies an error of unmarshalStrict about what ("config",
+// "index", or "" for the document itself): ErrMalformed, except for the
+// context's errors.
+func jsonErr(what string, err error) error {
+	switch {
+	case isCtxErr(err):
+		return err
+	case what == "":
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrMalformed, what, err)
 }
 
 // checkKeys refuses a JSON document that encoding/json would read
@@ -30,8 +44,9 @@ func unmarshalStrict(b []byte, v any) error {
 // keys that encoding/json's case-insensitive field matching takes for the
 // same field ("layers" and "LAYERS": the last wins). It walks the tokens
 // once; its cost is linear in len(b), which the callers bound. Syntax errors
-// are left to json.Unmarshal.
-func checkKeys(b []byte) error {
+// are left to json.Unmarshal. The context is checked every few thousand
+// tokens.
+func checkKeys(ctx context.Context, b []byte) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber() // numbers are not converted
 	type frame struct {
@@ -42,7 +57,12 @@ func checkKeys(b []byte) error {
 	}
 	var stack []frame
 	var lastKey string
-	for {
+	for n := 0; ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		tok, err := d.Token()
 		if err == io.EOF {
 			return nil

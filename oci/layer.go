@@ -199,7 +199,8 @@ func (l *layerStream) Close() error {
 // stops the walk without error; any other error stops it and is returned as
 // it is. Even when stopped early, the rest of the compressed blob is read
 // (not decompressed) so that the layer is verified; a verification failure is
-// returned instead of nil. Limits: MaxLayerSize, MaxTarEntries. Options:
+// returned instead of nil. Limits: MaxLayerSize (the expanded sizes of
+// sparse entries count, before they are read), MaxTarEntries. Options:
 // WithLimits.
 func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(hdr *tar.Header, r io.Reader) error, opts ...Option) error {
 	if fn == nil {
@@ -212,7 +213,7 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 	}
 	defer l.Close()
 	tr := tar.NewReader(l)
-	var count int64
+	var count, sparse int64
 	for {
 		hdr, err := nextHeader(tr, l)
 		if err == io.EOF {
@@ -224,9 +225,12 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 		if count++; count > o.limits.MaxTarEntries {
 			return opError("walk layer", desc, "", limitErr("MaxTarEntries", o.limits.MaxTarEntries))
 		}
-		if isSparse(hdr) && hdr.Size > l.limit-l.n {
-			// Reading it would expand its holes: count them against
-			// MaxLayerSize before they are read.
+		if isSparse(hdr) {
+			sparse += hdr.Size
+		}
+		if sparse > 0 && sparse > l.limit-l.n {
+			// Reading them would expand their holes: count their
+			// expanded sizes against MaxLayerSize before they are read.
 			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr("MaxLayerSize", l.limit)))
 		}
 		if err := fn(hdr, tr); err != nil {

@@ -53,8 +53,8 @@ func NewLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Layout, erro
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, err)
 	}
 	var hdr ocispec.ImageLayout
-	if err := unmarshalStrict(b, &hdr); err != nil {
-		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, fmt.Errorf("%w: %v", ErrMalformed, err))
+	if err := unmarshalStrict(ctx, b, &hdr); err != nil {
+		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, jsonErr("", err))
 	}
 	if hdr.Version == "" {
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, fmt.Errorf("%w: no imageLayoutVersion", ErrMalformed))
@@ -91,8 +91,8 @@ func (l *Layout) Index(ctx context.Context) (ocispec.Index, error) {
 	if err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, err)
 	}
-	if err := checkKeys(b); err != nil {
-		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, fmt.Errorf("%w: index: %v", ErrMalformed, err))
+	if err := checkKeys(ctx, b); err != nil {
+		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, jsonErr("index", err))
 	}
 	idx, err := parseIndex(b)
 	if err != nil {

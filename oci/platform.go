@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -87,10 +88,15 @@ func platformMatches(want, have ocispec.Platform) bool {
 // once; zero is ErrEmptyIndex; one is used whatever its platform; among
 // several, the first whose platform matches want wins, and one with no
 // platform never matches.
-func choose(manifests []ocispec.Descriptor, want ocispec.Platform) (ocispec.Descriptor, error) {
+func choose(ctx context.Context, manifests []ocispec.Descriptor, want ocispec.Platform) (ocispec.Descriptor, error) {
 	var uniq []ocispec.Descriptor
 	seen := map[string]bool{}
-	for _, d := range manifests {
+	for i, d := range manifests {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return ocispec.Descriptor{}, err
+			}
+		}
 		if !seen[string(d.Digest)] {
 			seen[string(d.Digest)] = true
 			uniq = append(uniq, d)

@@ -85,7 +85,12 @@ func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
 	if o.reference != "" {
 		cands = nil
 		var names []string
-		for _, d := range idx.Manifests {
+		for i, d := range idx.Manifests {
+			if i%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, opError("resolve", ocispec.Descriptor{}, "", err)
+				}
+			}
 			n := d.Annotations[ocispec.AnnotationRefName]
 			if n == o.reference {
 				cands = append(cands, d)
@@ -98,7 +103,7 @@ func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
 			return nil, opError("resolve", ocispec.Descriptor{}, "", fmt.Errorf("%w: reference %s (index names %s)", ErrNotFound, safetext.Quote(o.reference), safetext.Join(names, safetext.Quote)))
 		}
 	}
-	d, err := choose(cands, o.platform)
+	d, err := choose(ctx, cands, o.platform)
 	if err != nil {
 		return nil, opError("resolve", ocispec.Descriptor{}, "", err)
 	}
@@ -120,6 +125,12 @@ func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
 // fetchers with their own tag resolution (a registry client, an oras-go
 // store). Options: WithPlatform, WithLimits.
 func ResolveDescriptor(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (*Image, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, opError("resolve", desc, "", err)
+	}
+	if f == nil {
+		return nil, opError("resolve", desc, "", fmt.Errorf("%w: nil Fetcher", ErrInvalidArgument))
+	}
 	r := resolver{f: f, o: newOptions(opts), visited: map[digest.Digest]bool{}}
 	return r.follow(ctx, desc, 0)
 }
@@ -146,8 +157,8 @@ func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth in
 		MediaType string          `json:"mediaType"`
 		Manifests json.RawMessage `json:"manifests"`
 	}
-	if err := unmarshalStrict(raw, &head); err != nil { // checks the keys for image and parseIndex
-		return fail(fmt.Errorf("%w: %v", ErrMalformed, err))
+	if err := unmarshalStrict(ctx, raw, &head); err != nil { // checks the keys for image and parseIndex
+		return fail(jsonErr("", err))
 	}
 	switch {
 	case mt == "" && head.MediaType != "":
@@ -178,7 +189,7 @@ func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth in
 	if err != nil {
 		return fail(err)
 	}
-	child, err := choose(idx.Manifests, r.o.platform)
+	child, err := choose(ctx, idx.Manifests, r.o.platform)
 	if err != nil {
 		return fail(err)
 	}
@@ -213,8 +224,8 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 		if err != nil {
 			return nil, err
 		}
-		if err := unmarshalStrict(cfg, &img.Config); err != nil {
-			return nil, opError("resolve", m.Config, "", fmt.Errorf("%w: config: %v", ErrMalformed, err))
+		if err := unmarshalStrict(ctx, cfg, &img.Config); err != nil {
+			return nil, opError("resolve", m.Config, "", jsonErr("config", err))
 		}
 		img.RawConfig = cfg
 		img.Layers = annotateFromLabels(m.Layers, img.Config.Config.Labels)
