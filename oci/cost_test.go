@@ -502,7 +502,10 @@ func TestNilArguments(t *testing.T) {
 		{"OpenLayer nil fetcher", func() error { _, err := oci.OpenLayer(ctx, nil, layer); return err }, oci.ErrInvalidArgument},
 		{"OpenLayer nil context", func() error { _, err := oci.OpenLayer(nilCtx, b.s, layer); return err }, oci.ErrInvalidArgument},
 		{"FetchVerified nil context", func() error { _, err := oci.FetchVerified(nilCtx, b.s, layer); return err }, oci.ErrInvalidArgument},
-		{"ReadFile nil context", func() error { _, err := oci.ReadFile(nilCtx, b.s, []ocispec.Descriptor{layer}, "package.yaml"); return err }, oci.ErrInvalidArgument},
+		{"ReadFile nil context", func() error {
+			_, err := oci.ReadFile(nilCtx, b.s, []ocispec.Descriptor{layer}, "package.yaml")
+			return err
+		}, oci.ErrInvalidArgument},
 		{"ReadLayerFile nil fetcher", func() error { _, err := oci.ReadLayerFile(ctx, nil, layer, "package.yaml"); return err }, oci.ErrInvalidArgument},
 		{"WalkLayer nil callback", func() error { return oci.WalkLayer(ctx, b.s, layer, nil) }, oci.ErrInvalidArgument},
 		{"MemoryStore Push nil context", func() error { return b.s.Push(nilCtx, layer, bytes.NewReader(nil)) }, oci.ErrInvalidArgument},

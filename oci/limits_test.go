@@ -123,7 +123,9 @@ func TestLimitBoundaries(t *testing.T) {
 			}},
 		{name: "MaxImageSize", at: int64(len(upperTar) + len(lowerTar)), digest: lower.Digest,
 			set: func(l *oci.Limits, v int64) { l.MaxImageSize = v },
-			run: func(o oci.Option) error { return readAllFile(b.s, []ocispec.Descriptor{lower, upper}, "package.yaml", o) }},
+			run: func(o oci.Option) error {
+				return readAllFile(b.s, []ocispec.Descriptor{lower, upper}, "package.yaml", o)
+			}},
 		{name: "MaxFileSize", at: int64(len(body)), digest: plain.Digest, path: "package.yaml",
 			set: func(l *oci.Limits, v int64) { l.MaxFileSize = v },
 			run: func(o oci.Option) error { return readAllFile(b.s, []ocispec.Descriptor{plain}, "package.yaml", o) }},
