@@ -30,23 +30,6 @@ func fuzzLimits() oci.Option {
 	})
 }
 
-// readAny resolves s and reads package.yaml flattened, discarding errors:
-// the fuzz targets check for panics, hangs and unbounded memory.
-func readAny(s oci.Store) {
-	ctx := context.Background()
-	img, err := oci.Resolve(ctx, s, fuzzLimits())
-	if err != nil {
-		return
-	}
-	f, err := oci.ReadFile(ctx, s, img.Layers, "package.yaml", fuzzLimits())
-	if err != nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, f)
-	_ = f.Close()
-	_ = f.Warnings()
-}
-
 // FuzzLayoutIndex fuzzes index.json of a layout holding ocitest.Image's
 // blobs.
 func FuzzLayoutIndex(f *testing.F) {
@@ -69,11 +52,13 @@ func FuzzLayoutIndex(f *testing.F) {
 			m[k] = v
 		}
 		m["index.json"] = &fstest.MapFile{Data: indexJSON}
-		l, err := oci.NewLayoutFS(context.Background(), m, fuzzLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		readAny(l)
+		watchdog(t, len(indexJSON), func(t *testing.T) {
+			l, err := oci.NewLayoutFS(context.Background(), m, fuzzLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			readAny(t, l)
+		})
 	})
 }
 
@@ -93,11 +78,18 @@ func FuzzDockerManifest(f *testing.F) {
 			file(ld.Encoded()+".tar.gz", string(layer)),
 			file("manifest.json", string(manifestJSON)),
 		)
-		s, err := oci.OpenReaderAt(context.Background(), bytes.NewReader(archive), int64(len(archive)), fuzzLimits())
-		if err != nil {
-			return
-		}
-		readAny(s)
+		watchdog(t, len(manifestJSON), func(t *testing.T) {
+			s, err := oci.OpenReaderAt(context.Background(), bytes.NewReader(archive), int64(len(archive)), fuzzLimits())
+			checkTyped(t, "OpenReaderAt", err)
+			if err != nil {
+				return
+			}
+			defer s.Close()
+			if s.Format() != oci.FormatDockerArchive {
+				t.Fatalf("format %v, want %v", s.Format(), oci.FormatDockerArchive)
+			}
+			readAny(t, s)
+		})
 	})
 }
 
@@ -109,11 +101,15 @@ func FuzzOpenArchive(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, archive []byte) {
-		s, err := oci.OpenReaderAt(context.Background(), bytes.NewReader(archive), int64(len(archive)), fuzzLimits())
-		if err != nil {
-			return
-		}
-		readAny(s)
+		watchdog(t, len(archive), func(t *testing.T) {
+			s, err := oci.OpenReaderAt(context.Background(), bytes.NewReader(archive), int64(len(archive)), fuzzLimits())
+			checkTyped(t, "OpenReaderAt", err)
+			if err != nil {
+				return
+			}
+			defer s.Close()
+			readAny(t, s)
+		})
 	})
 }
 
@@ -196,24 +192,40 @@ func FuzzReadLayerFile(f *testing.F) {
 	f.Add(zstdBytes(f, raw))
 	f.Add(gzipBytes(f, tarBytes(f, file("package.yaml", "a"), file("package.yaml", "b"))))
 	f.Fuzz(func(t *testing.T, layer []byte) {
-		ctx := context.Background()
-		s := oci.NewMemoryStore()
-		d, err := s.PushBytes(ctx, "", layer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if file, err := oci.ReadLayerFile(ctx, s, d, "package.yaml", fuzzLimits()); err == nil {
-			_, _ = io.Copy(io.Discard, file)
-			_ = file.Close()
-		}
-		_ = oci.WalkLayer(ctx, s, d, func(h *tar.Header, r io.Reader) error {
-			_, err := io.Copy(io.Discard, r)
-			return err
-		}, fuzzLimits())
-		// Stacked on itself, the layer exercises whiteouts across layers.
-		if file, err := oci.ReadFile(ctx, s, []ocispec.Descriptor{d, d}, "d/package.yaml", fuzzLimits()); err == nil {
-			_, _ = io.Copy(io.Discard, file)
-			_ = file.Close()
-		}
+		watchdog(t, len(layer), func(t *testing.T) {
+			ctx := context.Background()
+			s := oci.NewMemoryStore()
+			d, err := s.PushBytes(ctx, "", layer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read := func(what string, file *oci.File, err error) {
+				checkTyped(t, what, err)
+				if err != nil {
+					return
+				}
+				defer file.Close()
+				n, err := io.Copy(io.Discard, file)
+				checkTyped(t, what+": Read", err)
+				if err == nil && (n != file.Header.Size || n > 1<<20) {
+					t.Fatalf("%s: read %d bytes of a file of %d (MaxFileSize 1 MiB)", what, n, file.Header.Size)
+				}
+			}
+			file, err := oci.ReadLayerFile(ctx, s, d, "package.yaml", fuzzLimits())
+			read("ReadLayerFile", file, err)
+			var walked int64
+			err = oci.WalkLayer(ctx, s, d, func(h *tar.Header, r io.Reader) error {
+				n, err := io.Copy(io.Discard, r)
+				walked += n
+				return err
+			}, fuzzLimits())
+			checkTyped(t, "WalkLayer", err)
+			if walked > 4<<20 {
+				t.Fatalf("WalkLayer read %d bytes of entries, over MaxLayerSize", walked)
+			}
+			// Stacked on itself, the layer exercises whiteouts across layers.
+			file, err = oci.ReadFile(ctx, s, []ocispec.Descriptor{d, d}, "d/package.yaml", fuzzLimits())
+			read("ReadFile", file, err)
+		})
 	})
 }
