@@ -142,6 +142,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr("MaxArchiveImages", lim.MaxArchiveImages)))
 		}
 	}
+	buf := make([]byte, 256<<10)              // for hashing layers
 	layers := map[string]ocispec.Descriptor{} // by path, hashed once
 	configs := map[string]archiveConfig{}     // by path, read and parsed once
 	for _, e := range entries {
@@ -178,7 +179,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 			}
 			d, ok := layers[p]
 			if !ok {
-				if d, err = hashArchiveFile(ctx, fsys, p, lim.MaxBlobSize); err != nil {
+				if d, err = hashArchiveFile(ctx, fsys, p, lim.MaxBlobSize, buf); err != nil {
 					return fail(p, err)
 				}
 				d.Digest = a.addFile(p, d.Digest)
@@ -232,7 +233,9 @@ func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 }
 
 // hashArchiveFile streams one file of fsys to compute its descriptor.
-func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, limit int64) (ocispec.Descriptor, error) {
+// buf is the copy buffer: large, so that a spooled archive is read in few
+// system calls, and shared by the calls of one opening.
+func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, limit int64, buf []byte) (ocispec.Descriptor, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -251,7 +254,7 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, limit int64) 
 		mt = ocispec.MediaTypeImageLayerZstd
 	}
 	h := sha256.New()
-	n, err := io.Copy(h, &ctxReader{ctx: ctx, r: io.LimitReader(br, limit+1)})
+	n, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: io.LimitReader(br, limit+1)}, buf)
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}

@@ -55,7 +55,7 @@ func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*sp
 	n, err := s.f.Write(mem)
 	if err == nil {
 		var m int64
-		m, err = io.Copy(s.f, r)
+		m, err = io.CopyBuffer(s.f, r, make([]byte, 1<<20)) // few large writes
 		n += int(m)
 	}
 	if err != nil {
