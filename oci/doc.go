@@ -11,7 +11,9 @@
 //   - NewLayoutFS: an OCI image layout (oci-layout, index.json,
 //     blobs/<alg>/<hex>) in any fs.FS;
 //   - NewLayoutTar: the same inside a tar, plain or gzip-compressed, read
-//     through an io.ReaderAt after indexing the tar's headers once;
+//     through an io.ReaderAt after indexing the tar's headers once (a
+//     gzip-compressed tar is decompressed once, into memory or a temporary
+//     file, so that reads cost the same in any order);
 //   - NewDockerArchive: a docker-archive tar (manifest.json with Config,
 //     RepoTags, Layers), which is what the Crossplane CLI writes as .xpkg,
 //     presented as Docker schema 2 manifests with layer digests computed and
@@ -19,7 +21,9 @@
 //   - NewMemoryStore: blobs in memory, for tests.
 //
 // Open (a path) and OpenReaderAt (an io.ReaderAt) recognise which of the first
-// three an input is by its content, not its name.
+// three an input is by its content, not its name. Open reads a layout
+// directory through os.Root: only regular files inside it, never a link out
+// of it, never blocking on a FIFO or a device.
 //
 // Stores do not verify what they return; every reader of this package does:
 // FetchVerified, Resolve, OpenLayer, WalkLayer, ReadFile and ReadLayerFile
@@ -47,7 +51,12 @@
 //
 // # Limits and errors
 //
-// Every reader is bounded by Limits (DefaultLimits, WithLimits). Errors wrap
+// Every reader is bounded by Limits (DefaultLimits, WithLimits), and its cost
+// is linear in its input plus what the limits let the content expand to;
+// loops over input data check the context. JSON metadata that encoding/json
+// would read ambiguously (a key twice, or two keys differing only in case)
+// is ErrMalformed. Package data in error messages is escaped and shortened,
+// and lists in them are capped. Errors wrap
 // one sentinel per class (ErrNotFound, ErrDigestMismatch, ErrSizeMismatch,
 // ErrLimit, ErrUnsupportedMediaType, ErrNoMatchingPlatform, ErrEmptyIndex,
 // ...) inside an *Error naming the operation, the descriptor and the path;

@@ -18,7 +18,9 @@ import (
 // Layout is a Store over an OCI image layout: an oci-layout file, index.json
 // and blobs/<algorithm>/<encoded digest>, read from any fs.FS (os.DirFS,
 // embed.FS, fstest.MapFS, or the entries of a tar; see NewLayoutTar). It is
-// safe for concurrent use when its fs.FS is.
+// safe for concurrent use when its fs.FS is. An os.DirFS follows symbolic
+// links out of its directory and blocks on FIFOs: for an untrusted directory
+// use Open, which reads it through os.Root and refuses both.
 type Layout struct {
 	fsys   fs.FS
 	limits Limits
