@@ -149,8 +149,8 @@ func (e *SourceError) Unwrap() error { return e.Err }
 //     archive (a .xpkg file) or an OCI layout tar;
 //   - any other file that holds text is a YAML stream (a package.yaml);
 //   - a string that is no local path and parses as a reference naming a
-//     registry host ("xpkg.example.org/org/name:v1.2.3", or "...@sha256:...")
-//     is pulled from that registry (WithRemote; see open_remote.go): only
+//     registry host and a tag or digest ("xpkg.example.org/org/name:v1.2.3",
+//     or "...@sha256:...") is pulled from that registry (WithRemote; see open_remote.go): only
 //     the manifest, the config and the layers the selector reads are
 //     fetched.
 //

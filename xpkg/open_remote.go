@@ -41,13 +41,15 @@ func defaultClient() (*remote.Client, error) {
 
 // isReference reports whether source is to be pulled from a registry: no
 // file of that name exists, and it parses as a reference that names a
-// registry host. A local path always wins.
+// registry host and a tag or digest. A local path always wins; a missing
+// path such as "out.d/package.yaml", which parses as a reference without
+// tag, is not pulled.
 func isReference(source string) bool {
 	if _, err := os.Lstat(source); !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
 	r, err := ParseReference(source)
-	return err == nil && r.Registry != ""
+	return err == nil && r.Registry != "" && (r.Tag != "" || r.Digest != "")
 }
 
 // openSource is openPath, or a read of Crossplane's package cache, or a

@@ -18,9 +18,14 @@ import (
 // a warm cache (no request at all). Compare with
 // `benchstat -col /source`.
 func BenchmarkOpenLintRemote(b *testing.B) {
-	const name = "provider-upjet-aws-monolith"
-	local := testcorpus.Path(b, name+".xpkg")
 	reg := registrytest.Start(b, registrytest.Plain)
+	for _, name := range []string{"provider-aws", "provider-upjet-aws-monolith"} {
+		b.Run(name, func(b *testing.B) { benchOpenLintRemote(b, reg, name) })
+	}
+}
+
+func benchOpenLintRemote(b *testing.B, reg *registrytest.Registry, name string) {
+	local := testcorpus.Path(b, name+".xpkg")
 	ctx := context.Background()
 	pusher, _ := remote.New(remote.WithAnonymous())
 	src, err := oci.Open(ctx, local)

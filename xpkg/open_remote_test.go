@@ -3,6 +3,8 @@ package xpkg_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,5 +125,26 @@ func TestOpenLocalPathWins(t *testing.T) {
 	}
 	if p.SourceKind != xpkg.SourcePackageYAML {
 		t.Errorf("Kind = %v, want package.yaml", p.SourceKind)
+	}
+}
+
+// TestOpenMissingPathNotPulled: a missing path that parses as a reference
+// without tag or digest is not pulled: it fails as a missing file.
+func TestOpenMissingPathNotPulled(t *testing.T) {
+	t.Parallel()
+	c, err := remote.New(remote.WithAnonymous(), remote.WithOffline(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, source := range []string{"out.d/package.yaml", "build.example/provider"} {
+		_, err := xpkg.Open(context.Background(), source, xpkg.WithRemote(c))
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open(%q): err = %v, want fs.ErrNotExist", source, err)
+		}
+	}
+	// With a tag it is a reference (offline here: no request is sent).
+	_, err = xpkg.Open(context.Background(), "build.example/provider:v1", xpkg.WithRemote(c))
+	if !errors.Is(err, remote.ErrOffline) {
+		t.Errorf("a reference offline: err = %v, want remote.ErrOffline", err)
 	}
 }

@@ -51,13 +51,9 @@ type Error struct {
 func (e *Error) Error() string {
 	name := e.Registry + "/" + e.Repository
 	if e.Reference != "" {
-		if len(e.Reference) > 7 && e.Reference[:7] == "sha256:" {
-			name += "@" + e.Reference
-		} else {
-			name += ":" + e.Reference
-		}
+		name += refSep(e.Reference) + e.Reference
 	}
-	return fmt.Sprintf("remote: %s %s: %v", e.Op, name, e.Err)
+	return fmt.Sprintf("remote: %s %s: %v", e.Op, truncate(name), e.Err)
 }
 
 // Unwrap returns the cause.
