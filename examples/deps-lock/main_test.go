@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"strings"
 	"testing"
 
@@ -20,11 +21,11 @@ func TestLock(t *testing.T) {
 	prov := xpkgtest.NewProvider("provider-a")
 	dir := xpkgtest.NewGraph().
 		Add(provA, "v1.0.0", prov).Add(provA, "v1.1.0", prov.WithAnnotation("x", "y")).
-		Add(cfgX, "v0.1.0", xpkgtest.NewConfiguration("x").WithDependency(xpkgtest.KindProvider, provA, "<v1.1.0")).
+		Add(cfgX, "v0.1.0", xpkgtest.NewConfiguration("x").WithDependency(meta.KindProvider, provA, "<v1.1.0")).
 		Dir(t)
 	root := xpkgtest.NewConfiguration("root").
-		WithDependency(xpkgtest.KindProvider, provA, "v1").
-		WithDependency(xpkgtest.KindConfiguration, cfgX, "v0").Dir(t)
+		WithDependency(meta.KindProvider, provA, "v1").
+		WithDependency(meta.KindConfiguration, cfgX, "v0").Dir(t)
 
 	var out, errOut bytes.Buffer
 	if code := run(context.Background(), []string{"--from", dir, root}, &out, &errOut); code != 0 {
@@ -50,7 +51,7 @@ func TestLock(t *testing.T) {
 	// A graph with an error: exit 1, the diagnostic on stderr.
 	out.Reset()
 	errOut.Reset()
-	bad := xpkgtest.NewConfiguration("root").WithDependency(xpkgtest.KindProvider, provA, ">=v3.0.0").Dir(t)
+	bad := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, provA, ">=v3.0.0").Dir(t)
 	if code := run(context.Background(), []string{"--from", dir, bad}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "XP601") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}

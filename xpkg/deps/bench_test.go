@@ -3,6 +3,7 @@ package deps_test
 import (
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,7 +16,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
-	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
 
 // peakHeap samples the live heap every millisecond until stop is called,
@@ -95,7 +95,7 @@ func BenchmarkResolveDirLarge(b *testing.B) {
 		if err := os.Symlink(aws, p); err != nil {
 			b.Fatal(err)
 		}
-		root = root.WithDependency(xpkgtest.KindProvider, name, "v1")
+		root = root.WithDependency(meta.KindProvider, name, "v1")
 	}
 	benchResolve(b, dir, rootSummary(b, root))
 }
