@@ -2,9 +2,7 @@ package hostile_test
 
 import (
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -93,13 +91,4 @@ func BenchmarkOCICostCases(b *testing.B) {
 			b.ReportMetric(float64((cpuTime()-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
