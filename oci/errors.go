@@ -102,7 +102,7 @@ func (e *Error) Error() string {
 	}
 	if e.Path != "" {
 		b.WriteString(" ")
-		b.WriteString(safetext.Quote(e.Path))
+		b.WriteString(safetext.QuotePath(e.Path))
 	}
 	if e.Err != nil {
 		b.WriteString(": ")

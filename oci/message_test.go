@@ -41,7 +41,7 @@ func TestErrorEscapes(t *testing.T) {
 		{name: "cause", err: &oci.Error{Op: "open", Err: fmt.Errorf("%w: %s", oci.ErrMalformed, evil)},
 			want: `oci: open: malformed content: \x1b]0;pwned\a\r::error::x\u202e`},
 		{name: "long path", err: &oci.Error{Op: "open", Path: long, Err: oci.ErrNotFound},
-			want: `oci: open "` + long[:64] + `"…: not found`},
+			want: `oci: open "` + long[:256] + `"…: not found`},
 		{name: "long cause", err: &oci.Error{Op: "open", Err: errors.New(long)},
 			want: `oci: open: ` + long[:256] + `…`},
 		{name: "nested", err: &oci.Error{Op: "open", Path: "x.xpkg", Err: &oci.Error{Op: "read file", Path: evil, Err: oci.ErrNotFound}},

@@ -22,6 +22,9 @@ const (
 	MaxTokenBytes = 160
 	// MaxReasonRunes is how many runes of an error's text Reason keeps.
 	MaxReasonRunes = 256
+	// MaxPathRunes is how many runes of a path QuotePath keeps: paths are
+	// longer than other values, and their ends matter.
+	MaxPathRunes = 256
 	// MaxListItems is how many values of a list Join formats.
 	MaxListItems = 8
 	// Ellipsis marks a value or a text that was cut.
@@ -46,6 +49,18 @@ func Quote(v any) string {
 	} else {
 		s = Escape(s)
 	}
+	if cut {
+		s += Ellipsis
+	}
+	return s
+}
+
+// QuotePath is Quote for a file path, which it keeps up to MaxPathRunes
+// runes: "a/b.yaml" is quoted as %q quotes it, escapes and all, and a
+// longer path is cut with an Ellipsis after the closing quote.
+func QuotePath(p string) string {
+	s, cut := Truncate(p, MaxPathRunes)
+	s = strconv.Quote(s)
 	if cut {
 		s += Ellipsis
 	}

@@ -189,3 +189,19 @@ func TestEscape(t *testing.T) {
 		})
 	}
 }
+
+func TestQuotePath(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("d/", 200)
+	cases := []struct{ in, want string }{
+		{in: "package.yaml", want: `"package.yaml"`},
+		{in: "a\x1b[2J/b\r", want: `"a\x1b[2J/b\r"`},
+		{in: long[:MaxPathRunes], want: `"` + long[:MaxPathRunes] + `"`},
+		{in: long, want: `"` + long[:MaxPathRunes] + `"…`},
+	}
+	for _, tc := range cases {
+		if got := QuotePath(tc.in); got != tc.want {
+			t.Errorf("QuotePath(%q) = %s; want %s", tc.in, got, tc.want)
+		}
+	}
+}
