@@ -13,6 +13,7 @@ func Builtin() []*Rule {
 		ruleUnusedSuppression(),
 		withKindTypes(ruleFieldType()),
 		ruleSkippedFile(),
+		ruleDuplicateKey(),
 
 		ruleOneMeta(),
 		ruleAllowedKind(),

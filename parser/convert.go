@@ -1,14 +1,12 @@
 package parser
 
 import (
-	"fmt"
-
 	"go.yaml.in/yaml/v3"
 )
 
 // check walks a parsed document once, before anything is built from it: it
 // enforces MaxDepth before deeper recursion, measures what alias expansion
-// would add (without expanding) against MaxAliasExpansion, and reports
+// would add (without expanding) against MaxAliasExpansion, and records
 // duplicate keys. Conversions that follow can then trust the tree.
 type checker struct {
 	lim    Limits
@@ -17,6 +15,7 @@ type checker struct {
 	added  int64                 // nodes aliases add
 	bytes  int64                 // scalar bytes aliases add
 	loc    locator
+	dups   *dupRecorder // where duplicate keys go; nil not to look for them
 }
 
 type extent struct {
@@ -106,10 +105,8 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 	if e.height == 0 {
 		e.height = 1
 	}
-	if n.Kind == yaml.MappingNode {
-		if k := duplicateKey(n); k != nil {
-			return extent{}, c.loc.errAt(k, dupErr(k))
-		}
+	if n.Kind == yaml.MappingNode && c.dups != nil {
+		duplicateKeys(n, c.dups.add)
 	}
 	if n.Anchor != "" {
 		c.memo[n] = e
@@ -117,41 +114,40 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 	return e, nil
 }
 
-// duplicateKey returns the second of two keys of a mapping that have the same
-// text (a conversion also catches keys that differ in text but not in value,
-// such as 0x1 and 1).
-func duplicateKey(n *yaml.Node) *yaml.Node {
+// duplicateKeys calls found for each key of mapping n whose text repeats
+// an earlier key's, with that earlier key (the one it overrides), in
+// linear time: pairwise for small mappings, with a map for large ones.
+// Merge keys (<<) are not keys. Keys that differ in text but convert to the
+// same string (0x1 and 1) are not found; the conversion lets the last one
+// win all the same.
+func duplicateKeys(n *yaml.Node, found func(prev, k *yaml.Node)) {
 	kv := n.Content
 	if len(kv) <= 32 {
-		for i := 0; i+1 < len(kv); i += 2 {
+		for i := 2; i+1 < len(kv); i += 2 {
 			k := kv[i]
 			if k.Kind != yaml.ScalarNode || k.Tag == tagMerge {
 				continue
 			}
-			for j := i + 2; j+1 < len(kv); j += 2 {
+			for j := i - 2; j >= 0; j -= 2 {
 				if o := kv[j]; o.Kind == yaml.ScalarNode && o.Value == k.Value && o.Tag != tagMerge {
-					return o
+					found(o, k)
+					break
 				}
 			}
 		}
-		return nil
+		return
 	}
-	seen := make(map[string]struct{}, len(kv)/2)
+	seen := make(map[string]*yaml.Node, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
 		k := kv[i]
 		if k.Kind != yaml.ScalarNode || k.Tag == tagMerge {
 			continue
 		}
-		if _, dup := seen[k.Value]; dup {
-			return k
+		if prev, dup := seen[k.Value]; dup {
+			found(prev, k)
 		}
-		seen[k.Value] = struct{}{}
+		seen[k.Value] = k
 	}
-	return nil
-}
-
-func dupErr(k *yaml.Node) error {
-	return fmt.Errorf("%w: mapping key %q already defined", ErrSyntax, k.Value)
 }
 
 // converter turns a checked node tree into JSON-compatible values:
@@ -215,9 +211,8 @@ func (c converter) mapping(n *yaml.Node, depth int) (map[string]any, error) {
 		if err != nil {
 			return nil, c.loc.errAt(k, err)
 		}
-		if _, dup := m[ks]; dup {
-			return nil, c.loc.errAt(k, dupErr(k))
-		}
+		// A key given twice: the last value wins, as in sigs.k8s.io/yaml's
+		// conversion (the check recorded it).
 		if m[ks], err = c.value(v, depth+1); err != nil {
 			return nil, err
 		}

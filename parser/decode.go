@@ -43,7 +43,7 @@ func parseNode(loc locator, lim Limits) (root *yaml.Node, err error) {
 	if err := checkNodes(loc, lim, countNodes(loc.data, lim.MaxNodes)); err != nil {
 		return nil, err
 	}
-	return parseTree(loc, lim)
+	return parseTree(loc, lim, nil)
 }
 
 // checkNodes returns the *DocumentError of a document whose node count
@@ -63,8 +63,9 @@ func checkNodes(loc locator, lim Limits, nc nodeCount) error {
 	return &DocumentError{Pos: pos, Err: &LimitError{Limit: "MaxNodes", Value: lim.MaxNodes, Pos: pos}}
 }
 
-// parseTree is parseNode once the nodes are counted.
-func parseTree(loc locator, lim Limits) (root *yaml.Node, err error) {
+// parseTree is parseNode once the nodes are counted. It records the
+// document's duplicate keys in dups, when not nil.
+func parseTree(loc locator, lim Limits, dups *dupRecorder) (root *yaml.Node, err error) {
 	defer func() {
 		// go-yaml panics on a few malformed inputs instead of failing.
 		if r := recover(); r != nil {
@@ -79,7 +80,7 @@ func parseTree(loc locator, lim Limits) (root *yaml.Node, err error) {
 		return nil, nil
 	}
 	root = doc.Content[0]
-	chk := checker{lim: lim, loc: loc}
+	chk := checker{lim: lim, loc: loc, dups: dups}
 	if err := chk.check(root); err != nil {
 		return nil, err
 	}
@@ -164,7 +165,8 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
 		}
 		defer b.release(n)
 	}
-	root, err := parseTree(loc, d.limits)
+	var dups dupRecorder
+	root, err := parseTree(loc, d.limits, &dups)
 	if err != nil {
 		return fail(err)
 	}
@@ -177,7 +179,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
 	if root.Kind != yaml.MappingNode {
 		return fail(fmt.Errorf("%w: found a %s", ErrNotObject, kindName(root)))
 	}
-	obj := &Object{Pos: doc.Pos, dataPos: base, dec: d}
+	obj := &Object{Pos: doc.Pos, dataPos: base, dec: d, DuplicateKeys: dups.keys(loc), MoreDuplicateKeys: dups.more}
 	if !d.discardRaw {
 		obj.raw = newRawBytes(doc.Data)
 	}

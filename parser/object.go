@@ -50,6 +50,12 @@ type Object struct {
 	// annotations, ...), embedded like TypeMeta so that obj.Name and
 	// obj.Annotations read as they do on any Kubernetes object.
 	metav1.ObjectMeta
+	// DuplicateKeys lists the keys given twice in one mapping of the
+	// document, in document order (at most MaxDuplicateKeys; the document
+	// decodes with the last value of each, as Crossplane decodes it).
+	DuplicateKeys []DuplicateKey
+	// MoreDuplicateKeys counts the duplicate keys beyond MaxDuplicateKeys.
+	MoreDuplicateKeys int
 
 	raw     rawBytes
 	outline map[string]any
