@@ -126,10 +126,15 @@ func (p *Pass) Report(d Diagnostic) {
 	p.diags = append(p.diags, d)
 }
 
+// atCap reports whether the pass keeps no more diagnostics: those
+// reported now are only counted, so a rule may skip the work of their
+// messages.
+func (p *Pass) atCap() bool { return p.max > 0 && len(p.diags) >= p.max }
+
 // full reports whether the pass holds as many diagnostics as it may keep;
 // if so, it counts one more left out, of severity sev.
 func (p *Pass) full(sev Severity) bool {
-	if p.max <= 0 || len(p.diags) < p.max {
+	if !p.atCap() {
 		return false
 	}
 	p.dropped++

@@ -101,24 +101,25 @@ func opaque(t reflect.Type) bool {
 }
 
 type unknownField struct {
-	path    []string
-	suggest string
+	path   []string
+	fields map[string]reflect.Type // those of the struct the key is in
 }
 
-// unknownFields lists the keys of v that t does not define, depth first in
-// key order.
-func unknownFields(v any, t reflect.Type, path []string, out *[]unknownField) {
+// unknownFields calls report with each key of v that t does not define,
+// depth first in key order, until report returns false; it returns false
+// when it stopped.
+func unknownFields(v any, t reflect.Type, path []string, report func(unknownField) bool) bool {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if opaque(t) {
-		return
+		return true
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return
+			return true
 		}
 		fields := fieldsOf(t)
 		keys := make([]string, 0, len(m))
@@ -129,26 +130,35 @@ func unknownFields(v any, t reflect.Type, path []string, out *[]unknownField) {
 		for _, k := range keys {
 			ft, ok := fields[k]
 			if !ok {
-				*out = append(*out, unknownField{path: join(path, k), suggest: suggestField(k, fields)})
+				if !report(unknownField{path: join(path, k), fields: fields}) {
+					return false
+				}
 				continue
 			}
-			unknownFields(m[k], ft, join(path, k), out)
+			if !unknownFields(m[k], ft, join(path, k), report) {
+				return false
+			}
 		}
 	case reflect.Map:
 		if m, ok := v.(map[string]any); ok {
 			// In key order, so that which diagnostics a capped rule keeps
 			// does not depend on map iteration.
 			for _, k := range slices.Sorted(maps.Keys(m)) {
-				unknownFields(m[k], t.Elem(), join(path, k), out)
+				if !unknownFields(m[k], t.Elem(), join(path, k), report) {
+					return false
+				}
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		if l, ok := v.([]any); ok {
 			for i, e := range l {
-				unknownFields(e, t.Elem(), join(path, strconv.Itoa(i)), out)
+				if !unknownFields(e, t.Elem(), join(path, strconv.Itoa(i)), report) {
+					return false
+				}
 			}
 		}
 	}
+	return true
 }
 
 // suggestField returns the defined field k was most likely meant to be:
@@ -227,22 +237,26 @@ was probably meant to be.`,
 					}
 					content = u.Object
 				}
-				var found []unknownField
-				unknownFields(content, t, nil, &found)
-				for _, f := range found {
+				unknownFields(content, t, nil, func(f unknownField) bool {
 					if p.canceled() {
-						return p.Context().Err()
+						return false // Lint returns the context's error
 					}
+					if p.atCap() {
+						p.Reportf(o, f.path, "") // counted, not kept: no need for a message
+						return true
+					}
+					key := f.path[len(f.path)-1]
 					parent := "the top level"
 					if len(f.path) > 1 {
 						parent = FieldPath(f.path[:len(f.path)-1]...)
 					}
-					msg := fmt.Sprintf("unknown field %s in %s: Crossplane ignores it", quote(f.path[len(f.path)-1]), parent)
-					if f.suggest != "" {
-						msg += fmt.Sprintf("; did you mean %s?", quote(f.suggest))
+					msg := fmt.Sprintf("unknown field %s in %s: Crossplane ignores it", quote(key), parent)
+					if s := suggestField(key, f.fields); s != "" {
+						msg += fmt.Sprintf("; did you mean %s?", quote(s))
 					}
 					p.Reportf(o, f.path, "%s", msg)
-				}
+					return true
+				})
 			}
 			return nil
 		},

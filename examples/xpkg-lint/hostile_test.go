@@ -3,89 +3,317 @@ package main_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
 )
 
-// hostileRSSBound is the issue's bound on the CLI's peak resident set on any
-// hostile case, as /usr/bin/time -v reports it.
-const hostileRSSBound = 256 << 20
+// The issue's budget for the CLI on any hostile case, with the default
+// limits, as /usr/bin/time -v reports it: peak resident set and CPU time
+// (user plus system, all threads).
+const (
+	hostileRSSBound = 256 << 20
+	hostileCPUBound = 10 * time.Second
+	// sigintBound is how long xpkg-lint may take to exit once sent SIGINT.
+	sigintBound = time.Second
+)
 
-var maxRSSRE = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+var (
+	maxRSSRE   = regexp.MustCompile(`Maximum resident set size \(kbytes\): (\d+)`)
+	userTimeRE = regexp.MustCompile(`User time \(seconds\): ([0-9.]+)`)
+	sysTimeRE  = regexp.MustCompile(`System time \(seconds\): ([0-9.]+)`)
+)
 
-// TestHostileCLI builds xpkg-lint and runs it on every hostile case (and
-// the controls) under /usr/bin/time -v: the exit status must be one the
-// case accepts, the output must hold no stack trace, an unreadable source
-// (exit 2) must be one line on stderr, and the peak RSS must stay under
-// hostileRSSBound. Heavy cases are skipped under -short.
-func TestHostileCLI(t *testing.T) {
-	timeBin, err := exec.LookPath("/usr/bin/time")
-	if err != nil {
-		t.Skip("/usr/bin/time is not installed")
+// needTool returns the path of a tool the test needs. When it is missing
+// the test is skipped, except in CI (CI set), where it fails: .ci/run
+// installs what the tests need, and they must not pass by skipping.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
 	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not installed (CI is set: .ci/run must install it): %v", name, err)
+	}
+	t.Skipf("%s is not installed: %v", name, err)
+	return ""
+}
+
+// buildCLI builds xpkg-lint (without the race detector, whatever the test's
+// flags: the budget is the program's, not the detector's) and returns its
+// path.
+func buildCLI(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "xpkg-lint")
 	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, c := range append(hostile.Cases(), hostile.Controls()...) {
-		t.Run(c.Name, func(t *testing.T) {
-			t.Parallel()
-			if c.Heavy && testing.Short() {
-				t.Skipf("heavy case (%d bytes on disk) skipped under -short", c.Size)
+	return bin
+}
+
+// cliArgs are the arguments xpkg-lint gets before the source: a target
+// Crossplane version, so that every built-in rule runs (XP203 needs one).
+var cliArgs = []string{"--crossplane-version", "v2.0.0"}
+
+// cliMeasure is what TestHostileCLI measured of one case.
+type cliMeasure struct {
+	name string
+	rss  int64 // bytes
+	cpu  time.Duration
+}
+
+// TestHostileCLI builds xpkg-lint and runs it on every hostile case (and
+// the controls) under /usr/bin/time -v: the exit status must be one the
+// case accepts, the output must hold no stack trace, an unreadable source
+// (exit 2) must be one line on stderr, and the peak RSS and the CPU time
+// (user plus system) must stay under hostileRSSBound and hostileCPUBound.
+// Heavy cases are skipped under -short. The worst case of each measure is
+// logged at the end.
+func TestHostileCLI(t *testing.T) {
+	timeBin := needTool(t, "/usr/bin/time")
+	bin := buildCLI(t)
+	var (
+		mu       sync.Mutex
+		measured []cliMeasure
+	)
+	t.Run("case", func(t *testing.T) {
+		for _, c := range append(hostile.Cases(), hostile.Controls()...) {
+			t.Run(c.Name, func(t *testing.T) {
+				t.Parallel()
+				if c.Heavy && testing.Short() {
+					t.Skipf("heavy case (%d bytes on disk) skipped under -short", c.Size)
+				}
+				src, err := c.Write(t.Context(), t.TempDir())
+				if err != nil {
+					t.Fatalf("writing the case: %v", err)
+				}
+				var stdout, stderr bytes.Buffer
+				timeOut := filepath.Join(t.TempDir(), "time.txt")
+				args := append([]string{"-v", "-o", timeOut, bin}, cliArgs...)
+				cmd := exec.CommandContext(t.Context(), timeBin, append(args, src)...)
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err = cmd.Run()
+				code := 0
+				if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+					code = ee.ExitCode()
+				} else if err != nil {
+					t.Fatalf("running xpkg-lint: %v", err)
+				}
+				t.Logf("exit %d; stderr: %s", code, firstLine(stderr.String()))
+				if !slices.Contains(c.ExitCodes(), code) {
+					t.Errorf("exit %d, want one of %v (%s)\nstderr: %s", code, c.ExitCodes(), c.Expect, short(stderr.String()))
+				}
+				for _, out := range []string{stdout.String(), stderr.String()} {
+					if strings.Contains(out, "goroutine ") || strings.Contains(out, "panic:") {
+						t.Errorf("stack trace in the output:\n%s", short(out))
+					}
+				}
+				if code == 2 {
+					if lines := strings.Count(strings.TrimRight(stderr.String(), "\n"), "\n") + 1; lines != 1 || stderr.Len() == 0 {
+						t.Errorf("unreadable source: %d lines on stderr, want exactly one:\n%s", lines, short(stderr.String()))
+					}
+				}
+				tv, err := os.ReadFile(timeOut)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := cliMeasure{name: c.Name, rss: timeKiB(t, tv, maxRSSRE) << 10, cpu: timeSeconds(t, tv, userTimeRE) + timeSeconds(t, tv, sysTimeRE)}
+				mu.Lock()
+				measured = append(measured, m)
+				mu.Unlock()
+				t.Logf("peak RSS %d MiB, CPU %v user+sys", m.rss>>20, m.cpu)
+				if m.rss > hostileRSSBound {
+					t.Errorf("peak RSS %d MiB, want at most %d MiB", m.rss>>20, hostileRSSBound>>20)
+				}
+				if m.cpu > hostileCPUBound {
+					t.Errorf("CPU time %v (user+sys), want at most %v", m.cpu, hostileCPUBound)
+				}
+			})
+		}
+	})
+	if len(measured) > 0 {
+		r, c := measured[0], measured[0]
+		for _, m := range measured[1:] {
+			if m.rss > r.rss {
+				r = m
 			}
-			src, err := c.Write(t.Context(), t.TempDir())
-			if err != nil {
-				t.Fatalf("writing the case: %v", err)
+			if m.cpu > c.cpu {
+				c = m
 			}
-			var stdout, stderr bytes.Buffer
-			timeOut := filepath.Join(t.TempDir(), "time.txt")
-			cmd := exec.CommandContext(t.Context(), timeBin, "-v", "-o", timeOut, bin, src)
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err = cmd.Run()
+		}
+		t.Logf("worst of %d cases through xpkg-lint: peak RSS %d MiB (%s); CPU %v user+sys (%s)", len(measured), r.rss>>20, r.name, c.cpu, c.name)
+	}
+}
+
+// timeKiB returns the integer /usr/bin/time -v reports on the line re
+// matches.
+func timeKiB(t *testing.T, report []byte, re *regexp.Regexp) int64 {
+	t.Helper()
+	m := re.FindSubmatch(report)
+	if m == nil {
+		t.Fatalf("no %s in /usr/bin/time's report:\n%s", re, report)
+	}
+	n, err := strconv.ParseInt(string(m[1]), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// timeSeconds returns the seconds /usr/bin/time -v reports on the line re
+// matches.
+func timeSeconds(t *testing.T, report []byte, re *regexp.Regexp) time.Duration {
+	t.Helper()
+	m := re.FindSubmatch(report)
+	if m == nil {
+		t.Fatalf("no %s in /usr/bin/time's report:\n%s", re, report)
+	}
+	d, err := time.ParseDuration(string(m[1]) + "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// sigintWork is the CPU time xpkg-lint must have spent on a case before
+// TestHostileCLISIGINT interrupts it: well past its start-up (a few
+// milliseconds), so the signal lands in the middle of the work.
+const sigintWork = 100 * time.Millisecond
+
+// TestHostileCLISIGINT runs xpkg-lint on every hostile case, sends it
+// SIGINT once it has spent sigintWork of CPU time on the case, and asserts
+// that it exits within sigintBound of the signal, with no stack trace. A
+// case that xpkg-lint finishes before spending sigintWork is too small to
+// interrupt (logged, not counted); the test fails unless most of the large
+// cases (lintable in more than a second, such as the lint worst cases and
+// the bombs) were interrupted. The cases run one at a time, so that each
+// one's exit is timed on an idle machine as far as the test can tell.
+// Linux only: the CPU time is read from /proc.
+func TestHostileCLISIGINT(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the SIGINT test reads /proc: CI runs on Linux")
+		}
+		t.Skip("reads the CPU time of a running process from /proc (Linux)")
+	}
+	bin := buildCLI(t)
+	interrupted, large := 0, 0
+	for _, c := range hostile.Cases() {
+		if c.Heavy && testing.Short() {
+			continue // as TestHostileCLI: heavy cases are skipped under -short
+		}
+		isLarge := c.Heavy || c.Size >= 256<<10 || strings.HasPrefix(c.Name, "lint-cost-")
+		if isLarge {
+			large++
+		}
+		if sigintCase(t, bin, c) {
+			interrupted++
+		} else if isLarge {
+			t.Logf("%s: finished before spending %v of CPU: not interrupted", c.Name, sigintWork)
+		}
+	}
+	t.Logf("%d cases interrupted mid-work (%d large cases)", interrupted, large)
+	if interrupted < large/2 || interrupted == 0 {
+		t.Errorf("only %d cases interrupted mid-work, of %d large ones: the test does not test", interrupted, large)
+	}
+}
+
+// sigintCase writes c, runs xpkg-lint on it and interrupts it once it has
+// spent sigintWork of CPU time; it reports whether it did.
+func sigintCase(t *testing.T, bin string, c hostile.Case) bool {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := c.Write(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("%s: writing the case: %v", c.Name, err)
+	}
+	defer os.RemoveAll(dir)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, append(append([]string(nil), cliArgs...), src)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return false // finished before it could be interrupted
+		case <-tick.C:
+		}
+		cpu, ok := procCPU(cmd.Process.Pid)
+		if !ok || cpu < sigintWork {
+			continue
+		}
+		sent := time.Now()
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Errorf("%s: sending SIGINT: %v", c.Name, err)
+		}
+		select {
+		case err := <-done:
+			took := time.Since(sent)
 			code := 0
 			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatalf("running xpkg-lint: %v", err)
 			}
-			t.Logf("exit %d; stderr: %s", code, firstLine(stderr.String()))
-			if !slices.Contains(c.ExitCodes(), code) {
-				t.Errorf("exit %d, want one of %v (%s)\nstderr: %s", code, c.ExitCodes(), c.Expect, short(stderr.String()))
+			t.Logf("%s: interrupted after %v of CPU: exit %d %v later: %s", c.Name, cpu, code, took.Round(time.Millisecond), firstLine(stderr.String()))
+			if took > sigintBound {
+				t.Errorf("%s: exited %v after SIGINT, want within %v", c.Name, took.Round(time.Millisecond), sigintBound)
 			}
 			for _, out := range []string{stdout.String(), stderr.String()} {
 				if strings.Contains(out, "goroutine ") || strings.Contains(out, "panic:") {
-					t.Errorf("stack trace in the output:\n%s", short(out))
+					t.Errorf("%s: stack trace in the output:\n%s", c.Name, short(out))
 				}
 			}
-			if code == 2 {
-				if lines := strings.Count(strings.TrimRight(stderr.String(), "\n"), "\n") + 1; lines != 1 || stderr.Len() == 0 {
-					t.Errorf("unreadable source: %d lines on stderr, want exactly one:\n%s", lines, short(stderr.String()))
-				}
-			}
-			tv, err := os.ReadFile(timeOut)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := maxRSSRE.FindSubmatch(tv)
-			if m == nil {
-				t.Fatalf("no maximum RSS in /usr/bin/time's report:\n%s", tv)
-			}
-			kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
-			t.Logf("peak RSS %d MiB", kb>>10)
-			if kb<<10 > hostileRSSBound {
-				t.Errorf("peak RSS %d MiB, want under %d MiB", kb>>10, hostileRSSBound>>20)
-			}
-		})
+		case <-time.After(sigintBound + 30*time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Errorf("%s: still running %v after SIGINT", c.Name, sigintBound+30*time.Second)
+		}
+		return true
 	}
+}
+
+// procCPU returns the CPU time (user plus system) a running process has
+// spent, from /proc/PID/stat.
+func procCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// the fields counted from 3 follow the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64) // field 14
+	stime, err2 := strconv.ParseInt(f[12], 10, 64) // field 15
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const ticks = 100 // USER_HZ: 100 on every Linux architecture Go supports
+	return time.Duration(utime+stime) * time.Second / ticks, true
 }
 
 func firstLine(s string) string {
