@@ -1,7 +1,10 @@
 package hostile
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -388,6 +391,55 @@ func lintWorstCases() []lintWorst {
 				Expect: rule(ClassLintError, "XP503"),
 				Size:   390_000,
 				Write:  ociImageCase("lint-cost-image-scan", KindOCILayoutDir, misplacedLayers(100, 500), ociHooks{}),
+			},
+		},
+		{
+			rules: []string{"XP409"},
+			Case: Case{
+				Name: "lint-cost-composed-schemas",
+				Description: "A Configuration with an XRD whose schema wants an integer, and Compositions composing about 12,000 resources of its kind with a string there: " +
+					"each base is validated once against a schema compiled once, one XP409 warning each, capped per rule; a ConfigMap is the error.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP102"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-composed-schemas", func() []byte {
+					return stream(badConfiguration+"---\n"+schemaXRD, func(i int) string {
+						if i%100 == 0 {
+							return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c%d\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XThing}\n  resources:\n", i)
+						}
+						return fmt.Sprintf("  - {name: r%d, base: {apiVersion: example.org/v1, kind: XThing, spec: {size: x, extra: 1}}}\n", i)
+					}, errorTail)
+				}),
+			},
+		},
+		{
+			rules: []string{"XP408"},
+			Case: Case{
+				Name: "lint-cost-example-schemas",
+				Description: "A package directory whose Configuration has an XRD whose schema wants an integer, and whose examples/ holds about 12,000 examples of its kind with a string there " +
+					"and about 1,000 of kinds nothing serves: each example is validated once, one XP408 warning each, capped per rule; a ConfigMap is the error.",
+				Kind:   KindPackageDir,
+				Expect: rule(ClassLintError, "XP102"),
+				Size:   sizeYAML,
+				Write: func(ctx context.Context, dir string) (string, error) {
+					out, err := caseOutput(dir, "lint-cost-example-schemas", KindPackageDir)
+					if err != nil {
+						return "", err
+					}
+					if err := os.MkdirAll(filepath.Join(out, "examples"), 0o755); err != nil {
+						return "", err
+					}
+					if err := os.WriteFile(filepath.Join(out, "crossplane.yaml"), []byte(badConfiguration+"---\n"+schemaXRD+errorTail), 0o644); err != nil {
+						return "", err
+					}
+					examples := stream("", func(i int) string {
+						if i%13 == 0 {
+							return fmt.Sprintf("---\napiVersion: example.org/v1\nkind: Unserved%d\nmetadata:\n  name: e%d\n", i, i)
+						}
+						return fmt.Sprintf("---\napiVersion: example.org/v1\nkind: XThing\nmetadata:\n  name: e%d\nspec: {size: x}\n", i)
+					}, "")
+					return out, os.WriteFile(filepath.Join(out, "examples", "examples.yaml"), examples, 0o644)
+				},
 			},
 		},
 	}

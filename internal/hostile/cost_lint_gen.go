@@ -72,6 +72,11 @@ const (
 	// ConfigMap), so that a case whose rules report only warnings or info
 	// still fails the run, as every hostile case must.
 	errorTail = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hostile-error\n"
+	// schemaXRD is an XRD (example.org/v1 XThing) whose schema wants an
+	// integer at spec.size.
+	schemaXRD = "apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata:\n  name: xthings.example.org\nspec:\n  group: example.org\n" +
+		"  names: {kind: XThing, plural: xthings}\n  versions:\n  - name: v1\n    served: true\n    referenceable: true\n" +
+		"    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n"
 	// badProvider is a Provider whose name is invalid (XP201).
 	badProvider = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: Provider_Hostile\n"
 )
