@@ -1,6 +1,7 @@
 package linter
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -173,13 +174,18 @@ func ruleDependencyReference() *Rule {
 A dependency's package (or deprecated provider, configuration, function)
 is an OCI repository reference: a registry host, then the repository
 path, with no tag or digest, since the version field says which version to
-install. Crossplane v2 assumes no default registry, so a reference such as
-crossplane/provider-gcp, which older versions read as an image on their
-default registry, no longer resolves: write the registry host, e.g.
-xpkg.crossplane.io/crossplane/provider-gcp. The resolver parses the
-source with strict validation (crossplane v2.1.0,
-internal/controller/pkg/resolver, go-containerregistry name.ParseReference
-with name.StrictValidation), so such a dependency never installs.`,
+install. The resolver parses it (crossplane v2.1.0,
+internal/controller/pkg/resolver, Reconciler.Reconcile:
+name.ParseReference) and appends the version it picks as a tag: a
+reference that does not parse, or one that already has a tag or digest,
+makes a package source that never resolves, an error.
+
+A reference without a registry host, such as crossplane/provider-gcp, is
+parsed without strict validation, so it resolves against
+go-containerregistry's default registry, Docker Hub (index.docker.io),
+which is rarely where a Crossplane package lives (Crossplane 1.x used its
+--registry default instead): a warning. Write the registry host, e.g.
+xpkg.crossplane.io/crossplane/provider-gcp.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: crossplane-contrib/provider-nop:v0.4.0\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -199,7 +205,7 @@ with name.StrictValidation), so such a dependency never installs.`,
 					if !ok || s == "" {
 						continue
 					}
-					_, err := ref.CheckDependency(s)
+					r, err := ref.CheckDependency(s)
 					if err == nil {
 						continue
 					}
@@ -208,6 +214,10 @@ with name.StrictValidation), so such a dependency never installs.`,
 						errs = j.Unwrap()
 					}
 					for _, e := range errs {
+						if errors.Is(e, ref.ErrNoRegistry) {
+							p.ReportSeverityf(SeverityWarning, o, join(d.path, k), "dependency %d: %s has no registry host: Crossplane v2 looks it up on Docker Hub (index.docker.io); write the registry, e.g. xpkg.crossplane.io/%s", d.index, quote(s), r.Repository)
+							continue
+						}
 						p.Reportf(o, join(d.path, k), "dependency %d: %s", d.index, reason(e))
 					}
 				}

@@ -327,7 +327,7 @@ not, and the rule says so rather than counting them as false.`,
 func ruleXRDClaimNames() *Rule {
 	return &Rule{
 		ID: "XP406", Name: "xrd-claim-names", Severity: SeverityError,
-		Doc: `XRD claimNames equal to its names
+		Doc: `XRD claimNames equal to its names, or claims where the scope allows none
 
 A CompositeResourceDefinition with spec.claimNames defines two resources
 in the same group: the composite (spec.names) and the claim. They need
@@ -335,9 +335,16 @@ distinct kinds and plurals; by convention the composite's kind is the
 claim's prefixed with X (XPostgreSQLInstance and PostgreSQLInstance).
 Crossplane cannot create both CRDs when they collide (crossplane v2.1.0,
 internal/xcrd, ForCompositeResourceClaim; the API server refuses a second
-CRD for the same resource), so the package cannot work as written. Only
-apiextensions.crossplane.io/v1 XRDs, and v2 ones of scope LegacyCluster,
-have claims.`,
+CRD for the same resource), so the package cannot work as written.
+
+Only apiextensions.crossplane.io/v1 XRDs, and v2 ones of scope
+LegacyCluster, have claims and connection secrets: the API server rejects
+a v2 XRD of scope Namespaced (the default) or Cluster that gives
+spec.claimNames or spec.connectionSecretKeys (the validation rules of
+Crossplane's XRD CRD, crossplane v2.1.0,
+cluster/crds/apiextensions.crossplane.io_compositeresourcedefinitions.yaml:
+"Only LegacyCluster composite resources can offer claims"), so Crossplane
+cannot create the XRD.`,
 		Bad:  xrdHead + "metadata:\n  name: networks.example.org\n" + strings.ReplaceAll(xrdBody, "xnetworks", "networks") + "  claimNames:\n    kind: Network\n    plural: networks\n",
 		Good: exampleXRD + "  claimNames:\n    kind: Network\n    plural: networks\n",
 		Run: func(p *Pass) error {
@@ -346,6 +353,19 @@ have claims.`,
 					continue
 				}
 				m := outline(o)
+				if o.GroupVersionKind().Version == "v2" {
+					scope, _ := str(m, "spec", "scope")
+					if scope == "" {
+						scope = "Namespaced"
+					}
+					if scope != "LegacyCluster" {
+						for _, f := range []string{"claimNames", "connectionSecretKeys"} {
+							if v, ok := lookup(m, "spec", f); ok && v != nil {
+								p.Reportf(o, []string{"spec", f}, "a v2 CompositeResourceDefinition of scope %s cannot have %s: only LegacyCluster composite resources offer claims and connection secrets, and the API server rejects the XRD", token(scope), f)
+							}
+						}
+					}
+				}
 				if object(m, "spec", "claimNames") == nil {
 					continue
 				}
