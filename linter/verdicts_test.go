@@ -1,0 +1,200 @@
+package linter_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// verdictsDir holds the parity table: cases.yaml and the packages it names.
+var verdictsDir = filepath.Join("testdata", "verdicts")
+
+// verdictCase is one case of the parity table (see the comment at the top
+// of testdata/verdicts/cases.yaml).
+type verdictCase struct {
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Stage     string   `json:"stage"`
+	Exit      int      `json:"exit"`
+	Package   string   `json:"package"`
+	Errors    []string `json:"errors,omitempty"`
+	Warnings  []string `json:"warnings,omitempty"`
+	Infos     []string `json:"infos,omitempty"`
+	Target    string   `json:"target,omitempty"`
+	Source    string   `json:"source"`
+	Decides   string   `json:"decides"`
+	Why       string   `json:"why"`
+	Pending   string   `json:"pending,omitempty"`
+	Disagrees string   `json:"disagrees,omitempty"`
+}
+
+// sourcePattern is repository@version:path:line, the repository one of
+// Crossplane's.
+var sourcePattern = regexp.MustCompile(`^(crossplane|crossplane-runtime)@v[0-9]+\.[0-9]+\.[0-9]+:[A-Za-z0-9_./-]+:[1-9][0-9]*$`)
+
+var (
+	verdictKinds  = []string{"Provider", "Configuration", "Function"}
+	verdictStages = []string{"build", "install", "cannot-work", "accepted"}
+)
+
+func readVerdicts(t *testing.T) []verdictCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(verdictsDir, "cases.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Cases []verdictCase `json:"cases"`
+	}
+	if err := yaml.UnmarshalStrict(data, &table); err != nil {
+		t.Fatalf("cases.yaml: %v", err)
+	}
+	return table.Cases
+}
+
+// TestVerdictTable checks the table itself: every case is complete and
+// consistent, every package file belongs to a case, and the cases cover
+// build-time and install-time refusals, and acceptance, of every package
+// kind.
+func TestVerdictTable(t *testing.T) {
+	t.Parallel()
+	cases := readVerdicts(t)
+	if len(cases) < 60 {
+		t.Errorf("the parity table has %d cases, want at least 60", len(cases))
+	}
+	names := map[string]bool{}
+	used := map[string]bool{}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		if c.Name == "" || names[c.Name] {
+			t.Errorf("case %q: empty or repeated name", c.Name)
+		}
+		names[c.Name] = true
+		if !slices.Contains(verdictKinds, c.Kind) || !slices.Contains(verdictStages, c.Stage) {
+			t.Errorf("case %s: kind %q or stage %q unknown", c.Name, c.Kind, c.Stage)
+		}
+		if (c.Exit == 1) != (len(c.Errors) > 0) || c.Exit != 0 && c.Exit != 1 {
+			t.Errorf("case %s: exit %d but errors %v: exit 1 goes with errors, exit 0 without", c.Name, c.Exit, c.Errors)
+		}
+		if (c.Stage == "accepted") != (c.Exit == 0) && c.Disagrees == "" {
+			t.Errorf("case %s: stage %s with exit %d: only a deliberate disagreement (disagrees) may differ", c.Name, c.Stage, c.Exit)
+		}
+		if !sourcePattern.MatchString(c.Source) || strings.TrimSpace(c.Decides) == "" || strings.TrimSpace(c.Why) == "" {
+			t.Errorf("case %s: source %q must be repository@version:path:line, with decides and why", c.Name, c.Source)
+		}
+		for _, id := range slices.Concat(c.Errors, c.Warnings, c.Infos) {
+			if linter.Lookup(id) == nil && c.Pending == "" {
+				t.Errorf("case %s: rule %s is not a built-in rule", c.Name, id)
+			}
+		}
+		used[strings.TrimSuffix(c.Package, "/")] = true
+		if _, err := os.Stat(filepath.Join(verdictsDir, "packages", c.Package)); err != nil {
+			t.Errorf("case %s: %v", c.Name, err)
+		}
+		covered[c.Kind+"/"+c.Stage] = true
+	}
+	for _, k := range verdictKinds {
+		for _, s := range []string{"build", "install", "accepted"} {
+			if !covered[k+"/"+s] {
+				t.Errorf("no case covers a %s package at stage %s", k, s)
+			}
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(verdictsDir, "packages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !used[e.Name()] {
+			t.Errorf("packages/%s belongs to no case of cases.yaml", e.Name())
+		}
+	}
+}
+
+// TestVerdicts lints every package of the parity table with the built-in
+// rules and checks xpkg-lint's verdict (exit 1 when any diagnostic is an
+// error) and the rules behind it. A case marked pending is skipped, with
+// its reason, until the work it needs is merged.
+func TestVerdicts(t *testing.T) {
+	t.Parallel()
+	for _, c := range readVerdicts(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			if c.Pending != "" {
+				t.Skipf("pending: %s", c.Pending)
+			}
+			pkg := parseVerdictPackage(t, filepath.Join(verdictsDir, "packages", c.Package), strings.HasSuffix(c.Package, "/"))
+			var opts []linter.Option
+			if c.Target != "" {
+				opts = append(opts, linter.WithCrossplaneVersion(c.Target))
+			}
+			res, err := linter.Lint(context.Background(), pkg, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Failures) > 0 {
+				t.Fatalf("rule failures: %v", res.Failures)
+			}
+			by := map[linter.Severity][]string{}
+			for _, d := range res.Diagnostics {
+				if !slices.Contains(by[d.Severity], d.RuleID) {
+					by[d.Severity] = append(by[d.Severity], d.RuleID)
+				}
+			}
+			exit := 0
+			if len(by[linter.SeverityError]) > 0 {
+				exit = 1
+			}
+			errs := slices.Sorted(slices.Values(by[linter.SeverityError]))
+			want := slices.Sorted(slices.Values(c.Errors))
+			if exit != c.Exit || !slices.Equal(errs, want) {
+				t.Errorf("exit %d with errors from %v; want exit %d with errors from %v (Crossplane: %s, %s)\n%s",
+					exit, errs, c.Exit, want, c.Source, c.Why, describe(res.Diagnostics))
+			}
+			for _, w := range []struct {
+				sev  linter.Severity
+				want []string
+			}{{linter.SeverityWarning, c.Warnings}, {linter.SeverityInfo, c.Infos}} {
+				for _, id := range w.want {
+					if !slices.Contains(by[w.sev], id) {
+						t.Errorf("no %s from %s\n%s", w.sev, id, describe(res.Diagnostics))
+					}
+				}
+			}
+		})
+	}
+}
+
+// parseVerdictPackage parses a case's package: a YAML stream, or a
+// directory in the on-disk format.
+func parseVerdictPackage(t *testing.T, p string, dir bool) *parser.Package {
+	t.Helper()
+	ctx := context.Background()
+	if dir {
+		pkg, err := parser.ParseFS(ctx, os.DirFS(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pkg
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := parser.Parse(ctx, bytes.NewReader(data), parser.WithFile(path.Base(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg
+}
