@@ -57,7 +57,7 @@ metadata:
 	}
 	fmt.Println("fails:", res.AtOrAbove(linter.SeverityError))
 	// Output:
-	// package.yaml:12:1: error: kind Deployment (apps/v1) is not allowed in a Provider package (XP102 allowed-kind)
-	// package.yaml:13:1: warning: Deployment "controller" has no acme.example/team label (ACME001 team-label)
+	// package.yaml:12:1: error XP102 allowed-kind: kind Deployment (apps/v1) is not allowed in a Provider package
+	// package.yaml:13:1: warning ACME001 team-label: Deployment "controller" has no acme.example/team label
 	// fails: true
 }

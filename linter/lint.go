@@ -20,6 +20,11 @@ type Result struct {
 	// Diagnostics holds every problem found, sorted by file, line, column
 	// and rule ID.
 	Diagnostics []Diagnostic
+	// Suppressed holds the diagnostics an annotation (SuppressAnnotation)
+	// silenced, sorted as Diagnostics, each with its Suppression (the
+	// reason given). They count for nothing; reports show them as
+	// suppressed.
+	Suppressed []Diagnostic
 	// Failures holds the rules that could not finish (they returned an
 	// error or panicked). Their diagnostics before the failure are kept.
 	Failures []*RuleError
@@ -180,7 +185,7 @@ feed:
 			res.Failures = append(res.Failures, failures[i])
 		}
 	}
-	diags = suppress(ctx, pkg, all, ran, diags, sh, c.maxDiags)
+	diags, silenced := suppress(ctx, pkg, all, ran, diags, sh, c.maxDiags)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -189,8 +194,15 @@ feed:
 			diags[i].Severity = s
 		}
 	}
+	for i := range silenced {
+		if s, ok := regrade[silenced[i].RuleID]; ok {
+			silenced[i].Severity = s
+		}
+	}
 	SortDiagnostics(diags)
+	SortDiagnostics(silenced)
 	res.Diagnostics = slices.Clip(diags)
+	res.Suppressed = silenced
 	return res, nil
 }
 

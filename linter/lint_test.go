@@ -400,7 +400,7 @@ func TestDiagnosticJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"ruleID":"XP204"`, `"severity":"warning"`, `"field":"metadata.annotations[\"meta.crossplane.io/license\"]"`, `"kind":"Provider"`, `"Line":8`} {
+	for _, s := range []string{`"rule":"XP204"`, `"severity":"warning"`, `"field":"metadata.annotations[\"meta.crossplane.io/license\"]"`, `"kind":"Provider"`, `"line":8`} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("JSON %s lacks %s", b, s)
 		}

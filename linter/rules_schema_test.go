@@ -39,11 +39,11 @@ func TestExampleSchema(t *testing.T) {
 		got = append(got, d.String())
 	}
 	want := []string{
-		`examples/bucket.yaml:13:1: warning: example Bucket "bad": spec.region: required field is missing (CustomResourceDefinition "buckets.example.org" version "v1") (1 CEL rules of the schema not evaluated) (XP408 example-schema)`,
-		`examples/bucket.yaml:14:3: warning: example Bucket "bad": spec.size: want integer, found string (CustomResourceDefinition "buckets.example.org" version "v1") (1 CEL rules of the schema not evaluated) (XP408 example-schema)`,
-		`examples/bucket.yaml:15:3: warning: example Bucket "bad": spec.colour: unknown field: the API server prunes it (CustomResourceDefinition "buckets.example.org" version "v1") (1 CEL rules of the schema not evaluated) (XP408 example-schema)`,
-		`examples/bucket.yaml:17:1: warning: example Bucket "old": version "v1alpha1" of CustomResourceDefinition "buckets.example.org" is not served: the API server refuses it (XP408 example-schema)`,
-		`examples/bucket.yaml:23:1: info: example Bucket "dep-1": no definition of the package serves this kind (it may come from a dependency), so it is not validated (XP408 example-schema)`,
+		`examples/bucket.yaml:13:1: warning XP408 example-schema: example Bucket "bad": spec.region: required field is missing (CustomResourceDefinition "buckets.example.org" version "v1") (1 CEL rules of the schema not evaluated)`,
+		`examples/bucket.yaml:14:3: warning XP408 example-schema: example Bucket "bad": spec.size: want integer, found string (CustomResourceDefinition "buckets.example.org" version "v1") (1 CEL rules of the schema not evaluated)`,
+		`examples/bucket.yaml:15:3: warning XP408 example-schema: example Bucket "bad": spec.colour: unknown field: the API server prunes it (CustomResourceDefinition "buckets.example.org" version "v1") (1 CEL rules of the schema not evaluated)`,
+		`examples/bucket.yaml:17:1: warning XP408 example-schema: example Bucket "old": version "v1alpha1" of CustomResourceDefinition "buckets.example.org" is not served: the API server refuses it`,
+		`examples/bucket.yaml:23:1: info XP408 example-schema: example Bucket "dep-1": no definition of the package serves this kind (it may come from a dependency), so it is not validated`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
