@@ -658,7 +658,7 @@ func TestErrorMessages(t *testing.T) {
 				Diagnostics: []linter.Diagnostic{{RuleID: "XP401", RuleName: "crd-name", Severity: linter.SeverityError, Message: "bad name", Pos: parser.Position{File: "a.yaml", Line: 3, Column: 5}}},
 				Failures:    []*linter.RuleError{{RuleID: "XP999", RuleName: "custom", Err: errors.New("boom")}},
 			},
-			want: "xpkg: package has lint errors\n\ta.yaml:3:5: error: bad name (XP401 crd-name)\nrules that failed:\n\trule XP999 custom: boom",
+			want: "xpkg: package has lint errors\n\ta.yaml:3:5: error XP401 crd-name: bad name\nrules that failed:\n\trule XP999 custom: boom",
 		},
 	}
 	for name, tc := range cases {
