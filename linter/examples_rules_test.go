@@ -17,12 +17,7 @@ import (
 // something a YAML stream cannot hold, with what they describe.
 var examplesNotPackages = map[string]string{
 	"XP006": "a package directory holding a symbolic link (see TestSkippedFile)",
-	// The examples of the schema rules show a package's CRD and, in a
-	// comment, the example file that does not fit it (XP408), or a
-	// Composition whose composed kind a CRD left out of the example serves
-	// (XP409); their fixtures in testdata/rules test them.
-	"XP408": "a package with an examples/ directory",
-	"XP409": "a Composition together with the package's CRD of the composed kind",
+	"XP408": "a package with examples beside it (see TestExampleSchema)",
 }
 
 // imageFactsHeader starts an example that gives image facts (ImageFacts

@@ -138,8 +138,8 @@ diagnostic says how many the schema holds. An example of a kind no
 definition of the package serves (it may come from a dependency) is
 reported once per kind, as info. The rule runs only when the linter is
 given the examples (WithExamples; xpkg's Package.Lint does so).`,
-		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n# examples/bucket.yaml: spec.size: \"10\"\n",
-		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n# examples/bucket.yaml: spec.size: 10\n",
+		Bad:  "# a package whose CRD gives Bucket's spec.size type: integer, and\n# examples/bucket.yaml:\napiVersion: example.org/v1\nkind: Bucket\nmetadata:\n  name: example\nspec:\n  size: \"10\"\n",
+		Good: "# a package whose CRD gives Bucket's spec.size type: integer, and\n# examples/bucket.yaml:\napiVersion: example.org/v1\nkind: Bucket\nmetadata:\n  name: example\nspec:\n  size: 10\n",
 		Run: func(p *Pass) error {
 			if p.Examples == nil || len(p.Examples.Objects) == 0 {
 				return nil
@@ -217,6 +217,8 @@ func boundMsg(s string) string {
 	return s
 }
 
+const bucketCRD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n"
+
 func ruleComposedResourceSchema() *Rule {
 	return &Rule{
 		ID: "XP409", Name: "composed-resource-schema", Severity: SeverityWarning,
@@ -231,8 +233,8 @@ derived CRDs), is validated as the API server validates a custom resource
 (which the API server prunes). Required fields are not checked: patches fill
 fields in later. CEL rules are not evaluated. Kinds no definition of the
 package serves are left alone (they come from dependencies).`,
-		Bad:  "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: \"10\"  # the package's Bucket CRD wants an integer\n",
-		Good: "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: 10\n",
+		Bad:  bucketCRD + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: \"10\"  # the package's Bucket CRD wants an integer\n",
+		Good: bucketCRD + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: 10\n",
 		Run: func(p *Pass) error {
 			var v *lschema.Validator
 			for _, o := range p.Package.Objects {
