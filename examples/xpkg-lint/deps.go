@@ -12,6 +12,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
@@ -23,12 +24,16 @@ type depsConfig struct {
 	from    []string // --deps-from: directories laid out like references
 	cache   []string // --deps-cache: Crossplane package cache directories
 	offline bool
+	// registry reads dependencies from registries, after the local
+	// sources; nil with --offline.
+	registry *remote.Client
 }
 
 // depsFlags holds the raw values of the dependency graph flags.
 type depsFlags struct {
 	enabled, offline bool
 	from, cache      listFlag
+	remote           *remoteFlags // the registry flags (remote.go)
 }
 
 func (f *depsFlags) register(fs *flag.FlagSet) {
@@ -48,9 +53,21 @@ func (f *depsFlags) apply() (depsConfig, error) {
 			return c, fmt.Errorf("--deps-from/--deps-cache: %q is not a directory", d)
 		}
 	}
-	if c.enabled && len(c.from) == 0 && len(c.cache) == 0 {
-		// No registry source yet (oci/remote): a graph needs a local one.
-		return c, errors.New("--deps needs a source of dependencies: --deps-from DIR or --deps-cache DIR")
+	if !c.enabled {
+		return c, nil
+	}
+	if c.offline {
+		if len(c.from) == 0 && len(c.cache) == 0 {
+			return c, errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR or --deps-cache DIR")
+		}
+		return c, nil
+	}
+	if f.remote != nil {
+		client, err := f.remote.client()
+		if err != nil {
+			return c, err
+		}
+		c.registry = client
 	}
 	return c, nil
 }
@@ -123,6 +140,9 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	}
 	for _, d := range c.deps.cache {
 		srcs = append(srcs, deps.NewCacheSource(d, limits))
+	}
+	if c.deps.registry != nil {
+		srcs = append(srcs, deps.NewRegistrySource(c.deps.registry, limits))
 	}
 	g, err := deps.NewResolver(deps.Sources(srcs...), deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)
 	if err != nil {

@@ -1,8 +1,15 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
 
 // The dependency graph fixture: a root Configuration directory and a local
@@ -14,7 +21,7 @@ const (
 
 func TestDepsGolden(t *testing.T) {
 	t.Parallel()
-	r := runCLI(t, nil, "--deps", "--deps-from", depsRegistry, "--crossplane-version", "v2.1.0", depsRoot)
+	r := runCLI(t, nil, "--deps", "--offline", "--deps-from", depsRegistry, "--crossplane-version", "v2.1.0", depsRoot)
 	if r.code != exitProblems || r.stderr != "" {
 		t.Errorf("exit code %d, stderr %q; want %d and none", r.code, r.stderr, exitProblems)
 	}
@@ -23,7 +30,7 @@ func TestDepsGolden(t *testing.T) {
 
 func TestDepsJSON(t *testing.T) {
 	t.Parallel()
-	ds, r := jsonOutput(t, nil, "--deps", "--deps-from", depsRegistry, depsRoot)
+	ds, r := jsonOutput(t, nil, "--deps", "--offline", "--deps-from", depsRegistry, depsRoot)
 	if r.code != exitProblems {
 		t.Errorf("exit code %d, stderr %q", r.code, r.stderr)
 	}
@@ -48,7 +55,7 @@ func TestDepsFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--deps", depsRoot}, "--deps needs a source"},
+		{[]string{"--deps", "--offline", depsRoot}, "needs a local source"},
 		{[]string{"--deps-from", depsRegistry, depsRoot}, "need --deps"},
 		{[]string{"--deps", "--deps-from", "testdata/nothing-here", depsRoot}, "is not a directory"},
 	} {
@@ -64,8 +71,58 @@ func TestDepsFlags(t *testing.T) {
 	if r := runCLI(t, nil, "--list-rules"); !strings.Contains(r.stdout, "XP607") {
 		t.Errorf("--list-rules lacks XP607")
 	}
-	r := runCLI(t, nil, "--deps", "--deps-from", depsRegistry, "--disable", "XP601,dependency-kind,XP606", depsRoot)
+	r := runCLI(t, nil, "--deps", "--offline", "--deps-from", depsRegistry, "--disable", "XP601,dependency-kind,XP606", depsRoot)
 	if r.code != exitOK {
 		t.Errorf("with the graph rules disabled: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDepsRegistry resolves a graph from a loopback registry (no local
+// source): the text output draws it; with --offline the registry is not a
+// source of the graph.
+func TestDepsRegistry(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.Start(t, registrytest.Plain)
+	ctx := context.Background()
+	c, err := remote.New(remote.WithAnonymous())
+	if err != nil {
+		t.Fatal(err)
+	}
+	push := func(name, tag string, p *xpkgtest.Package) {
+		t.Helper()
+		src, err := oci.Open(ctx, p.MustImage(t).LayoutDir(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		img, err := oci.Resolve(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo, err := c.Repository(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.PushImage(ctx, src, img.Descriptor, []string{tag}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	provA := reg.Host + "/acme/provider-a"
+	push(provA, "v1.0.0", xpkgtest.NewProvider("provider-a"))
+	push(provA, "v1.1.0", xpkgtest.NewProvider("provider-a").WithAnnotation("x", "y"))
+	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, provA, "v1").Dir(t)
+	cacheDir := t.TempDir()
+
+	r := runCLI(t, nil, "--deps", "--cache-dir", cacheDir, root)
+	if r.code != exitOK || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
+	}
+	if want := "└── " + provA + ":v1.1.0 (Provider): ok\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("the tree lacks %q:\n%s", want, r.stdout)
+	}
+	// Offline, the registry is not a source: a local one is needed.
+	r = runCLI(t, nil, "--deps", "--offline", "--cache-dir", cacheDir, root)
+	if r.code != exitError || !strings.Contains(r.stderr, "needs a local source") {
+		t.Errorf("offline: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

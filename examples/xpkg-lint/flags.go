@@ -99,7 +99,8 @@ Flags:
   --cache-dir DIR            package cache, an OCI layout shared by every
                              tool (default: the user cache dir/xpkgkit)
   --offline                  read references from the cache only, and with
-                             --deps use the local sources only
+                             --deps use the local sources only (without it,
+                             --deps reads from registries after them)
   --deps                     also resolve each package's dependency graph and
                              lint it (XP601-XP607); the text output draws the
                              graph as a tree with each package's verdict
@@ -263,6 +264,7 @@ func (f *flagValues) apply(c *config) error {
 	}
 	c.listRules = f.listRules
 	f.deps.offline = f.remote.offline // one --offline for references and the graph
+	f.deps.remote = &f.remote         // the graph's registry client
 	if c.deps, err = f.deps.apply(); err != nil {
 		return err
 	}

@@ -33,11 +33,22 @@ func (f *remoteFlags) apply(c *config) error {
 	if !anyRemote(c.sources) {
 		return nil
 	}
+	client, err := f.client()
+	if err != nil {
+		return err
+	}
+	c.openOpts = append(c.openOpts, xpkg.WithRemote(client))
+	return nil
+}
+
+// client returns a registry client as the flags configure it: the cache
+// (opened, and created, now), credentials, plain HTTP, offline.
+func (f *remoteFlags) client() (*remote.Client, error) {
 	dir := f.cacheDir
 	if dir == "" {
 		d, err := cache.DefaultDir()
 		if err != nil && f.offline {
-			return fmt.Errorf("--offline: no cache directory: %w", err)
+			return nil, fmt.Errorf("--offline: no cache directory: %w", err)
 		}
 		dir = d
 	}
@@ -46,7 +57,7 @@ func (f *remoteFlags) apply(c *config) error {
 		cc, err := cache.Open(dir)
 		if err != nil {
 			if f.cacheDir != "" || f.offline {
-				return fmt.Errorf("--cache-dir: %w", err)
+				return nil, fmt.Errorf("--cache-dir: %w", err)
 			}
 		} else {
 			opts = append(opts, remote.WithCache(cc))
@@ -54,17 +65,12 @@ func (f *remoteFlags) apply(c *config) error {
 	}
 	if f.registryConfig != "" {
 		if _, err := os.Stat(f.registryConfig); err != nil {
-			return fmt.Errorf("--registry-config: %w", err)
+			return nil, fmt.Errorf("--registry-config: %w", err)
 		}
 		opts = append(opts, remote.WithDockerConfig(f.registryConfig))
 	}
 	opts = append(opts, remote.WithPlainHTTP(f.plainHTTP), remote.WithOffline(f.offline), remote.WithUserAgent("xpkg-lint"))
-	client, err := remote.New(opts...)
-	if err != nil {
-		return err
-	}
-	c.openOpts = append(c.openOpts, xpkg.WithRemote(client))
-	return nil
+	return remote.New(opts...)
 }
 
 // anyRemote reports whether a source names no local path, and so may be a
