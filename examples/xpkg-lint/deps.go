@@ -130,6 +130,18 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	if root.MetaName == "" {
 		return nil, "", nil // no single meta object: the linter says so
 	}
+	if p.SourceKind == xpkg.SourceRegistry {
+		// A package pulled by reference is a node of its own graph: a
+		// dependency back on it is a cycle.
+		if r, err := xpkg.ParseReference(p.Source); err == nil {
+			if name, err := deps.CanonicalName(r.Name()); err == nil {
+				root.Name, root.Version = name, r.Tag
+				if r.Digest != "" {
+					root.Version = r.Digest
+				}
+			}
+		}
+	}
 	var srcs []deps.Source
 	var limits xpkg.Limits
 	if c.limits != nil {

@@ -120,6 +120,15 @@ func TestDepsRegistry(t *testing.T) {
 	if want := "└── " + provA + ":v1.1.0 (Provider): ok\n"; !strings.Contains(r.stdout, want) {
 		t.Errorf("the tree lacks %q:\n%s", want, r.stdout)
 	}
+	// A root pulled by reference is a node of its graph: a dependency back
+	// on it closes a cycle.
+	platform, cfgX := reg.Host+"/acme/platform", reg.Host+"/acme/configuration-x"
+	push(platform, "v1.0.0", xpkgtest.NewConfiguration("platform").WithDependency(meta.KindConfiguration, cfgX, "v0"))
+	push(cfgX, "v0.1.0", xpkgtest.NewConfiguration("configuration-x").WithDependency(meta.KindConfiguration, platform, "v1"))
+	r = runCLI(t, nil, "--deps", "--cache-dir", cacheDir, platform+":v1.0.0")
+	if r.code != exitProblems || !strings.Contains(r.stdout, "XP603 dependency-cycle: dependency 0 closes a dependency cycle: "+platform+":v1.0.0 → "+cfgX+":v0.1.0 → "+platform+":v1.0.0") {
+		t.Errorf("by reference: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
+	}
 	// Offline, the registry is not a source: a local one is needed.
 	r = runCLI(t, nil, "--deps", "--offline", "--cache-dir", cacheDir, root)
 	if r.code != exitError || !strings.Contains(r.stderr, "needs a local source") {

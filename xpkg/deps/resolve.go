@@ -565,6 +565,8 @@ func (s *resolution) build() *Graph {
 					if f.pkg != nil && f.pkg.Version != "" && !isDigest(sel.version) {
 						node.Version = f.pkg.Version
 					}
+				} else {
+					node.Err = fmt.Errorf("resolution did not settle within %d passes: %s was selected last and not read", maxPasses, token(sel.version))
 				}
 			}
 		}
