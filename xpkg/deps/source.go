@@ -46,29 +46,52 @@ var (
 // Sources combines sources: the first source that has a package (whose
 // Tags does not fail with ErrNotFound) answers every question about it, so
 // that a local directory given first shadows a registry given after it.
-func Sources(srcs ...Source) Source { return multiSource(slices.Clone(srcs)) }
+// Which source answered for a package is remembered, so a Fetch after Tags
+// asks only that one.
+func Sources(srcs ...Source) Source {
+	if len(srcs) == 1 {
+		return srcs[0]
+	}
+	return &multiSource{srcs: slices.Clone(srcs), owner: map[string]int{}}
+}
 
-type multiSource []Source
+type multiSource struct {
+	srcs  []Source
+	mu    sync.Mutex
+	owner map[string]int // name -> index of the source that has it
+}
 
-func (m multiSource) Tags(ctx context.Context, name string) ([]string, error) {
-	for _, s := range m {
+// find returns the index of the first source that has name, and its tags.
+func (m *multiSource) find(ctx context.Context, name string) (int, []string, error) {
+	for i, s := range m.srcs {
 		tags, err := s.Tags(ctx, name)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
-		return tags, err
+		m.mu.Lock()
+		m.owner[name] = i
+		m.mu.Unlock()
+		return i, tags, err
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
+	return -1, nil, fmt.Errorf("%w: %s", ErrNotFound, name)
 }
 
-func (m multiSource) Fetch(ctx context.Context, name, version string) (*Package, error) {
-	for _, s := range m {
-		if _, err := s.Tags(ctx, name); errors.Is(err, ErrNotFound) {
-			continue
+func (m *multiSource) Tags(ctx context.Context, name string) ([]string, error) {
+	_, tags, err := m.find(ctx, name)
+	return tags, err
+}
+
+func (m *multiSource) Fetch(ctx context.Context, name, version string) (*Package, error) {
+	m.mu.Lock()
+	i, ok := m.owner[name]
+	m.mu.Unlock()
+	if !ok {
+		var err error
+		if i, _, err = m.find(ctx, name); i < 0 {
+			return nil, err
 		}
-		return s.Fetch(ctx, name, version)
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
+	return m.srcs[i].Fetch(ctx, name, version)
 }
 
 // MemorySource is a Source held in memory: package.yaml streams added by

@@ -249,3 +249,21 @@ func TestCorpusConfigurations(t *testing.T) {
 		})
 	}
 }
+
+func TestSourcesShadow(t *testing.T) {
+	t.Parallel()
+	prov := xpkgtest.NewProvider("provider-a")
+	first := xpkgtest.NewGraph().Add(provA, "v1.0.0", prov).Source(t)
+	second := xpkgtest.NewGraph().Add(provA, "v1.5.0", prov).Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
+	root := xpkgtest.NewConfiguration("root").
+		WithDependency(meta.KindProvider, provA, "v1").
+		WithDependency(meta.KindProvider, provB, "v0")
+	g, ds := resolve(t, deps.Sources(first, second), root)
+	checkDiags(t, ds, nil)
+	if got, want := versions(g), provA+":v1.0.0 "+provB+":v0.1.0"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if second.Fetches(provA, "v1.5.0") != 0 {
+		t.Error("the second source was asked for a package the first has")
+	}
+}
