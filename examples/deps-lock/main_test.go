@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )

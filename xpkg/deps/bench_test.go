@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
-	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
