@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
@@ -173,10 +174,17 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 		return nil, "", err
 	}
 	perNode := verdicts(g, ds)
+	// Messages name positions too (a conflict lists every constraint):
+	// the root's files are shown as its diagnostics show them.
+	rootDir := ""
+	if (p.SourceKind == xpkg.SourceDirectory || p.SourceKind == xpkg.SourcePackageYAML) && p.Root != "" {
+		rootDir = p.Root + string(filepath.Separator)
+	}
 	for i := range ds {
 		if f, ok := strings.CutPrefix(ds[i].Pos.File, rootMark); ok {
 			ds[i].Pos.File = displayFile(p, linter.Diagnostic{Pos: posWithFile(ds[i], strings.TrimPrefix(f, "/"))})
 		}
+		ds[i].Message = strings.ReplaceAll(ds[i].Message, rootMark+"/", rootDir)
 	}
 	tree := ""
 	if c.format == report.FormatText {

@@ -135,3 +135,39 @@ func TestDepsRegistry(t *testing.T) {
 		t.Errorf("offline: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestDepsConflictPositions: a conflict names each constraint's position,
+// the root's as a path the user can open.
+func TestDepsConflictPositions(t *testing.T) {
+	t.Parallel()
+	const (
+		provA = "xpkg.example.org/acme/provider-a"
+		cfgX  = "xpkg.example.org/acme/configuration-x"
+	)
+	prov := xpkgtest.NewProvider("provider-a")
+	dir := xpkgtest.NewGraph().
+		Add(provA, "v1.0.0", prov).Add(provA, "v2.0.0", prov).
+		Add(cfgX, "v0.1.0", xpkgtest.NewConfiguration("x").WithDependency(meta.KindProvider, provA, ">=v2.0.0")).
+		Dir(t)
+	root := xpkgtest.NewConfiguration("root").
+		WithDependency(meta.KindProvider, provA, "v1").
+		WithDependency(meta.KindConfiguration, cfgX, "v0").Dir(t)
+	ds, r := jsonOutput(t, nil, "--deps", "--offline", "--deps-from", dir, root)
+	if r.code != exitProblems {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	n := 0
+	for _, d := range ds {
+		if d.Rule != "XP602" {
+			continue
+		}
+		n++
+		if strings.ContainsRune(d.Message, 0) || !strings.Contains(d.Message, `"v1" by root at `+root+"/crossplane.yaml:") ||
+			!strings.Contains(d.Message, `">=v2.0.0" by `+cfgX+":v0.1.0 at "+cfgX+":v0.1.0/package.yaml:") {
+			t.Errorf("message: %q", d.Message)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d XP602 diagnostics, want 2 (one at each entry)", n)
+	}
+}
