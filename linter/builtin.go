@@ -14,6 +14,7 @@ func Builtin() []*Rule {
 		withKindTypes(ruleFieldType()),
 		ruleSkippedFile(),
 		ruleDuplicateKey(),
+		ruleMetaFileName(),
 
 		ruleOneMeta(),
 		ruleAllowedKind(),

@@ -17,6 +17,7 @@ import (
 // something a YAML stream cannot hold, with what they describe.
 var examplesNotPackages = map[string]string{
 	"XP006": "a package directory holding a symbolic link (see TestSkippedFile)",
+	"XP008": "a package directory's files (see TestMetaFileName)",
 	"XP408": "a package with examples beside it (see TestExampleSchema)",
 }
 

@@ -155,10 +155,23 @@ too, so xpkgkit does not follow symbolic links: a link whose name ends in
 .yaml or .yml, or a link to a directory, is skipped, and what it leads to
 is not part of the package that was checked. crossplane xpkg build does
 follow links, so the package it builds holds objects that were never
-linted. Each skipped entry is reported once. The diagnostic's file is the
-entry's path and its line is 0, as for image-level diagnostics: no line of
-it was read. Copy the file or directory into the package instead of
-linking to it.`,
+linted. Copy the file or directory into the package instead of linking to
+it.
+
+xpkgkit also leaves out directories whose names start with "." (.github,
+.crossplane; .git is not even walked), but crossplane xpkg build reads every
+*.yaml and *.yml file under the package root except the examples directory,
+hidden directories included (crossplane v2.1.0, cmd/crank/xpkg/build.go,
+buildFilters: it skips directory entries, files that are not YAML and empty
+files, and the paths given with --ignore, nothing else), so a CI workflow in
+.github/workflows fails its build. Each YAML file under a hidden directory
+is reported: move it out of the package directory, or exclude it with the
+build's --ignore flag (paths relative to the package root, with wildcards:
+--ignore='.github/workflows/*').
+
+Each skipped entry is reported once. The diagnostic's file is the entry's
+path and its line is 0, as for image-level diagnostics: no line of it was
+read.`,
 		Bad:  "# the package directory\ncrossplane.yaml: file\ncrds/bucket.yaml: symbolic link to ../../shared/bucket.yaml\n",
 		Good: "# the package directory\ncrossplane.yaml: file\ncrds/bucket.yaml: file  # a copy of ../../shared/bucket.yaml\n",
 		Run: func(p *Pass) error {
@@ -171,6 +184,10 @@ linking to it.`,
 					why = reasonText(s.Reason)
 				}
 				msg := token(s.Path) + " was not read: " + why + "; Crossplane's build would include the link's target: copy it in instead"
+				if s.Reason == "in a hidden directory" {
+					msg = token(s.Path) + " was not read: " + why + "; crossplane xpkg build reads every YAML file outside the examples directory, " +
+						"hidden ones too: move it out of the package directory, or build with --ignore=" + token(s.Path)
+				}
 				// Line 0: the entry was not read, so there is no line of it
 				// to point at (the convention of ImagePos).
 				p.Report(Diagnostic{Pos: parser.Position{File: s.Path}, Message: msg})

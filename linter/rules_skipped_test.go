@@ -52,6 +52,14 @@ func TestSkippedFile(t *testing.T) {
 	}{
 		{name: "nothing skipped", stream: provider},
 		{
+			name:    "a YAML file in a hidden directory",
+			stream:  provider,
+			skipped: []parser.SkippedFile{{Path: ".github/workflows/ci.yaml", Reason: "in a hidden directory"}},
+			want: []skippedDiag{warn(".github/workflows/ci.yaml", ".github/workflows/ci.yaml was not read: in a hidden directory; "+
+				"crossplane xpkg build reads every YAML file outside the examples directory, hidden ones too: "+
+				"move it out of the package directory, or build with --ignore=.github/workflows/ci.yaml")},
+		},
+		{
 			name:    "a symlinked file",
 			stream:  provider,
 			skipped: []parser.SkippedFile{symlink("crds/bucket.yaml")},

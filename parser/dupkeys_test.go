@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -84,5 +85,24 @@ func TestDuplicateKeysBounded(t *testing.T) {
 	}
 	if got := u.Object["spec"].(map[string]any)["1"]; got != "last" {
 		t.Errorf("spec[1] = %v, want the last value", got)
+	}
+}
+
+// TestDuplicateKeysTypeAndPosition checks that apiVersion and kind given
+// twice take their last value too, and that FieldPosition points at the key
+// whose value wins.
+func TestDuplicateKeysTypeAndPosition(t *testing.T) {
+	t.Parallel()
+	p := mustParse(t, "apiVersion: v1\nkind: First\nkind: Last\nspec:\n  a: 1\n  a: 2\n")
+	if len(p.Objects) != 1 || p.Objects[0].Kind != "Last" {
+		t.Fatalf("objects %v, errors %v; want kind Last", p.Objects, p.Errors)
+	}
+	pos, err := p.Objects[0].FieldPosition("spec", "a")
+	if err != nil || pos.Line != 6 {
+		t.Errorf("FieldPosition(spec.a) = %v, %v; want line 6", pos, err)
+	}
+	p = mustParse(t, "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nkind: NotAKind\n")
+	if len(p.Errors) != 1 || !errors.Is(p.Errors[0], ErrUnknownKind) {
+		t.Errorf("errors %v; want the last kind, unknown", p.Errors)
 	}
 }

@@ -117,8 +117,9 @@ func deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// findKey finds the entry named name in a mapping: its own keys first,
-// then those of the mappings it merges (<<), breadth first, each mapping
+// findKey finds the entry named name in a mapping: its own keys first (the
+// last of a key given twice), then those of the mappings it merges (<<),
+// breadth first, each mapping
 // searched once however often it is merged, so crafted merges cannot make
 // it slow.
 func findKey(m *yaml.Node, name string) (key, val *yaml.Node) {
@@ -127,7 +128,8 @@ func findKey(m *yaml.Node, name string) (key, val *yaml.Node) {
 	for len(queue) > 0 {
 		m, queue = queue[0], queue[1:]
 		merges := false
-		for i := 0; i+1 < len(m.Content); i += 2 {
+		// Of a key given twice, the last wins, as in the conversion.
+		for i := len(m.Content) - 2; i >= 0; i -= 2 {
 			k := m.Content[i]
 			if isMerge(k) {
 				merges = true

@@ -48,12 +48,19 @@ type Limits struct {
 	// 1.7 MB and 35 623 nodes) counts 85 190. At the default, decoding one
 	// document costs at most about 130 MiB (see WithDecodeMemory).
 	MaxNodes int64
+	// MaxFiles is the most directory entries (files and directories,
+	// hidden ones included; .git is not walked) ParseFS visits in a
+	// package's on-disk format. It bounds the listing, which ParseFS does
+	// before it parses anything: a directory of millions of empty files
+	// costs no more than MaxFiles entries. The largest package directory of
+	// the corpus has 203.
+	MaxFiles int
 }
 
 // DefaultLimits returns limits that accept every real package with a wide
 // margin: 8 MiB documents, 1 GiB in total, 100 000 documents, depth 128,
-// 100 000 nodes of alias expansion and a count of 400 000 nodes per
-// document.
+// 100 000 nodes of alias expansion, a count of 400 000 nodes per document
+// and 20 000 entries in a package directory.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxDocumentBytes:  8 << 20,
@@ -62,6 +69,7 @@ func DefaultLimits() Limits {
 		MaxDepth:          128,
 		MaxAliasExpansion: 100_000,
 		MaxNodes:          400_000,
+		MaxFiles:          20_000,
 	}
 }
 
@@ -75,6 +83,7 @@ func (l Limits) withDefaults() Limits {
 	l.MaxDepth = orDefault(l.MaxDepth, d.MaxDepth)
 	l.MaxAliasExpansion = orDefault(l.MaxAliasExpansion, d.MaxAliasExpansion)
 	l.MaxNodes = orDefault(l.MaxNodes, d.MaxNodes)
+	l.MaxFiles = orDefault(l.MaxFiles, d.MaxFiles)
 	return l
 }
 

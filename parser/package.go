@@ -19,9 +19,14 @@ type Package struct {
 	Errors []*DocumentError
 	// Skipped lists, in lexical order of path, the entries of the on-disk
 	// format that ParseFS passed over although they may hold part of the
-	// package: symbolic links named *.yaml or *.yml, and symbolic links to
-	// directories (ParseFS does not follow links). It is empty for Parse.
+	// package: symbolic links named *.yaml or *.yml, symbolic links to
+	// directories (ParseFS does not follow links), and YAML files under
+	// hidden directories (whose names start with "."; crossplane xpkg build
+	// reads those). It is empty for Parse.
 	Skipped []SkippedFile
+	// Files lists the files ParseFS read, in the order it read them
+	// (PackageFiles); it is nil for Parse.
+	Files []string
 	// MetaGroup is the API group of the meta objects: the group the package
 	// was parsed with (DefaultMetaGroup unless WithMetaGroup said
 	// otherwise). The linter takes it from here; empty means
@@ -36,7 +41,8 @@ type SkippedFile struct {
 	// ParseFS.
 	Path string
 	// Reason says why the entry was not read: "symlink not followed" for a
-	// symbolic link, the only reason so far.
+	// symbolic link, "in a hidden directory" for a YAML file under a
+	// directory whose name starts with ".".
 	Reason string
 }
 

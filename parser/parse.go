@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -50,15 +51,18 @@ func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 // root, and not following symbolic links). Positions name each file by its
 // path in fsys. Errors are as for Parse.
 //
-// The symbolic links it does not follow are not silently lost: each one
-// named *.yaml or *.yml, and each one that leads to a directory (other than
-// one PackageFiles would skip anyway), is listed in Package.Skipped.
+// The entries it does not read are not silently lost: each symbolic link
+// named *.yaml or *.yml, each one that leads to a directory (other than one
+// PackageFiles would skip anyway), and each YAML file under a hidden
+// directory (other than .git), which crossplane xpkg build would read, is
+// listed in Package.Skipped. The package needs no crossplane.yaml: the meta
+// object is found by its group and kind in whichever file holds it.
 func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) {
 	if err := checkArgs(ctx, fsys == nil, "fs.FS"); err != nil {
 		return nil, err
 	}
 	c := newConfig(opts)
-	files, skipped, err := listPackageFiles(fsys)
+	files, skipped, err := listPackageFiles(ctx, fsys, c.limits)
 	if err != nil {
 		return nil, fmt.Errorf("parser: listing package files: %w", err)
 	}
@@ -80,6 +84,7 @@ func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) 
 		return nil, err
 	}
 	p.Skipped = skipped
+	p.Files = files
 	return p, nil
 }
 
@@ -98,71 +103,167 @@ func checkArgs(ctx context.Context, nilSource bool, what string) error {
 // the on-disk format.
 const MetaFile = "crossplane.yaml"
 
-// reasonSymlink is the Reason of a SkippedFile that is a symbolic link.
-const reasonSymlink = "symlink not followed"
-
 // PackageFiles lists the files of a package in its on-disk format, in the
 // order ParseFS reads them: MetaFile (crossplane.yaml) at the root first,
 // when there is one, then every other regular file named *.yaml or *.yml,
 // in lexical order of path. It skips directories whose names start with "."
 // and the examples directory at the root, and does not follow symbolic
 // links (nor list other files that are not regular); ParseFS records the
-// links it passes over in Package.Skipped. The paths are slash-separated
-// paths in fsys. Its error is the one fs.WalkDir returns (an *fs.PathError
-// naming the path that could not be read).
+// links and the hidden YAML files it passes over in Package.Skipped. The
+// paths are slash-separated paths in fsys. Its error is that of reading a
+// directory (an *fs.PathError naming it), or a *LimitError when fsys holds
+// more than DefaultLimits' MaxFiles entries.
 //
 // Tools that write a package (such as an xpkg build) use it to hold exactly
 // the files that were parsed.
 func PackageFiles(fsys fs.FS) ([]string, error) {
-	files, _, err := listPackageFiles(fsys)
+	files, _, err := listPackageFiles(context.Background(), fsys, DefaultLimits())
 	return files, err
 }
 
+// Reasons of SkippedFile.
+const (
+	// reasonSymlink: a symbolic link.
+	reasonSymlink = "symlink not followed"
+	// reasonHidden: a YAML file under a directory whose name starts with ".".
+	reasonHidden = "in a hidden directory"
+)
+
 // listPackageFiles walks fsys as PackageFiles describes and returns, beside
-// the files, the symbolic links it did not follow that would have mattered:
-// those named *.yaml or *.yml, and those leading to a directory that would
-// have been walked, each in lexical order of path.
-func listPackageFiles(fsys fs.FS) (files []string, skipped []SkippedFile, err error) {
-	hasMeta := false
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && skipDir(p, d.Name()) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		ext := path.Ext(p)
-		isYAML := ext == ".yaml" || ext == ".yml"
-		if d.Type()&fs.ModeSymlink != 0 {
-			if isYAML || !skipDir(p, d.Name()) && linksToDir(fsys, p) {
-				skipped = append(skipped, SkippedFile{Path: p, Reason: reasonSymlink})
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() { // devices, sockets, named pipes...
-			return nil
-		}
-		if p == MetaFile {
-			hasMeta = true
-			return nil
-		}
-		if isYAML {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
+// the files, the entries it did not read that would have mattered, each in
+// lexical order of path: symbolic links named *.yaml or *.yml, symbolic
+// links leading to a directory that would have been walked, and regular
+// YAML files under hidden directories (crossplane xpkg build reads those;
+// .git is not walked). It visits at most lim.MaxFiles entries, reading
+// directories a chunk at a time, and checks ctx as it goes.
+func listPackageFiles(ctx context.Context, fsys fs.FS, lim Limits) (files []string, skipped []SkippedFile, err error) {
+	w := walker{ctx: ctx, fsys: fsys, lim: lim}
+	if err := w.dir(".", false); err != nil {
 		return nil, nil, err
 	}
+	files, skipped = w.files, w.skipped
 	sort.Strings(files)
-	if hasMeta {
+	if w.hasMeta {
 		files = append([]string{MetaFile}, files...)
 	}
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 	return files, skipped, nil
+}
+
+// walker is one walk of listPackageFiles.
+type walker struct {
+	ctx     context.Context
+	fsys    fs.FS
+	lim     Limits
+	entries int
+	files   []string
+	skipped []SkippedFile
+	hasMeta bool
+}
+
+// readDirChunk is how many entries of a directory are read at once.
+const readDirChunk = 1024
+
+// dir walks the directory at p; hidden says it is (under) a hidden
+// directory, whose YAML files are only recorded as skipped.
+func (w *walker) dir(p string, hidden bool) error {
+	f, err := w.fsys.Open(p)
+	if err != nil {
+		return err
+	}
+	var subdirs []string
+	rd, ok := f.(fs.ReadDirFile)
+	if !ok {
+		f.Close()
+		entries, err := fs.ReadDir(w.fsys, p)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if subdirs, err = w.entry(p, e, hidden, subdirs); err != nil {
+				return err
+			}
+		}
+	} else {
+		for {
+			entries, rerr := rd.ReadDir(readDirChunk)
+			for _, e := range entries {
+				if subdirs, err = w.entry(p, e, hidden, subdirs); err != nil {
+					f.Close()
+					return err
+				}
+			}
+			if rerr == io.EOF || (rerr == nil && len(entries) == 0) {
+				break
+			}
+			if rerr != nil {
+				f.Close()
+				return &fs.PathError{Op: "readdir", Path: p, Err: rerr}
+			}
+		}
+		f.Close()
+	}
+	sort.Strings(subdirs)
+	for _, d := range subdirs {
+		h := hidden || strings.HasPrefix(path.Base(d), ".")
+		if err := w.dir(d, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry handles one entry of the directory at dir and returns subdirs with
+// the entry added when it is a directory to walk.
+func (w *walker) entry(dir string, d fs.DirEntry, hidden bool, subdirs []string) ([]string, error) {
+	w.entries++
+	if max := w.lim.MaxFiles; max > 0 && w.entries > max {
+		return nil, &LimitError{Limit: "MaxFiles", Value: int64(max), Pos: Position{File: path.Join(dir, d.Name())}}
+	}
+	if w.entries%256 == 0 {
+		if err := w.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	name := d.Name()
+	p := path.Join(dir, name)
+	if d.IsDir() {
+		switch {
+		case p == "examples", name == ".git":
+			// Crossplane's build leaves the examples root out of the package;
+			// a .git directory holds no package YAML, only many files.
+		case hidden || strings.HasPrefix(name, "."):
+			subdirs = append(subdirs, p) // walked for what it would hide
+		default:
+			subdirs = append(subdirs, p)
+		}
+		return subdirs, nil
+	}
+	ext := path.Ext(p)
+	isYAML := ext == ".yaml" || ext == ".yml"
+	if hidden {
+		if isYAML && d.Type().IsRegular() {
+			w.skipped = append(w.skipped, SkippedFile{Path: p, Reason: reasonHidden})
+		}
+		return subdirs, nil
+	}
+	if d.Type()&fs.ModeSymlink != 0 {
+		if isYAML || !skipDir(p, name) && linksToDir(w.fsys, p) {
+			w.skipped = append(w.skipped, SkippedFile{Path: p, Reason: reasonSymlink})
+		}
+		return subdirs, nil
+	}
+	if !d.Type().IsRegular() { // devices, sockets, named pipes...
+		return subdirs, nil
+	}
+	if p == MetaFile {
+		w.hasMeta = true
+		return subdirs, nil
+	}
+	if isYAML {
+		w.files = append(w.files, p)
+	}
+	return subdirs, nil
 }
 
 // skipDir reports whether the directory at path p, named name, is left out
@@ -187,6 +288,7 @@ type run struct {
 	dec    *decoder
 	sem    chan struct{}
 	budget *budget
+	br     *bufio.Reader
 	wg     sync.WaitGroup
 	slots  []*result
 	failed atomic.Bool
@@ -229,7 +331,15 @@ func (r *run) file(fsys fs.FS, name string) error {
 
 // stream splits one stream and hands its documents to decoding goroutines.
 func (r *run) stream(file string, in io.Reader) error {
-	sp := newSplitter(newCtxReader(r.ctx, in), file, r.c.limits, r.bytes, r.docs)
+	in = newCtxReader(r.ctx, in)
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(in, splitBufSize)
+	} else {
+		// One read buffer for all the files of a package directory, not one
+		// per file.
+		r.br.Reset(in)
+	}
+	sp := newSplitter(r.br, file, r.c.limits, r.bytes, r.docs)
 	sp.ctx = r.ctx
 	defer func() {
 		r.bytes += sp.Offset()

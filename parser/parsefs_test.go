@@ -61,6 +61,64 @@ func TestParseFS(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("objects (-want +got):\n%s", diff)
 	}
+	// YAML under hidden directories is not read, but not lost either:
+	// crossplane xpkg build would read it.
+	wantSkipped := []SkippedFile{
+		{Path: ".github/workflows/c.yaml", Reason: "in a hidden directory"},
+		{Path: "a/.hidden/h.yaml", Reason: "in a hidden directory"},
+	}
+	if diff := cmp.Diff(wantSkipped, p.Skipped); diff != "" {
+		t.Errorf("Skipped (-want +got):\n%s", diff)
+	}
+	wantFiles := []string{"crossplane.yaml", ".dotfile.yaml", "a.yaml", "a/crossplane.yaml", "a/examples/x.yaml", "a/z.yml", "b.yaml"}
+	if diff := cmp.Diff(wantFiles, p.Files); diff != "" {
+		t.Errorf("Files (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseFSMetaInAnyFile checks that a package directory needs no
+// crossplane.yaml: the meta object is found by its group and kind, as
+// crossplane xpkg build finds it.
+func TestParseFSMetaInAnyFile(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"meta.yaml":   {Data: []byte(providerMeta)},
+		"crds/a.yaml": {Data: []byte(obj("T", "a"))},
+	}
+	p, err := ParseFS(context.Background(), fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Pkg() == nil || p.Meta[0].Pos.File != "meta.yaml" || len(p.Objects) != 1 {
+		t.Fatalf("meta %v, objects %d, errors %v", p.Meta, len(p.Objects), p.Errors)
+	}
+}
+
+// TestParseFSMaxFiles checks MaxFiles at its boundary: the listing counts
+// every entry (directories and hidden ones included), and one entry too
+// many is a *LimitError naming it, before anything is parsed.
+func TestParseFSMaxFiles(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"crossplane.yaml":        {Data: []byte(providerMeta)},
+		"crds/a.yaml":            {Data: []byte(obj("T", "a"))},
+		"crds/b.yaml":            {Data: []byte(obj("T", "b"))},
+		".github/ci.yaml":        {Data: []byte("on: push\n")},
+		".git/objects/ab/cdef01": {Data: []byte("x")}, // not walked
+	}
+	// Entries: crossplane.yaml, crds, .github, .git (listed, not walked),
+	// crds/a.yaml, crds/b.yaml, .github/ci.yaml.
+	if _, err := ParseFS(context.Background(), fsys, WithLimits(Limits{MaxFiles: 7})); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	_, err := ParseFS(context.Background(), fsys, WithLimits(Limits{MaxFiles: 6}))
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "MaxFiles" || le.Value != 6 || le.Pos.File == "" {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if want := "crds/b.yaml"; le.Pos.File != want {
+		t.Errorf("limit passed at %q, want %q", le.Pos.File, want)
+	}
 }
 
 // outsidePrefix marks a symlink target of TestParseFSSkipped that lies in

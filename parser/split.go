@@ -76,8 +76,12 @@ func newSplitter(r io.Reader, file string, lim Limits, total int64, docs int) *S
 	if r == nil {
 		return &Splitter{file: file, lim: lim, err: errors.New("parser: nil reader")}
 	}
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < splitBufSize {
+		br = bufio.NewReaderSize(r, splitBufSize)
+	}
 	return &Splitter{
-		r:     bufio.NewReaderSize(r, 64<<10),
+		r:     br,
 		file:  file,
 		lim:   lim,
 		total: total,
@@ -259,6 +263,9 @@ func (s *Splitter) readLine() (line []byte, num int, off int64, err error) {
 	}
 	return chunk, num, off, err
 }
+
+// splitBufSize is the size of the splitter's read buffer.
+const splitBufSize = 64 << 10
 
 var bom = []byte("\xef\xbb\xbf")
 

@@ -118,10 +118,11 @@ func TestOpenCorpus(t *testing.T) {
 						t.Errorf("%s: image diagnostic on a well-formed image: %v", f.name, d)
 					}
 				}
-				// XP408 reports on examples, which only some forms hold.
+				// XP408 reports on examples, which only some forms hold; XP006
+				// on the directory's files left out (YAML under .github).
 				kept := res.Diagnostics[:0:0]
 				for _, d := range res.Diagnostics {
-					if d.RuleID != "XP408" {
+					if d.RuleID != "XP408" && d.RuleID != "XP006" {
 						kept = append(kept, d)
 					}
 				}

@@ -67,13 +67,41 @@ func openDir(ctx context.Context, dir string, c *openConfig) (*Package, SourceKi
 		p, err := openPackageDir(ctx, root, c)
 		return p, SourceDirectory, nil, err
 	}
+	if !found && !isFile(filepath.Join(dir, PackageFile)) && hasYAML(dir) {
+		// crossplane xpkg build finds the meta object in any YAML file of
+		// the package root, not only in crossplane.yaml: so does ParseFS
+		// (and the linter notes the file's name, XP008).
+		p, err := openPackageDir(ctx, dir, c)
+		return p, SourceDirectory, nil, err
+	}
 	if !found {
-		tried = append(tried, "package directory: no "+parser.MetaFile+" at its root or in "+packageSubdir+"/")
+		tried = append(tried, "package directory: no "+parser.MetaFile+" at its root or in "+packageSubdir+"/, nor any other YAML file at its root")
 	}
 	if isFile(filepath.Join(dir, PackageFile)) {
 		tried = append(tried, "it holds "+PackageFile+": give that file's path to read it as a package stream")
 	}
 	return nil, 0, tried, ErrUnknownSource
+}
+
+// hasYAML reports whether the directory holds a regular file named *.yaml
+// or *.yml, reading its entries a few at a time and stopping at the first.
+func hasYAML(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		entries, err := f.ReadDir(256)
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); (ext == ".yaml" || ext == ".yml") && e.Type().IsRegular() {
+				return true
+			}
+		}
+		if err != nil || len(entries) == 0 {
+			return false
+		}
+	}
 }
 
 // openPackageDir reads a package in its on-disk format rooted at root.

@@ -209,10 +209,11 @@ func yamlCases() []Case {
 		{
 			Name: "yaml-duplicate-keys",
 			Description: "The meta document says 'kind' twice (Configuration, then NotAKind) and 'name' twice. " +
-				"Duplicate keys are a parse error; a lenient parser that keeps the last value meets an " +
-				"unknown meta kind, a lint error.",
+				"Crossplane's decoding keeps the last value of a duplicate key, and so does the parser: the " +
+				"meta kind is NotAKind, which no meta scheme knows, a parse error (XP002); a linter that " +
+				"decodes it may report it as a lint error instead.",
 			Kind:         KindPackageYAML,
-			Expect:       rule(ClassParseError, "XP001"),
+			Expect:       rule(ClassParseError, "XP002"),
 			Alternatives: []Outcome{class(ClassLintError)},
 			Size:         600,
 			Seed:         true,
