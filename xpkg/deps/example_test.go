@@ -54,5 +54,5 @@ spec:
 	}
 	// Output:
 	// xpkg.example.org/acme/provider-a v1.1.0 asked by platform at crossplane.yaml:9:5
-	// crossplane.yaml:9:5: error: dependency 0: xpkg.example.org/acme/provider-a:v1.1.0 requires Crossplane ">=v1.14.0 <v2.0.0", which excludes v2.1.0 (XP605 graph-crossplane-version)
+	// crossplane.yaml:9:5: error XP605 graph-crossplane-version: dependency 0: xpkg.example.org/acme/provider-a:v1.1.0 requires Crossplane ">=v1.14.0 <v2.0.0", which excludes v2.1.0
 }
