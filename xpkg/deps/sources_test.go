@@ -1,6 +1,7 @@
 package deps_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -266,4 +267,45 @@ func TestSourcesShadow(t *testing.T) {
 	if second.Fetches(provA, "v1.5.0") != 0 {
 		t.Error("the second source was asked for a package the first has")
 	}
+}
+
+// TestUnreadablePackages: too many tags, and an image that fails its
+// verification, are problems of the graph (XP601), not errors of Resolve.
+func TestUnreadablePackages(t *testing.T) {
+	t.Parallel()
+	g := xpkgtest.NewGraph()
+	for i := range 20 {
+		g.Add(provA, fmt.Sprintf("v1.0.%d", i), xpkgtest.NewProvider("provider-a"))
+	}
+	g.Add(provB, "v1.0.0", xpkgtest.NewProvider("provider-b"))
+	dir := g.Dir(t)
+	// Corrupt provider-b's image: one byte of its base layer.
+	p := filepath.Join(dir, filepath.FromSlash(provB), "v1.0.0.xpkg")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte{0x1f, 0x8b}) // the first gzip layer
+	if i < 0 {
+		t.Fatal("no gzip layer in the .xpkg")
+	}
+	data[i+40] ^= 0xff
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := xpkgtest.NewConfiguration("root").
+		WithDependency(meta.KindProvider, provA, "v1").
+		WithDependency(meta.KindProvider, provB, "v1")
+	gr, err := deps.NewResolver(deps.NewDirSource(dir, xpkg.Limits{}), deps.WithLimits(deps.Limits{MaxTags: 10})).Resolve(context.Background(), rootSummary(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := gr.Lint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDiags(t, ds, []want{
+		{"XP601", "root.yaml:15", `cannot list its versions: deps: limit exceeded: MaxTags 10`},
+		{"XP601", "root.yaml:19", `provider-b:v1.0.0 cannot be fetched: `},
+	})
 }
