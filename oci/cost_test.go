@@ -459,3 +459,46 @@ func TestOpenReportsFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestWarningsBounded checks that a layer of many long unsafe names makes
+// ReadFile keep a bounded number of short warnings, and that an archive's
+// index skips entries with very long names.
+func TestWarningsBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 8<<10)
+	var entries []entry
+	for i := range 150 {
+		entries = append(entries, file(fmt.Sprintf("../%d/%s", i, long), ""))
+	}
+	upper := append(entries[:120:120], file("x", "1"))
+	lower := append(entries[120:], file("package.yaml", "kind: Configuration\n"))
+	b := newBuilder(t)
+	ul := b.gzLayer(upper...)
+	ll := b.gzLayer(lower...)
+	f, err := oci.ReadFile(context.Background(), b.s, []ocispec.Descriptor{ll, ul}, "package.yaml")
+	wantErr(t, err, nil)
+	defer f.Close()
+	if _, err := io.Copy(io.Discard, f); err != nil {
+		t.Fatal(err)
+	}
+	w := f.Warnings()
+	if len(w) != oci.MaxWarnings+1 {
+		t.Fatalf("%d warnings, want %d and a summary", len(w), oci.MaxWarnings)
+	}
+	for _, e := range w[:oci.MaxWarnings] {
+		if len(e.Path) > oci.MaxWarningPath || !errors.Is(e, oci.ErrUnsafePath) {
+			t.Fatalf("warning of %d bytes: %.80v", len(e.Path), e)
+		}
+	}
+	if last := w[oci.MaxWarnings]; !errors.Is(last, oci.ErrUnsafePath) || !strings.Contains(last.Error(), "and 50 more") {
+		t.Errorf("summary %v, want 50 more", last)
+	}
+
+	archive := tarBytes(t, file("oci-layout", `{"imageLayoutVersion":"1.0.0"}`), file("index.json", `{"schemaVersion":2,"manifests":[]}`), file(long, "x"))
+	l, err := oci.NewLayoutTar(context.Background(), bytes.NewReader(archive), int64(len(archive)))
+	wantErr(t, err, nil)
+	defer l.Close()
+	if _, err := l.Fetch(context.Background(), ocispec.Descriptor{Digest: digest.FromString("x"), Size: 1}); !errors.Is(err, oci.ErrNotFound) {
+		t.Errorf("fetch: %v", err)
+	}
+}

@@ -36,11 +36,10 @@ type File struct {
 	// first).
 	LayerIndex int
 
-	tr       *tar.Reader
-	l        *layerStream
-	scan     *layerScan
-	warnings []*Error
-	err      error
+	tr   *tar.Reader
+	l    *layerStream
+	scan *layerScan
+	err  error
 }
 
 // Read reads the file's content.
@@ -93,9 +92,46 @@ func (f *File) Close() error {
 
 // Warnings returns the entries that were skipped because their names are
 // unsafe (absolute, or with a ".." element): each an *Error wrapping
-// ErrUnsafePath with the layer and the name as written. It is complete once
-// Read has returned io.EOF.
-func (f *File) Warnings() []*Error { return slices.Concat(f.warnings, f.scan.warnings) }
+// ErrUnsafePath with the layer and the name as written (its first
+// MaxWarningPath bytes). At most MaxWarnings are kept over all the layers
+// read; when there were more, a last *Error (with no Path) says how many
+// were left out. It is complete once Read has returned io.EOF.
+func (f *File) Warnings() []*Error {
+	w := slices.Clone(f.scan.warnings.list) // those of the layers above too
+	if n := f.scan.warnings.more; n > 0 {
+		w = append(w, &Error{Op: "read file", Err: fmt.Errorf("%w: and %d more entries with unsafe names", ErrUnsafePath, n)})
+	}
+	return w
+}
+
+// Bounds of File.Warnings: what a layer of unsafe names can make this
+// package keep, however many and however long they are.
+const (
+	// MaxWarnings is how many warnings File.Warnings keeps.
+	MaxWarnings = 100
+	// MaxWarningPath is how many bytes of an entry's name a warning keeps.
+	MaxWarningPath = 4096
+)
+
+// warnings collects at most MaxWarnings warnings and counts the rest.
+type warnings struct {
+	list []*Error
+	more int
+}
+
+// add records a warning for the unsafe entry name of layer desc.
+func (w *warnings) add(desc ocispec.Descriptor, name string) {
+	if len(w.list) >= MaxWarnings {
+		w.more++
+		return
+	}
+	if len(name) > MaxWarningPath {
+		name = strings.ToValidUTF8(name[:MaxWarningPath], "")
+	}
+	// A copy: the name may share the memory of a PAX header of a MiB.
+	name = strings.Clone(name)
+	w.list = append(w.list, &Error{Op: "read file", Descriptor: desc, Path: name, Err: ErrUnsafePath})
+}
 
 // ReadFile reads the file name (cleaned: "./package.yaml" is
 // "package.yaml") from the filesystem that layers (bottom first, as in a
@@ -126,18 +162,17 @@ func ReadFile(ctx context.Context, f Fetcher, layers []ocispec.Descriptor, name 
 		return nil, opError("read file", ocispec.Descriptor{}, name, fmt.Errorf("%w: invalid name", ErrNotFound))
 	}
 	b := &budget{left: o.limits.MaxImageSize, limit: o.limits.MaxImageSize}
-	var warnings []*Error
+	var warned warnings
 	for i := len(layers) - 1; i >= 0; i-- {
-		file, scan, err := readLayerFile(ctx, f, layers[i], target, o.limits, b)
+		file, scan, err := readLayerFile(ctx, f, layers[i], target, o.limits, b, warned)
 		if err != nil {
 			return nil, err
 		}
 		if file != nil {
 			file.LayerIndex = i
-			file.warnings = warnings
 			return file, nil
 		}
-		warnings = append(warnings, scan.warnings...)
+		warned = scan.warnings
 		if scan.hidden {
 			return nil, opError("read file", layers[i], target, fmt.Errorf("%w: hidden by a whiteout or a non-directory in layer %d", ErrNotFound, i))
 		}
@@ -156,12 +191,13 @@ func ReadLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, name
 // layer has it (the layer stream is then left open, positioned at the file's
 // content); otherwise the completed scan, having read and verified the whole
 // layer.
-func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, target string, lim Limits, b *budget) (*File, *layerScan, error) {
+// warned are the warnings of the layers read before.
+func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, target string, lim Limits, b *budget, warned warnings) (*File, *layerScan, error) {
 	l, err := openLayerStream(ctx, f, desc, lim, b)
 	if err != nil {
 		return nil, nil, err
 	}
-	scan := &layerScan{desc: desc, target: target, seen: map[[16]byte]bool{}, maxEntries: lim.MaxTarEntries}
+	scan := &layerScan{desc: desc, target: target, seen: map[[16]byte]bool{}, maxEntries: lim.MaxTarEntries, warnings: warned}
 	tr := tar.NewReader(l)
 	for {
 		hdr, err := nextHeader(tr, l)
@@ -208,7 +244,7 @@ type layerScan struct {
 	count      int64
 	maxEntries int64
 	hidden     bool
-	warnings   []*Error
+	warnings   warnings // of this layer and those read before
 }
 
 // entry records hdr and reports whether it is target itself.
@@ -218,7 +254,7 @@ func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
 	}
 	name, ok := CleanPath(hdr.Name)
 	if !ok {
-		s.warnings = append(s.warnings, &Error{Op: "read file", Descriptor: s.desc, Path: hdr.Name, Err: ErrUnsafePath})
+		s.warnings.add(s.desc, hdr.Name)
 		return false, nil
 	}
 	if name == "." {

@@ -15,6 +15,11 @@ import (
 
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// maxArchiveName is the longest entry name an archive's index keeps: the
+// names of layouts and docker archives are short, and a PAX name may take a
+// MiB, which the index must not keep for every entry.
+const maxArchiveName = 4096
+
 // tarEntry is a regular file of an archive.
 type tarEntry struct {
 	name   string
@@ -90,13 +95,16 @@ func indexPlainTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) 
 		if count > lim.MaxTarEntries {
 			return nil, limitErr("MaxTarEntries", lim.MaxTarEntries)
 		}
-		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA || isSparse(hdr) {
-			continue
+		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA || isSparse(hdr) || len(hdr.Name) > maxArchiveName {
+			continue // not kept: the index holds short names only
 		}
 		name, ok := CleanPath(hdr.Name)
 		if !ok || name == "." {
 			continue
 		}
+		// A copy, kept as the key and the name: the name may share the
+		// memory of a PAX header of a MiB.
+		name = strings.Clone(name)
 		if _, dup := t.entries[name]; dup {
 			return nil, fmt.Errorf("%w: %s", ErrDuplicateEntry, safetext.Quote(name))
 		}

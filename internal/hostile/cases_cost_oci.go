@@ -185,6 +185,20 @@ func ociCostCases() []Case {
 			}, xpkgHooks{}),
 		},
 		{
+			Name: "layer-1000-long-unsafe-names",
+			Description: "A gzip base layer (about 2 MB) of 1,000 entries whose PAX names are '../<i>/' and 1 MiB " +
+				"of 'a', then package.yaml. Unsafe names never match and are reported as warnings: a reader " +
+				"that keeps each name keeps 1 GiB. Warnings are capped in number and length. The package.yaml " +
+				"ends with a document that does not parse, so the case ends in a parse error.",
+			Kind:   KindXpkg,
+			Expect: rule(ClassParseError, ""),
+			Size:   2_000_000,
+			Heavy:  true,
+			Write: xpkgCase("layer-1000-long-unsafe-names", func() []layerSpec {
+				return []layerSpec{{mediaType: ocispec.MediaTypeImageLayerGzip, annotation: baseValue, raw: longUnsafeNamesLayer(1000)}}
+			}, xpkgHooks{}),
+		},
+		{
 			Name: "xpkg-90000-stale-layer-labels",
 			Description: "A docker archive whose config holds 90,000 layer labels " +
 				"(io.crossplane.xpkg:sha256:…) naming no layer. The archive is refused as tampered; the error " +

@@ -367,3 +367,52 @@ func sparseTar(name string, data []byte, realSize int64) func(io.Writer) error {
 		return writeEnd(w)
 	}
 }
+
+// longUnsafeNamesLayer returns a generator of a gzip layer of n entries
+// whose PAX path is "../<i>/" and then about 1 MiB of 'a' (names that must
+// never match, which a reader reports as warnings), then brokenPackage as
+// package.yaml.
+func longUnsafeNamesLayer(n int) func(io.Writer) error {
+	return func(w io.Writer) error {
+		g, err := newPieceGzip(w)
+		if err != nil {
+			return err
+		}
+		const fill = 1<<20 - 4096 // under archive/tar's 1 MiB bound on PAX headers
+		for i := range n {
+			head := fmt.Sprintf(" path=../%d/", i)
+			size := len(head) + fill + 1
+			size += len(fmt.Sprint(size))
+			if len(fmt.Sprint(size))+len(head)+fill+1 != size {
+				size++
+			}
+			prefix := fmt.Sprint(size) + head
+			h, err := header(fmt.Sprintf("PaxHeaders/%d", i), 'x', "", int64(size), 0, 0)
+			if err != nil {
+				return err
+			}
+			if _, err := g.Write(append(h[:], prefix...)); err != nil {
+				return err
+			}
+			if err := g.fill('a', fill); err != nil {
+				return err
+			}
+			if _, err := g.Write([]byte("\n")); err != nil {
+				return err
+			}
+			if err := pad(g, int64(size)); err != nil {
+				return err
+			}
+			if err := writeEntry(g, file(fmt.Sprintf("x%d", i), nil)); err != nil {
+				return err
+			}
+		}
+		if err := writeEntry(g, file("package.yaml", []byte(brokenPackage))); err != nil {
+			return err
+		}
+		if err := writeEnd(g); err != nil {
+			return err
+		}
+		return g.Close()
+	}
+}
