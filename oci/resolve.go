@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -112,8 +111,15 @@ func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range idx.Manifests {
-		if n := m.Annotations[ocispec.AnnotationRefName]; m.Digest == d.Digest && n != "" && !slices.Contains(img.RefNames, n) {
+	seen := map[string]bool{} // linear, however many names the index repeats
+	for i, m := range idx.Manifests {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, opError("resolve", ocispec.Descriptor{}, "", err)
+			}
+		}
+		if n := m.Annotations[ocispec.AnnotationRefName]; m.Digest == d.Digest && n != "" && !seen[n] {
+			seen[n] = true
 			img.RefNames = append(img.RefNames, n)
 		}
 	}
