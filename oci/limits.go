@@ -19,8 +19,10 @@ type Limits struct {
 	// MaxLayerSize bounds the decompressed bytes of one layer. Default 1 GiB.
 	MaxLayerSize int64
 	// MaxImageSize bounds the decompressed bytes read by one flattened
-	// ReadFile across all layers, and the decompressed size of a gzip-compressed
-	// archive. Default 2 GiB.
+	// ReadFile across all layers, and the decompressed size of a
+	// gzip-compressed archive, which is spooled to a temporary file (in
+	// os.TempDir) past 16 MiB: it is also the disk space opening one may
+	// take. Default 2 GiB.
 	MaxImageSize int64
 	// MaxFileSize bounds the size of one file read out of a layer. Default
 	// 512 MiB.
