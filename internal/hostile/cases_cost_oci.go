@@ -185,17 +185,17 @@ func ociCostCases() []Case {
 			}, xpkgHooks{}),
 		},
 		{
-			Name: "layer-1000-long-unsafe-names",
-			Description: "A gzip base layer (about 2 MB) of 1,000 entries whose PAX names are '../<i>/' and 1 MiB " +
+			Name: "layer-500-long-unsafe-names",
+			Description: "A gzip base layer (about 1 MB) of 500 entries whose PAX names are '../<i>/' and 1 MiB " +
 				"of 'a', then package.yaml. Unsafe names never match and are reported as warnings: a reader " +
-				"that keeps each name keeps 1 GiB. Warnings are capped in number and length. The package.yaml " +
+				"that keeps each name keeps 500 MiB. Warnings are capped in number and length. The package.yaml " +
 				"ends with a document that does not parse, so the case ends in a parse error.",
 			Kind:   KindXpkg,
 			Expect: rule(ClassParseError, ""),
-			Size:   2_000_000,
+			Size:   1_000_000,
 			Heavy:  true,
-			Write: xpkgCase("layer-1000-long-unsafe-names", func() []layerSpec {
-				return []layerSpec{{mediaType: ocispec.MediaTypeImageLayerGzip, annotation: baseValue, raw: longUnsafeNamesLayer(1000)}}
+			Write: xpkgCase("layer-500-long-unsafe-names", func() []layerSpec {
+				return []layerSpec{{mediaType: ocispec.MediaTypeImageLayerGzip, annotation: baseValue, raw: longUnsafeNamesLayer(500)}}
 			}, xpkgHooks{}),
 		},
 		{

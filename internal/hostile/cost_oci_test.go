@@ -22,7 +22,7 @@ var ociCostCaseNames = []string{
 	"xpkg-manifest-json-layers-twice",
 	"oci-gzip-header-corrupt",
 	"layer-sparse-package-yaml",
-	"layer-1000-long-unsafe-names",
+	"layer-500-long-unsafe-names",
 	"xpkg-90000-stale-layer-labels",
 }
 
