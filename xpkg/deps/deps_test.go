@@ -95,8 +95,25 @@ func TestResolve(t *testing.T) {
 	}, {
 		name:     "pre-release only when the constraint names one",
 		graph:    base,
-		root:     cfg.WithDependency(meta.KindProvider, provA, ">=v1.2.0-0 <v2.0.0"),
+		root:     cfg.WithDependency(meta.KindProvider, provA, ">=v1.2.0-0, <v2.0.0-0"),
 		versions: provA + ":v1.2.0-rc.1",
+	}, {
+		// Crossplane's semver (Masterminds v1.5.0): each comparison whose
+		// bound names no pre-release refuses one, whatever the others say.
+		name:  "pre-release refused by a comparison without one",
+		graph: base,
+		root:  cfg.WithDependency(meta.KindProvider, provA, ">=v1.2.0-0, <v2.0.0"),
+		want:  []want{{"XP601", "root.yaml:15", `no tag satisfies ">=v1.2.0-0, <v2.0.0"`}},
+	}, {
+		name:  "constraints joined by a space are not Crossplane's",
+		graph: base,
+		root:  cfg.WithDependency(meta.KindProvider, provA, ">=v1.0.0 <v2.0.0"),
+		want:  []want{{"XP601", "root.yaml:15", `is not a constraint Crossplane reads: improper constraint`}},
+	}, {
+		name:     "wildcards and carets",
+		graph:    base,
+		root:     cfg.WithDependency(meta.KindProvider, provA, "1.x").WithDependency(meta.KindFunction, fnP, "^0.3"),
+		versions: fnP + ":v0.3.0 " + provA + ":v1.1.0",
 	}, {
 		name:     "incomplete and non-semver tags are skipped",
 		graph:    base,

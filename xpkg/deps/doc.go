@@ -26,13 +26,13 @@
 //     findDependencyVersionToInstall). Tags that are not semantic versions
 //     are skipped, and so are incomplete ones: "v1" parses as 1.0.0 but is
 //     skipped, since such a tag may not be that release. A leading "v" is
-//     allowed in tags and constraints. Constraints are Masterminds semver
-//     constraints (Crossplane uses Masterminds/semver v1.5.0; xpkgkit the v3
-//     module, whose constraint syntax and pre-release rule are the same for
-//     the constraints packages use): a pre-release tag such as
-//     v1.2.0-rc.1 satisfies only a constraint that itself names a
-//     pre-release, so ">=v1.14.1-0" admits pre-releases and ">=v1.14.1"
-//     does not.
+//     allowed in tags and constraints. Constraints are read as Crossplane's
+//     library, Masterminds/semver v1.5.0, reads them (not as the v3 module
+//     does): comparisons are joined with ',' (">=v1.0.0 <v2.0.0", joined by a
+//     space, is not a constraint Crossplane reads), alternatives with '||',
+//     and each comparison whose bound names no pre-release refuses a
+//     pre-release version, so ">=v1.14.1-0" admits v2.0.0-rc.1 while
+//     ">=v1.2.0-0, <v2.0.0" admits none.
 //   - A version that is a digest (sha256:<64 hex>, what
 //     go-containerregistry's NewHash accepts) pins exactly, without looking
 //     at tags (same function).

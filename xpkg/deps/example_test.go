@@ -16,7 +16,7 @@ func Example() {
 	}
 	src := deps.NewMemorySource()
 	src.Add("xpkg.example.org/acme/provider-a", "v1.0.0", provider(">=v1.14.0"))
-	src.Add("xpkg.example.org/acme/provider-a", "v1.1.0", provider(">=v1.14.0 <v2.0.0"))
+	src.Add("xpkg.example.org/acme/provider-a", "v1.1.0", provider(">=v1.14.0, <v2.0.0"))
 	src.Add("xpkg.example.org/acme/provider-a", "v2.0.0-rc.1", provider(">=v2.0.0"))
 
 	root := `apiVersion: meta.pkg.crossplane.io/v1
@@ -54,5 +54,5 @@ spec:
 	}
 	// Output:
 	// xpkg.example.org/acme/provider-a v1.1.0 asked by platform at crossplane.yaml:9:5
-	// crossplane.yaml:9:5: error XP605 graph-crossplane-version: dependency 0: xpkg.example.org/acme/provider-a:v1.1.0 requires Crossplane ">=v1.14.0 <v2.0.0", which excludes v2.1.0
+	// crossplane.yaml:9:5: error XP605 graph-crossplane-version: dependency 0: xpkg.example.org/acme/provider-a:v1.1.0 requires Crossplane ">=v1.14.0, <v2.0.0", which excludes v2.1.0
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -488,13 +486,13 @@ func (s *resolution) choose(name string) *selection {
 	}
 	type cons struct {
 		e edgeRef
-		c *semver.Constraints
+		c *xpConstraints
 	}
 	var ok []cons
 	for _, e := range semvers {
-		c, err := semver.NewConstraint(e.dep.Constraint)
+		c, err := parseXPConstraints(e.dep.Constraint)
 		if err != nil {
-			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("version %s is not a semver constraint", quote(e.dep.Constraint))}
+			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("version %s is not a constraint Crossplane reads: %s", quote(e.dep.Constraint), shorten(err.Error()))}
 			continue
 		}
 		found := false

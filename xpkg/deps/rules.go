@@ -326,7 +326,7 @@ func checkCrossplaneVersion(p *graphPass) {
 		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
 			continue
 		}
-		c, err := semver.NewConstraint(n.Package.Crossplane)
+		c, err := parseXPConstraints(n.Package.Crossplane)
 		if err != nil || c.Check(p.target) {
 			continue
 		}
