@@ -284,30 +284,28 @@ are reported, naming the first. Objects without a name are left alone.`,
 			// The first object of each key, decoded once however many
 			// copies follow it (decoding it again for each would cost its
 			// size once per copy).
-			type firstObj struct {
-				obj     *parser.Object
-				content map[string]any
-			}
-			first := make(map[key]*firstObj, len(p.Package.Objects))
+			first := make(map[key]*parser.Object, len(p.Package.Objects))
+			decoded := map[key]map[string]any{} // the content of the first objects that have copies
 			for o := range p.each(p.Package.Objects) {
 				if o.ObjectMeta.Name == "" {
 					continue
 				}
 				k := key{o.GroupVersionKind().Group, o.Kind, o.ObjectMeta.Namespace, o.ObjectMeta.Name}
-				fo, ok := first[k]
+				f, ok := first[k]
 				if !ok {
-					first[k] = &firstObj{obj: o}
+					first[k] = o
 					continue
 				}
-				f := fo.obj
-				if fo.content == nil {
+				content, ok := decoded[k]
+				if !ok {
 					u, err := f.Unstructured()
 					if err != nil {
 						return err
 					}
-					fo.content = u.Object
+					content = u.Object
+					decoded[k] = content
 				}
-				diff, err := objectDiff(fo.content, o)
+				diff, err := objectDiff(content, o)
 				if err != nil {
 					return err
 				}
