@@ -183,8 +183,9 @@ makes a package source that never resolves, an error.
 A reference without a registry host, such as crossplane/provider-gcp, is
 parsed without strict validation, so it resolves against
 go-containerregistry's default registry, Docker Hub (index.docker.io),
-which is rarely where a Crossplane package lives (Crossplane 1.x used its
---registry default instead): a warning. Write the registry host, e.g.
+which is rarely where a Crossplane package lives (Crossplane 1.x prefixes
+the registry of its --registry flag instead, and the message says so under
+a 1.x target): a warning. Write the registry host, e.g.
 xpkg.crossplane.io/crossplane/provider-gcp.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: crossplane-contrib/provider-nop:v0.4.0\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
@@ -215,7 +216,11 @@ xpkg.crossplane.io/crossplane/provider-gcp.`,
 					}
 					for _, e := range errs {
 						if errors.Is(e, ref.ErrNoRegistry) {
-							p.ReportSeverityf(SeverityWarning, o, join(d.path, k), "dependency %d: %s has no registry host: Crossplane v2 looks it up on Docker Hub (index.docker.io); write the registry, e.g. xpkg.crossplane.io/%s", d.index, quote(s), r.Repository)
+							where := "Crossplane v2 looks it up on Docker Hub (index.docker.io)"
+							if targetsV1(p) {
+								where = "Crossplane 1.x looks it up on its default registry (its --registry flag)"
+							}
+							p.ReportSeverityf(SeverityWarning, o, join(d.path, k), "dependency %d: %s has no registry host: %s; write the registry, e.g. xpkg.crossplane.io/%s", d.index, quote(s), where, r.Repository)
 							continue
 						}
 						p.Reportf(o, join(d.path, k), "dependency %d: %s", d.index, reason(e))

@@ -154,6 +154,13 @@ errors. Crossplane's Function linter (NewFunctionLinter) checks no object
 kind, so a Function package holding, say, a Composition is accepted and
 the object installed: the rule only warns about it.
 
+Under a Crossplane 1.x target (WithCrossplaneVersion v1.x) the kinds that
+came with Crossplane v2 (ManagedResourceDefinition,
+ManagedResourceActivationPolicy, apiextensions.crossplane.io/v2 XRDs, and
+the ops.crossplane.io kinds) are errors too: Crossplane 1.x's object scheme
+does not know them, so its parser refuses the package (crossplane v1.20.0,
+internal/xpkg, BuildObjectScheme).
+
 The xpkg specification lists an "AdmissionWebhookConfiguration" kind for
 Providers: no such Kubernetes kind exists, and this rule does not accept
 it; use ValidatingWebhookConfiguration. The rule does not run when the
@@ -169,8 +176,13 @@ package's kind is unknown (see XP101).`,
 			if p.Kind == meta.KindFunction {
 				known = append(allowedKinds(meta.KindProvider), allowedKinds(meta.KindConfiguration)...)
 			}
+			v1 := targetsV1(p)
 			for o := range p.each(p.Package.Objects) {
 				gvk := o.GroupVersionKind()
+				if v1 && (slices.Contains(allowed, gvk) || slices.Contains(known, gvk)) && !knownToV1(gvk) {
+					p.Reportf(o, []string{"apiVersion"}, "%s %s came with Crossplane v2: Crossplane %s cannot decode it and refuses the package", token(o.APIVersion), token(gvk.Kind), p.CrossplaneVersion)
+					continue
+				}
 				if slices.Contains(allowed, gvk) {
 					continue
 				}
@@ -194,6 +206,21 @@ package's kind is unknown (see XP101).`,
 			return nil
 		},
 	}
+}
+
+// knownToV1 reports whether Crossplane 1.x's package parser decodes an
+// object of the kind: its object scheme held only CRDs (apiextensions.k8s.io
+// v1 and v1beta1), webhook configurations (admissionregistration.k8s.io/v1)
+// and apiextensions.crossplane.io/v1 (crossplane v1.20.0, internal/xpkg,
+// BuildObjectScheme).
+func knownToV1(gvk schema.GroupVersionKind) bool {
+	switch gvk.Group {
+	case groupK8sExtensions, groupAdmission:
+		return true
+	case groupXPExtensions:
+		return gvk.Version == "v1"
+	}
+	return false
 }
 
 // currentMetaVersion is the meta version every kind has.
