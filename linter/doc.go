@@ -54,8 +54,17 @@
 // version is given. WithSeverity regrades a rule's diagnostics whatever
 // the policy says.
 //
+// The tests hold the rules to the policy: testdata/verdicts is a table of
+// small packages, each with the verdict Crossplane v2.1.0 reaches on it
+// and the line of Crossplane's code that decides it, and the linter must
+// reach the same verdict (exit 1 exactly when Crossplane refuses the
+// package or it cannot work); every rule's Bad example must draw it and
+// its Good example no error; and every fixture states the severity it
+// expects.
+//
 // Package linttest tests rules against YAML fixtures annotated with
-// "# want ID "regexp"" comments.
+// "# want ID "regexp"" comments, which may also state the severity and
+// column expected ("# want XP208:error@5 "regexp"").
 package linter
 
 //go:generate go run ./internal/catalog/gen -o RULES.md
