@@ -50,6 +50,7 @@ func Builtin() []*Rule {
 		ruleCompositionTypeRef(),
 		ruleExampleSchema(),
 		ruleComposedResourceSchema(),
+		ruleCompositionMode(),
 
 		ruleBaseLayers(),
 		ruleNoBaseAnnotation(),

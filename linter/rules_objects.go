@@ -483,3 +483,45 @@ func configurationDependencies(p *Pass) bool {
 	}
 	return false
 }
+
+func ruleCompositionMode() *Rule {
+	return &Rule{
+		ID: "XP410", Name: "composition-mode", Severity: SeverityError, Kinds: []meta.Kind{meta.KindConfiguration},
+		Doc: `A Composition in Resources mode under Crossplane v2
+
+Crossplane v2 composes only through function pipelines: its Composition
+type allows mode Pipeline alone (crossplane v2.1.0, apis/apiextensions/v1,
+CompositionSpec.Mode, an enum of Pipeline), so the API server rejects a
+Composition with mode: Resources when Crossplane creates it, and the
+package never installs. A Composition that gives spec.resources without a
+mode defaults to Pipeline in v2 and its resources are dropped (v2 has no
+such field): it composes nothing, so the package cannot work as written.
+Both are errors under a v2 target (the default). Crossplane 1.x still runs
+Resources mode, so under a 1.x target (WithCrossplaneVersion v1.x) the rule
+reports nothing. Move the resources into a function-patch-and-transform
+step of a pipeline.`,
+		Bad:  metaHead + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Resources\n  resources:\n  - name: vpc\n    base:\n      apiVersion: ec2.aws.upbound.io/v1beta1\n      kind: VPC\n",
+		Good: metaHead + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef:\n      name: function-patch-and-transform\n",
+		Run: func(p *Pass) error {
+			if targetsV1(p) {
+				return nil
+			}
+			for o := range p.each(p.Package.Objects) {
+				g := o.GroupVersionKind()
+				if g.Group != groupXPExtensions || g.Kind != kindComposition {
+					continue
+				}
+				m := outline(o)
+				mode, hasMode := str(m, "spec", "mode")
+				_, hasResources := lookup(m, "spec", "resources")
+				switch {
+				case hasMode && mode != "Pipeline":
+					p.Reportf(o, []string{"spec", "mode"}, "Composition %s has mode %s: Crossplane v2 allows only mode Pipeline, and the API server rejects the Composition; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name), quote(mode))
+				case !hasMode && hasResources:
+					p.Reportf(o, []string{"spec", "resources"}, "Composition %s gives spec.resources without a mode: Crossplane v2 defaults to mode Pipeline and drops spec.resources, so the Composition composes nothing; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name))
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -357,6 +357,23 @@ func lintWorstCases() []lintWorst {
 			},
 		},
 		{
+			rules: []string{"XP410"},
+			Case: Case{
+				Name: "lint-cost-composition-modes",
+				Description: "A Configuration with about 7,000 Compositions in Resources mode, each with one composed resource: " +
+					"one XP410 error per Composition, each read once, capped per rule.",
+				Kind:   KindPackageYAML,
+				Expect: rule(ClassLintError, "XP410"),
+				Size:   sizeYAML,
+				Write: streamYAML("lint-cost-composition-modes", func() []byte {
+					return stream(validPackage, func(i int) string {
+						return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c%d\nspec:\n"+
+							"  compositeTypeRef: {apiVersion: example.org/v1, kind: XThing}\n  mode: Resources\n  resources:\n  - base: {apiVersion: example.org/v1, kind: Thing}\n", i)
+					}, "")
+				}),
+			},
+		},
+		{
 			rules: []string{"XP501"},
 			Case: Case{
 				Name: "lint-cost-base-layers",
