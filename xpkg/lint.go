@@ -13,7 +13,8 @@ import (
 // opts come after the facts; a linter.WithImageFacts among them replaces
 // them. The meta group is the one the package was opened with
 // (parser.WithMetaGroup in WithParserOptions).
-// Errors are those of linter.Lint.
+// Each diagnostic's Source is the package's Source. Errors are those of
+// linter.Lint.
 func (p *Package) Lint(ctx context.Context, opts ...linter.Option) (*linter.Result, error) {
 	if p == nil || p.Package == nil {
 		return nil, errors.New("xpkg: Lint: nil package")
@@ -25,5 +26,14 @@ func (p *Package) Lint(ctx context.Context, opts ...linter.Option) (*linter.Resu
 	if p.Examples != nil {
 		opts = append([]linter.Option{linter.WithExamples(p.Examples)}, opts...)
 	}
-	return linter.Lint(ctx, p.Package, opts...)
+	res, err := linter.Lint(ctx, p.Package, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for _, list := range [][]linter.Diagnostic{res.Diagnostics, res.Suppressed} {
+		for i := range list {
+			list[i].Source = p.Source
+		}
+	}
+	return res, nil
 }

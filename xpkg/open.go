@@ -185,18 +185,23 @@ func Open(ctx context.Context, source string, opts ...Option) (*Package, error) 
 	return p, nil
 }
 
+// ReaderName is the name OpenReader gives a reader when WithSourceName gives
+// none, as Package.Source and as the file of positions in a YAML stream:
+// the usual reader is standard input.
+const ReaderName = "<stdin>"
+
 // OpenReader loads the package held by r (stdin, an upload), recognised by
 // content: a tar or gzip stream is an image (a docker archive or an OCI
 // layout tar), which is copied to a temporary file (at most
 // Limits.MaxReaderSize bytes) because images are read at offsets, and
 // removed before OpenReader returns; anything else that holds text is a YAML
 // stream, parsed as it is read. The Package's SourceKind is SourceReader and its
-// Source "-" (or the name given with WithSourceName, which also names the
-// YAML stream in positions; "<stdin>" otherwise). Errors are those of Open.
+// Source ReaderName, the name that also names the YAML stream in positions
+// (WithSourceName gives another). Errors are those of Open.
 func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 	c := newOpenConfig(opts)
 	if c.sourceName == "" {
-		c.sourceName = "-"
+		c.sourceName = ReaderName
 	}
 	p, tried, err := openReader(ctx, r, c)
 	if err != nil {

@@ -55,7 +55,7 @@ func WithParserOptions(opts ...parser.Option) Option {
 }
 
 // WithSourceName names the source in Package.Source and in the image facts
-// (linter.ImageFacts.Source) instead of the path given to Open, "-" for
+// (linter.ImageFacts.Source) instead of the path given to Open, ReaderName for
 // OpenReader, or "" for OpenImage. For OpenReader it also names the YAML
 // stream in positions.
 func WithSourceName(name string) Option {

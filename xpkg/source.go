@@ -206,7 +206,7 @@ func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 	case contentText:
 		file := c.sourceName
 		if file == "-" {
-			file = "<stdin>"
+			file = ReaderName
 		}
 		pkg, err := parser.Parse(ctx, br, c.parseOptions(file)...)
 		if err != nil {

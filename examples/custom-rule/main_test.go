@@ -20,7 +20,7 @@ func TestRun(t *testing.T) {
 			args: []string{"testdata/configuration"},
 			code: 1,
 			want: []string{
-				"apis/xnetworks.yaml:3:1: error: XRD xnetworks.example.org has no docs.example.org/owner annotation: name the team that owns it (ORG001 xrd-owner)",
+				"apis/xnetworks.yaml:3:1: error ORG001 xrd-owner: XRD xnetworks.example.org has no docs.example.org/owner annotation: name the team that owns it",
 				"testdata/configuration: 1 errors",
 			},
 			notWant: []string{"xbuckets"},

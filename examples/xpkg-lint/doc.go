@@ -14,8 +14,24 @@
 // sources are linted in parallel; the report keeps their order.
 //
 // The report is text (grouped by source, with a summary line; coloured on a
-// terminal), JSON (-o json), SARIF 2.1.0 (-o sarif, for code scanning) or
-// GitHub Actions annotations (-o github). Rules are turned off with
+// terminal; each line as linter.Diagnostic.String prints it, "file:line:col:
+// severity ID name: message"), JSON (-o json), SARIF 2.1.0 (-o sarif, for
+// code scanning) or GitHub Actions annotations (-o github). Standard input
+// is named "<stdin>" in every format.
+//
+// JSON is an array of findings in linter.Diagnostic's JSON encoding,
+// described by linter/diagnostic.schema.json: "rule", "name", "severity",
+// "message", "source", "file", "document", "line", "column", and "field",
+// "object" when they apply; [] when there is nothing. A source that cannot
+// be read or linted is one finding of rule XP000 source-unreadable,
+// severity error, line 0, whose message says why (the exit status is still
+// 2). Findings an annotation silenced (lint.xpkgkit.dev/ignore: "XP205:
+// reason") are carried with "suppressed": {"reason": ...} and count for
+// nothing; SARIF carries them with "suppressions". For an image, "source"
+// is the image and "file" the file inside it (package.yaml); SARIF lists the
+// image as an artifact and the file as an artifact nested in it, and -o
+// github annotates the image, the message starting with the file's
+// position. Rules are turned off with
 // --disable and regraded with --severity; --fail-on sets the least severity
 // that fails the run; --explain describes a rule and --list-rules lists
 // them.

@@ -112,9 +112,13 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
-	src := &report.Source{Name: source, Kind: p.SourceKind.String(), Diagnostics: res.Diagnostics}
-	for i := range src.Diagnostics {
-		src.Diagnostics[i].Pos.File = displayFile(p, src.Diagnostics[i])
+	src := &report.Source{Name: displayName(source), Kind: p.SourceKind.String(), Image: p.Image != nil,
+		Diagnostics: res.Diagnostics, Suppressed: res.Suppressed}
+	for _, list := range [][]linter.Diagnostic{src.Diagnostics, src.Suppressed} {
+		for i := range list {
+			list[i].Pos.File = displayFile(p, list[i])
+			list[i].Source = src.Name
+		}
 	}
 	var tree string
 	if c.deps.enabled {
@@ -174,7 +178,16 @@ func displayFile(p *xpkg.Package, d linter.Diagnostic) string {
 // unreadable returns the report of a source that could not be read or
 // linted.
 func unreadable(source string, err error) *report.Source {
-	return &report.Source{Name: source, Err: err}
+	return &report.Source{Name: displayName(source), Err: err}
+}
+
+// displayName returns how reports name a source: as given, except standard
+// input ("-"), named report.StdinName everywhere.
+func displayName(source string) string {
+	if source == stdinSource {
+		return report.StdinName
+	}
+	return source
 }
 
 // errorLine returns the one line that tells why source could not be read:

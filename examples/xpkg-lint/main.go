@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 
 	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -58,10 +59,11 @@ func runWith(ctx context.Context, l loader, args []string, stdin io.Reader, stdo
 	}
 
 	w, err := report.New(c.format, stdout, report.Options{
-		Color:      c.format == report.FormatText && useColor(stdout),
-		Rules:      allRules(),
-		Disabled:   c.disabled,
-		Severities: c.severities,
+		Color:       c.format == report.FormatText && useColor(stdout),
+		Rules:       allRules(),
+		Disabled:    c.disabled,
+		Severities:  c.severities,
+		ToolVersion: toolVersion(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "xpkg-lint: %v\n", err)
@@ -133,4 +135,13 @@ func useColor(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// toolVersion returns the version SARIF gives the driver: the module
+// version the program was built from, "devel" for a build from a checkout.
+func toolVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }

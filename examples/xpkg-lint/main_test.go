@@ -197,10 +197,10 @@ func checkStderr(t *testing.T, stderr, pattern string, lines int) {
 }
 
 // jsonOutput runs the program with -o json and decodes its output.
-func jsonOutput(t *testing.T, stdin []byte, args ...string) ([]report.JSONDiagnostic, result) {
+func jsonOutput(t *testing.T, stdin []byte, args ...string) ([]jsonFinding, result) {
 	t.Helper()
 	r := runCLI(t, stdin, append([]string{"-o", "json"}, args...)...)
-	var ds []report.JSONDiagnostic
+	var ds []jsonFinding
 	if err := json.Unmarshal([]byte(r.stdout), &ds); err != nil {
 		t.Fatalf("output is not a JSON array: %v\n%s\nstderr: %s", err, r.stdout, r.stderr)
 	}
@@ -214,7 +214,7 @@ type finding struct {
 	Object       string
 }
 
-func findings(ds []report.JSONDiagnostic) []finding {
+func findings(ds []jsonFinding) []finding {
 	var fs []finding
 	for _, d := range ds {
 		f := finding{Rule: d.Rule, Line: d.Line, Column: d.Column}
@@ -268,13 +268,14 @@ func TestSourceKinds(t *testing.T) {
 		} else if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: findings differ from the .xpkg's (-xpkg +%s):\n%s", tt.name, tt.name, diff)
 		}
+		name := displayName(tt.source) // stdin is named report.StdinName
 		for _, d := range ds {
-			if d.Source != tt.source {
-				t.Errorf("%s: source %q, want %q", tt.name, d.Source, tt.source)
+			if d.Source != name {
+				t.Errorf("%s: source %q, want %q", tt.name, d.Source, name)
 			}
 		}
 		text := runCLI(t, tt.stdin, tt.source)
-		if head := tt.source + " (" + tt.kind.String() + ")"; !strings.HasPrefix(text.stdout, head) {
+		if head := name + " (" + tt.kind.String() + ")"; !strings.HasPrefix(text.stdout, head) {
 			t.Errorf("%s: text output starts %q, want %q", tt.name, firstLine(text.stdout), head)
 		}
 	}
@@ -338,7 +339,7 @@ func TestParallelOrder(t *testing.T) {
 		if r.code != exitProblems {
 			t.Fatalf("-j %s: exit code %d, want %d; stderr %s", jobs, r.code, exitProblems, r.stderr)
 		}
-		var ds []report.JSONDiagnostic
+		var ds []jsonFinding
 		if err := json.Unmarshal([]byte(r.stdout), &ds); err != nil {
 			t.Fatal(err)
 		}
@@ -409,8 +410,8 @@ func TestStdin(t *testing.T) {
 			var rules []string
 			for _, d := range ds {
 				rules = append(rules, d.Rule)
-				if d.Source != "-" {
-					t.Errorf("source %q, want -", d.Source)
+				if d.Source != report.StdinName {
+					t.Errorf("source %q, want %s", d.Source, report.StdinName)
 				}
 			}
 			if diff := cmp.Diff(tt.rules, rules); diff != "" {
@@ -424,7 +425,7 @@ func TestStdin(t *testing.T) {
 		if r.code != exitError {
 			t.Errorf("exit code %d, want %d", r.code, exitError)
 		}
-		checkStderr(t, r.stderr, `^xpkg-lint: -: `, 1)
+		checkStderr(t, r.stderr, `^xpkg-lint: <stdin>: `, 1)
 	})
 }
 
@@ -597,7 +598,7 @@ func TestLimitsReachOpen(t *testing.T) {
 	// A document over the size limit is a diagnostic (XP001), not an
 	// unreadable source.
 	ds, r := jsonOutput(t, nil, "--max-document-size", "64", badPackage)
-	if r.code != exitProblems || !slices.ContainsFunc(ds, func(d report.JSONDiagnostic) bool { return d.Rule == "XP001" }) {
+	if r.code != exitProblems || !slices.ContainsFunc(ds, func(d jsonFinding) bool { return d.Rule == "XP001" }) {
 		t.Errorf("--max-document-size 64: exit code %d, diagnostics %+v; want 1 and XP001", r.code, ds)
 	}
 }
@@ -627,4 +628,27 @@ func Example() {
 	//
 	// 1 source: 0 errors, 1 warning, 1 info
 	// exit code 0
+}
+
+// jsonFinding is one element of -o json's array, decoded independently of
+// linter.Diagnostic's own decoder (linter/diagnostic.schema.json).
+type jsonFinding struct {
+	Rule     string `json:"rule"`
+	Name     string `json:"name"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Source   string `json:"source"`
+	File     string `json:"file"`
+	Document int    `json:"document"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Field    string `json:"field"`
+	Object   *struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Name       string `json:"name"`
+	} `json:"object"`
+	Suppressed *struct {
+		Reason string `json:"reason"`
+	} `json:"suppressed"`
 }

@@ -42,7 +42,7 @@ func ExampleGitHubCommand() {
 		Message:  `spec.crossplane.version "v1,x" is not a semver constraint`,
 		Pos:      parser.Position{File: "package/crossplane.yaml", Line: 9, Column: 5},
 	}
-	os.Stdout.WriteString(report.GitHubCommand("package", d) + "\n")
+	os.Stdout.WriteString(report.GitHubCommand(&report.Source{Name: "package"}, d) + "\n")
 	// Output:
 	// ::error file=package/crossplane.yaml,line=9,col=5,title=XP202 crossplane-constraint::spec.crossplane.version "v1,x" is not a semver constraint
 }

@@ -24,7 +24,7 @@ func (g *githubWriter) Source(s *Source) error {
 	}
 	g.total.Add(s.Diagnostics)
 	for _, d := range s.Diagnostics {
-		g.w.printf("%s\n", GitHubCommand(s.Name, d))
+		g.w.printf("%s\n", GitHubCommand(s, d))
 	}
 	return g.w.err
 }
@@ -39,11 +39,14 @@ func (g *githubWriter) Close() error {
 }
 
 // GitHubCommand returns the workflow command that annotates d, found in
-// source: "::error file=F,line=L,col=C,title=ID name::message" (::warning
-// for a warning, ::notice for info). An image-level diagnostic (line 0)
-// annotates the source itself, without line or column, and none when the
-// source is standard input ("-").
-func GitHubCommand(source string, d linter.Diagnostic) string {
+// source s: "::error file=F,line=L,col=C,title=ID name::message" (::warning
+// for a warning, ::notice for info). A diagnostic inside an image annotates
+// the image (file=the image, no line: the lines are those of a file inside
+// it), and its message starts with that file's position
+// ("package.yaml:12:3: "), so that several images' findings stay apart. An
+// image-level diagnostic (line 0) annotates the source itself, and nothing
+// when the source is standard input (StdinName or "-").
+func GitHubCommand(s *Source, d linter.Diagnostic) string {
 	cmd := "notice"
 	switch d.Severity {
 	case linter.SeverityError:
@@ -51,11 +54,15 @@ func GitHubCommand(source string, d linter.Diagnostic) string {
 	case linter.SeverityWarning:
 		cmd = "warning"
 	}
+	source := s.Name
+	onStdin := source == "" || source == StdinName || source == "-"
+	msg := d.Message
 	var b strings.Builder
 	b.WriteString("::")
 	b.WriteString(cmd)
 	b.WriteString(" ")
-	if d.Pos.Line > 0 {
+	switch {
+	case d.Pos.Line > 0 && !s.Image:
 		b.WriteString("file=")
 		b.WriteString(escapeProperty(d.Pos.File))
 		b.WriteString(",line=")
@@ -65,15 +72,18 @@ func GitHubCommand(source string, d linter.Diagnostic) string {
 			b.WriteString(strconv.Itoa(d.Pos.Column))
 		}
 		b.WriteString(",")
-	} else if source != "" && source != "-" {
+	case !onStdin:
 		b.WriteString("file=")
 		b.WriteString(escapeProperty(source))
 		b.WriteString(",")
 	}
+	if s.Image && d.Pos.Line > 0 {
+		msg = Position(d) + ": " + msg
+	}
 	b.WriteString("title=")
 	b.WriteString(escapeProperty(d.RuleID + " " + d.RuleName))
 	b.WriteString("::")
-	b.WriteString(escapeData(d.Message))
+	b.WriteString(escapeData(msg))
 	return b.String()
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 )
 
@@ -47,19 +48,54 @@ func ParseFormat(s string) (Format, error) {
 
 // Source is what was found in one source given to xpkg-lint.
 type Source struct {
-	// Name is the source as given on the command line ("-" for stdin).
+	// Name is the source as given on the command line (StdinName for
+	// standard input).
 	Name string
 	// Kind says what the source was found to be ("directory", "xpkg", ...);
 	// empty when it could not be read.
 	Kind string
+	// Image is true when the source is an image: its diagnostics' Pos.File
+	// is a file inside it (package.yaml), which reports name together with
+	// the image.
+	Image bool
 	// Diagnostics are the source's diagnostics, sorted. Their Pos.File is
 	// the name to show: a path the user can open for a directory or a
 	// package.yaml file, the file inside the image for an image.
 	// Image-level diagnostics have Line 0.
 	Diagnostics []linter.Diagnostic
+	// Suppressed are the diagnostics an annotation silenced, each with its
+	// Suppression (the reason): JSON and SARIF carry them as suppressed;
+	// the text and github formats leave them out.
+	Suppressed []linter.Diagnostic
 	// Err is why the source could not be read or linted; nil when it was.
 	// A source with an error has no diagnostics.
 	Err error
+}
+
+// StdinName is how reports name standard input (SOURCE "-"), as
+// xpkg.OpenReader names an unnamed reader.
+const StdinName = "<stdin>"
+
+// Unreadable source: the rule ID, name and severity of the finding that the
+// JSON format writes for a source that could not be read or linted, so that
+// the output stays an array of findings. Its message says why; its line is 0.
+const (
+	UnreadableRuleID   = "XP000"
+	UnreadableRuleName = "source-unreadable"
+)
+
+// UnreadableDiagnostic returns the finding that stands for a source that
+// could not be read or linted.
+func UnreadableDiagnostic(s *Source) linter.Diagnostic {
+	d := linter.Diagnostic{
+		RuleID: UnreadableRuleID, RuleName: UnreadableRuleName, Severity: linter.SeverityError,
+		Source: s.Name,
+	}
+	d.Pos.File = s.Name
+	if s.Err != nil {
+		d.Message = s.Err.Error()
+	}
+	return d
 }
 
 // Options configure a Writer.
@@ -136,17 +172,14 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// Position formats where d is: "file:line:col", "file:line" when there is
-// no column, and "file" for an image-level diagnostic (line 0).
+// Position formats where d is, as linter.Diagnostic.Where does:
+// "file:line:col", "file:line" when there is no column, and "file" for an
+// image-level diagnostic (line 0); the file is escaped (a package
+// directory's file names are the package's data).
 func Position(d linter.Diagnostic) string {
-	p := d.Pos
-	switch {
-	case p.Line <= 0:
-		return p.File
-	case p.Column <= 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+	d.Pos.File = safetext.Escape(d.Pos.File)
+	d.Source = safetext.Escape(d.Source)
+	return d.Where()
 }
 
 // errWriter remembers the first write error, so that formatters can write

@@ -20,24 +20,28 @@ func TestGitHubCommand(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		source string
+		source *Source
 		d      linter.Diagnostic
 		want   string
 	}{
-		{"error", "pkg", diag("XP1", linter.SeverityError, "a/b.yaml", 3, 5, "bad"),
+		{"error", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "a/b.yaml", 3, 5, "bad"),
 			"::error file=a/b.yaml,line=3,col=5,title=XP1 rule-xp1::bad"},
-		{"warning without column", "pkg", diag("XP2", linter.SeverityWarning, "b.yaml", 7, 0, "w"),
+		{"warning without column", &Source{Name: "pkg"}, diag("XP2", linter.SeverityWarning, "b.yaml", 7, 0, "w"),
 			"::warning file=b.yaml,line=7,title=XP2 rule-xp2::w"},
-		{"info is a notice", "pkg", diag("XP3", linter.SeverityInfo, "c.yaml", 1, 1, "i"),
+		{"info is a notice", &Source{Name: "pkg"}, diag("XP3", linter.SeverityInfo, "c.yaml", 1, 1, "i"),
 			"::notice file=c.yaml,line=1,col=1,title=XP3 rule-xp3::i"},
-		{"escaped message", "pkg", diag("XP1", linter.SeverityError, "a.yaml", 1, 1, "100% wrong\r\nnext: line, here"),
+		{"escaped message", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "a.yaml", 1, 1, "100% wrong\r\nnext: line, here"),
 			"::error file=a.yaml,line=1,col=1,title=XP1 rule-xp1::100%25 wrong%0D%0Anext: line, here"},
-		{"escaped properties", "pkg", diag("XP1", linter.SeverityError, "dir,x/a:b%.yaml", 1, 1, "m"),
+		{"escaped properties", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "dir,x/a:b%.yaml", 1, 1, "m"),
 			"::error file=dir%2Cx/a%3Ab%25.yaml,line=1,col=1,title=XP1 rule-xp1::m"},
-		{"image level", "p.xpkg", diag("XP501", linter.SeverityError, "sha256:abc", 0, 0, "two bases"),
+		{"image level", &Source{Name: "p.xpkg", Image: true}, diag("XP501", linter.SeverityError, "sha256:abc", 0, 0, "two bases"),
 			"::error file=p.xpkg,title=XP501 rule-xp501::two bases"},
-		{"image level on stdin", "-", diag("XP501", linter.SeverityError, "sha256:abc", 0, 0, "two bases"),
+		{"image level on stdin", &Source{Name: StdinName, Image: true}, diag("XP501", linter.SeverityError, "sha256:abc", 0, 0, "two bases"),
 			"::error title=XP501 rule-xp501::two bases"},
+		{"inside an image", &Source{Name: "dist/p.xpkg", Image: true}, diag("XP1", linter.SeverityError, "package.yaml", 12, 3, "bad"),
+			"::error file=dist/p.xpkg,title=XP1 rule-xp1::package.yaml:12:3: bad"},
+		{"inside an image on stdin", &Source{Name: StdinName, Image: true}, diag("XP1", linter.SeverityError, "package.yaml", 12, 3, "bad"),
+			"::error title=XP1 rule-xp1::package.yaml:12:3: bad"},
 	}
 	for _, tt := range tests {
 		if got := GitHubCommand(tt.source, tt.d); got != tt.want {

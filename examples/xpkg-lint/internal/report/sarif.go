@@ -28,9 +28,26 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool        sarifTool         `json:"tool"`
-		Invocations []sarifInvocation `json:"invocations"`
-		Results     []sarifResult     `json:"results"`
+		Tool        sarifTool             `json:"tool"`
+		Invocations []sarifInvocation     `json:"invocations"`
+		Artifacts   []sarifArtifactObject `json:"artifacts,omitempty"`
+		Results     []sarifResult         `json:"results"`
+	}
+	// sarifArtifactObject lists an image, and the files inside it that
+	// results point at, nested under it (parentIndex).
+	sarifArtifactObject struct {
+		Location    sarifArtifact `json:"location"`
+		ParentIndex *int          `json:"parentIndex,omitempty"`
+		Roles       []string      `json:"roles,omitempty"`
+	}
+	sarifLogical struct {
+		Name               string `json:"name"`
+		FullyQualifiedName string `json:"fullyQualifiedName"`
+		Kind               string `json:"kind"`
+	}
+	sarifSuppression struct {
+		Kind          string `json:"kind"`
+		Justification string `json:"justification,omitempty"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -79,23 +96,26 @@ type (
 		Locations []sarifLocation `json:"locations,omitempty"`
 	}
 	sarifResult struct {
-		RuleID         string            `json:"ruleId"`
-		RuleIndex      *int              `json:"ruleIndex,omitempty"`
-		Level          string            `json:"level"`
-		Message        sarifText         `json:"message"`
-		AnalysisTarget *sarifArtifact    `json:"analysisTarget,omitempty"`
-		Locations      []sarifLocation   `json:"locations"`
-		Properties     map[string]string `json:"properties,omitempty"`
+		RuleID         string             `json:"ruleId"`
+		RuleIndex      *int               `json:"ruleIndex,omitempty"`
+		Level          string             `json:"level"`
+		Message        sarifText          `json:"message"`
+		AnalysisTarget *sarifArtifact     `json:"analysisTarget,omitempty"`
+		Locations      []sarifLocation    `json:"locations"`
+		Suppressions   []sarifSuppression `json:"suppressions,omitempty"`
+		Properties     map[string]string  `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
-		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+		PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+		LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
 	}
 	sarifPhysical struct {
 		ArtifactLocation sarifArtifact `json:"artifactLocation"`
 		Region           *sarifRegion  `json:"region,omitempty"`
 	}
 	sarifArtifact struct {
-		URI string `json:"uri"`
+		URI   string `json:"uri"`
+		Index *int   `json:"index,omitempty"`
 	}
 	sarifRegion struct {
 		StartLine   int `json:"startLine"`
@@ -169,7 +189,17 @@ func (s *sarifWriter) Source(src *Source) error {
 		return nil
 	}
 	target := &sarifArtifact{URI: FileURI(src.Name)}
-	for _, d := range src.Diagnostics {
+	// An image is the artifact; the files inside it that results point at
+	// are artifacts nested in it, each listed once.
+	imageIdx := -1
+	nested := map[string]int{}
+	if src.Image {
+		imageIdx = len(run.Artifacts)
+		run.Artifacts = append(run.Artifacts, sarifArtifactObject{Location: sarifArtifact{URI: FileURI(src.Name)}, Roles: []string{"analysisTarget"}})
+		i := imageIdx
+		target.Index = &i
+	}
+	add := func(d linter.Diagnostic) {
 		r := sarifResult{
 			RuleID:         d.RuleID,
 			Level:          Level(d.Severity),
@@ -179,19 +209,42 @@ func (s *sarifWriter) Source(src *Source) error {
 		if i, ok := s.ruleIdx[d.RuleID]; ok {
 			r.RuleIndex = &i
 		}
-		loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: FileURI(d.Pos.File)}}
-		if d.Pos.Line > 0 {
-			loc.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: max(d.Pos.Column, 0)}
-		} else {
+		if d.Suppression != nil {
+			r.Suppressions = []sarifSuppression{{Kind: "inSource", Justification: d.Suppression.Reason}}
+		}
+		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: FileURI(d.Pos.File)}}}
+		switch {
+		case d.Pos.Line > 0 && src.Image:
+			// A file inside the image: a nested artifact, and a logical
+			// location that names the image and the file together.
+			idx, ok := nested[d.Pos.File]
+			if !ok {
+				idx = len(run.Artifacts)
+				nested[d.Pos.File] = idx
+				parent := imageIdx
+				run.Artifacts = append(run.Artifacts, sarifArtifactObject{Location: sarifArtifact{URI: FileURI(d.Pos.File)}, ParentIndex: &parent})
+			}
+			loc.PhysicalLocation.ArtifactLocation.Index = &idx
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: max(d.Pos.Column, 0)}
+			loc.LogicalLocations = []sarifLogical{{Name: d.Pos.File, FullyQualifiedName: src.Name + "/" + d.Pos.File, Kind: "resource"}}
+		case d.Pos.Line > 0:
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: max(d.Pos.Column, 0)}
+		default:
 			// An image-level diagnostic: it points at the image, and
 			// says which file (a layer digest) it was about.
-			loc.ArtifactLocation.URI = FileURI(src.Name)
+			loc.PhysicalLocation.ArtifactLocation = *target
 			if d.Pos.File != "" && d.Pos.File != src.Name {
 				r.Properties = map[string]string{"file": d.Pos.File}
 			}
 		}
-		r.Locations = []sarifLocation{{PhysicalLocation: loc}}
+		r.Locations = []sarifLocation{loc}
 		run.Results = append(run.Results, r)
+	}
+	for _, d := range src.Diagnostics {
+		add(d)
+	}
+	for _, d := range src.Suppressed {
+		add(d)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 )
 
@@ -46,7 +47,7 @@ func (t *textWriter) Source(s *Source) error {
 	var c Counts
 	c.Add(s.Diagnostics)
 	t.total.Add(s.Diagnostics)
-	head := s.Name
+	head := safetext.Escape(s.Name)
 	if s.Kind != "" {
 		head += " (" + s.Kind + ")"
 	}
@@ -56,6 +57,8 @@ func (t *textWriter) Source(s *Source) error {
 	}
 	t.w.printf("%s: %s\n", t.paint(ansiBold, head), c)
 	for _, d := range s.Diagnostics {
+		// linter.Diagnostic.String's format, with the file escaped and
+		// the severity coloured.
 		t.w.printf("%s: %s %s %s: %s\n", Position(d), t.severity(d.Severity), d.RuleID, d.RuleName, d.Message)
 	}
 	return t.w.err
