@@ -19,4 +19,27 @@
 //     Open for any source, Build, and test fixtures.
 //
 // The programs under examples/ show each use, starting with the xpkg-lint CLI.
+//
+// # Compatibility
+//
+// The module follows semantic versioning. The public API is every exported
+// name of the packages above and of their sub-packages that are not under
+// internal/ or examples/; api/xpkgkit.txt lists it, one line per name, and a
+// test fails when the API changes without that file changing in the same
+// commit (go test ./internal/apicheck -update regenerates it), so every
+// change is visible in review.
+//
+// From v1.0.0 on, a minor or patch release neither removes nor changes an
+// exported name, and the JSON encoding of linter.Diagnostic (described by
+// linter/diagnostic.schema.json) only gains optional fields. What is not
+// covered by the promise: the text of error messages and diagnostics
+// (match errors with errors.Is and errors.As, diagnostics by rule ID),
+// the set of built-in rules and their default severities (rules are added,
+// and a severity follows Crossplane's behaviour as it changes: rule IDs are
+// never reused), the default limits, the programs under examples/, and the
+// Go version the module requires (the lowest that its dependencies need).
+//
+// Before v1.0.0 (v0.x), a minor release may change the API; each such change
+// is listed in the release notes and shows in api/xpkgkit.txt. A patch
+// release does not change the API.
 package xpkgkit

@@ -1,0 +1,4 @@
+package x
+
+// Internal is not API.
+func Internal() {}

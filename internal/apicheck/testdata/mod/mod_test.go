@@ -1,0 +1,4 @@
+package mod
+
+// TestOnly is not API.
+func TestOnly() {}

@@ -1,0 +1,4 @@
+package nested
+
+// Nested is another module's.
+func Nested() {}

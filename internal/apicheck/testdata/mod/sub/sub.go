@@ -1,0 +1,4 @@
+package sub
+
+// Do does.
+func Do() {}
