@@ -3,6 +3,8 @@ package linter
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -37,11 +39,12 @@ field holding a value of the wrong JSON type (a step written as a number,
 served: "true", timeoutSeconds: "10") fails the decoding and the package is
 refused, while unknown fields are silently dropped (XP106 covers the meta
 object's). Each mistyped field is reported at its line and column, naming
-the expected and found types. A CustomResourceDefinition is checked down to
-the parser's outline depth (its names, versions, served, storage,
+the expected and found types. Objects are checked on the parser's outline
+(parser.Object.Outline), and decoded whole only where the outline was cut
+short above typed fields; but a CustomResourceDefinition is checked down to
+the outline depth only (its names, versions, served, storage,
 subresources...): the content of each version's openAPIV3Schema is not
-decoded by the linter, to keep linting a provider of thousands of CRDs
-fast.`
+decoded, to keep linting a provider of thousands of CRDs fast.`
 
 // withKindTypes extends XP005 field-type with the type check of every object
 // of a package kind.
@@ -67,10 +70,13 @@ func checkKindTypes(p *Pass) error {
 		if !kinds.Serves(gvk) {
 			continue
 		}
-		var content map[string]any
-		if gvk.Kind == "CustomResourceDefinition" && o.Outline() != nil {
-			content = o.Outline()
-		} else {
+		// The outline is checked first: it is already decoded. Only when
+		// it was cut short where the schema types deeper fields is the
+		// whole object decoded; a CRD's openAPIV3Schema is left at the
+		// outline (see the doc).
+		content := o.Outline()
+		crd := gvk.Kind == "CustomResourceDefinition"
+		if content == nil {
 			u, err := o.Unstructured()
 			if err != nil {
 				continue // reported as a document error
@@ -78,9 +84,16 @@ func checkKindTypes(p *Pass) error {
 			content = u.Object
 		}
 		res, err := kinds.Validate(p.Context(), content, lschema.TypesOnly())
+		if err == nil && res.Cut && !crd && o.Outline() != nil {
+			u, uerr := o.Unstructured()
+			if uerr != nil {
+				continue
+			}
+			res, err = kinds.Validate(p.Context(), u.Object, lschema.TypesOnly())
+		}
 		if err != nil {
-			if errors.Is(err, p.Context().Err()) && p.Context().Err() != nil {
-				return err
+			if ctxErr := p.Context().Err(); ctxErr != nil {
+				return ctxErr
 			}
 			continue
 		}
@@ -237,6 +250,7 @@ package serves are left alone (they come from dependencies).`,
 		Good: bucketCRD + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: 10\n",
 		Run: func(p *Pass) error {
 			var v *lschema.Validator
+			var mentions func(raw []byte, except string) bool
 			for _, o := range p.Package.Objects {
 				gvk := o.GroupVersionKind()
 				if gvk.Group != "apiextensions.crossplane.io" || gvk.Kind != "Composition" {
@@ -250,6 +264,13 @@ package serves are left alone (they come from dependencies).`,
 					if len(v.Kinds()) == 0 {
 						return nil
 					}
+					mentions = kindMentions(v)
+				}
+				// Decode only a Composition that names a kind the package
+				// defines, besides its own composite type.
+				own, _ := object(outline(o), "spec", "compositeTypeRef")["kind"].(string)
+				if !mentions(o.Raw(), own) {
+					continue
 				}
 				u, err := o.Unstructured()
 				if err != nil {
@@ -266,6 +287,34 @@ package serves are left alone (they come from dependencies).`,
 			}
 			return nil
 		},
+	}
+}
+
+// kindMentions returns a test of whether a document's bytes name, as a
+// kind, one of the kinds v serves other than except: a cheap filter before
+// decoding a Composition (a false positive costs a decode; raw bytes that
+// are not kept make it always true).
+func kindMentions(v *lschema.Validator) func(raw []byte, except string) bool {
+	kinds := map[string]bool{}
+	for _, gvk := range v.Kinds() {
+		kinds[gvk.Kind] = true
+	}
+	var alts []string
+	for k := range kinds {
+		alts = append(alts, regexp.QuoteMeta(k))
+	}
+	sort.Strings(alts)
+	re := regexp.MustCompile(`kind["']?\s*:\s*["']?(` + strings.Join(alts, "|") + `)\b`)
+	return func(raw []byte, except string) bool {
+		if raw == nil {
+			return true
+		}
+		for _, m := range re.FindAllSubmatch(raw, -1) {
+			if string(m[1]) != except {
+				return true
+			}
+		}
+		return false
 	}
 }
 

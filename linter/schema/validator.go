@@ -72,6 +72,7 @@ type compiled struct {
 	skipped  []string
 	preserve bool
 	none     bool // no schema
+	types    *tnode
 }
 
 // Option configures a Validator.
@@ -151,6 +152,11 @@ type Result struct {
 	// Skipped lists other parts of the schema that were not checked (a
 	// pattern beyond MaxPatternLength, a $ref), for the report.
 	Skipped []string
+	// Cut is set by TypesOnly when the object holds an empty mapping or
+	// list, below its top level, where the schema defines typed fields: if
+	// the object is an outline (parser.Object.Outline), it may have been cut
+	// short there, and the full content should be checked.
+	Cut bool
 }
 
 // Valid reports whether the API server would accept the object: no
@@ -263,7 +269,10 @@ func SkipRequired() ValidateOption { return func(c *validateConfig) { c.skipRequ
 
 // TypesOnly reports only fields whose JSON type is not the schema's (null
 // excepted), as decoding into a Go type does: no required fields, enums,
-// formats, patterns, limits or unknown fields.
+// formats, patterns, limits or unknown fields. It follows properties,
+// additionalProperties and items (not allOf, anyOf, oneOf), with the types
+// kube-openapi's validator applies (an integral number is an integer), and
+// sets Result.Cut when the object may be an outline cut short.
 func TypesOnly() ValidateOption { return func(c *validateConfig) { c.typesOnly = true } }
 
 // Validate validates obj, a decoded object (maps, lists, strings, bools,
@@ -296,6 +305,11 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 	}
 	r := &Result{GVK: gvk, Definition: e.definition, Version: gvk.Version, Served: e.served, SkippedCEL: c.cel, Skipped: c.skipped}
 	if c.none {
+		return r, nil
+	}
+	if cfg.typesOnly {
+		typeCheck(obj, c.types, make([]string, 0, 16), &r.Violations, &r.Cut)
+		sortViolations(r.Violations)
 		return r, nil
 	}
 	data := any(obj)
@@ -420,6 +434,7 @@ func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
 			}
 			c.defs[name] = ds
 		}
+		c.types = typeTree(s, c.defs, map[string]*tnode{})
 		return c, nil
 	}
 	conv := &converter{lim: lim}
@@ -427,7 +442,7 @@ func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compiled{schema: s, root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve}, nil
+	return &compiled{schema: s, root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, types: typeTree(s, nil, nil)}, nil
 }
 
 // validate runs kube-openapi's validator over data.
