@@ -459,5 +459,49 @@ func lintWorstCases() []lintWorst {
 				},
 			},
 		},
+		{
+			rules: []string{"XP007"},
+			Case: Case{
+				Name:        "lint-cost-duplicate-keys",
+				Description: "A Provider with about 6,000 CRDs, each giving four keys twice: the parser records them in one pass, and XP007 reports each, capped per rule; a ConfigMap is the error.",
+				Kind:        KindPackageYAML,
+				Expect:      rule(ClassLintError, "XP102"),
+				Size:        sizeYAML,
+				Write: streamYAML("lint-cost-duplicate-keys", func() []byte {
+					return stream(goodProvider, func(i int) string {
+						return fmt.Sprintf("---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x%d\nspec:\n  a: 1\n  a: 2\n  b: 1\n  b: 2\n  c: 1\n  c: 2\n  d: 1\n  d: 2\n", i)
+					}, errorTail)
+				}),
+			},
+		},
+		{
+			rules: []string{"XP008"},
+			Case: Case{
+				Name:        "lint-cost-meta-file-name",
+				Description: "A package directory of 2,000 YAML files, the meta object in the last one and not in crossplane.yaml (XP008, once): every file is listed and parsed once; a ConfigMap is the error.",
+				Kind:        KindPackageDir,
+				Expect:      rule(ClassLintError, "XP102"),
+				Size:        110_000,
+				Write: func(ctx context.Context, dir string) (string, error) {
+					out, err := caseOutput(dir, "lint-cost-meta-file-name", KindPackageDir)
+					if err != nil {
+						return "", err
+					}
+					if err := os.MkdirAll(filepath.Join(out, "crds"), 0o755); err != nil {
+						return "", err
+					}
+					for i := range 2_000 {
+						if err := ctx.Err(); err != nil {
+							return "", err
+						}
+						doc := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n", i)
+						if err := os.WriteFile(filepath.Join(out, "crds", fmt.Sprintf("c%04d.yaml", i)), []byte(doc), 0o644); err != nil {
+							return "", err
+						}
+					}
+					return out, os.WriteFile(filepath.Join(out, "zz-meta.yaml"), []byte(goodProvider), 0o644)
+				},
+			},
+		},
 	}
 }
