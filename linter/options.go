@@ -55,8 +55,11 @@ func WithSeverity(idOrName string, s Severity) Option {
 }
 
 // WithCrossplaneVersion sets the Crossplane version the package must work
-// with, e.g. "v2.0.0"; it enables XP203 crossplane-compatible. A version
-// that is not valid semver makes Lint fail.
+// with, e.g. "v2.0.0"; it enables XP203 crossplane-compatible, and the
+// rules whose answer depends on the version follow it (a 1.x target makes
+// XP208 and XP209 errors, XP102 refuse the kinds that came with v2, XP410
+// accept Resources mode). Without it they take the newest Crossplane v2. A
+// version that is not valid semver makes Lint fail.
 func WithCrossplaneVersion(v string) Option {
 	return func(c *config) { c.xpVersion = v }
 }
