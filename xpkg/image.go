@@ -71,7 +71,12 @@ type Image struct {
 // WithSourceName. Errors are those of Open for images. Options:
 // WithParserOptions, WithLimits, WithSourceName.
 func OpenImage(ctx context.Context, f oci.Fetcher, img *oci.Image, opts ...Option) (*Package, error) {
-	if img == nil {
+	switch {
+	case ctx == nil:
+		return nil, errors.New("xpkg: OpenImage: nil context")
+	case f == nil:
+		return nil, errors.New("xpkg: OpenImage: nil fetcher")
+	case img == nil:
 		return nil, errors.New("xpkg: OpenImage: nil image")
 	}
 	c := newOpenConfig(opts)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -99,6 +100,38 @@ type Package struct {
 // *SourceError says what was tried and why each kind did not fit.
 var ErrUnknownSource = errors.New("xpkg: not a package source")
 
+// ErrEmpty is the class of sources that hold no bytes at all: an empty
+// file, an empty upload, an empty standard input.
+var ErrEmpty = errors.New("xpkg: empty input")
+
+// ImageTruncatedError reports content recognised as an image (a tar or a
+// gzip stream) that stops short: an upload or a copy that did not finish.
+// It matches oci.ErrMalformed; Err, the image readers' error, stays
+// reachable with errors.Is and errors.As.
+type ImageTruncatedError struct {
+	// Reason says how it stops short, e.g. "the tar has no end-of-archive
+	// marker".
+	Reason string
+	// Err is the error of the image readers.
+	Err error
+}
+
+// Error implements error.
+func (e *ImageTruncatedError) Error() string {
+	return "truncated image: " + e.Reason + " (" + e.Err.Error() + ")"
+}
+
+// Unwrap returns oci.ErrMalformed and the image readers' error.
+func (e *ImageTruncatedError) Unwrap() []error { return []error{oci.ErrMalformed, e.Err} }
+
+// notAnImageError is a complete tar or gzip stream that holds no image: not
+// a package source, the image readers' error kept.
+type notAnImageError struct{ err error }
+
+func (e *notAnImageError) Error() string { return ErrUnknownSource.Error() }
+
+func (e *notAnImageError) Unwrap() []error { return []error{ErrUnknownSource, e.err} }
+
 // SourceError is the error of Open, OpenReader and OpenImage: which source,
 // what it was found to be, and what went wrong.
 type SourceError struct {
@@ -110,9 +143,11 @@ type SourceError struct {
 	// Tried lists, when detection failed, each kind of source tried and why
 	// it did not fit, e.g. "OCI image layout: no oci-layout file".
 	Tried []string
-	// Err is the cause: ErrUnknownSource when detection failed, otherwise
-	// an error of the oci or parser package, ErrNoPackageYAML, a
-	// *LimitError, an I/O error.
+	// Err is the cause: ErrUnknownSource when detection failed, ErrEmpty,
+	// otherwise an error of the oci or parser package (a truncated image:
+	// *ImageTruncatedError, of class oci.ErrMalformed), ErrNoPackageYAML, a
+	// *LimitError, an I/O error. Its own causes stay reachable with
+	// errors.Is and errors.As.
 	Err error
 }
 
@@ -126,7 +161,9 @@ func (e *SourceError) Error() string {
 	if e.SourceKind != 0 {
 		fmt.Fprintf(&b, "reading %s: ", e.SourceKind)
 	}
-	b.WriteString(strings.TrimPrefix(e.Err.Error(), "xpkg: "))
+	if e.Err != nil {
+		b.WriteString(strings.TrimPrefix(e.Err.Error(), "xpkg: "))
+	}
 	if len(e.Tried) > 0 {
 		b.WriteString(" (tried ")
 		b.WriteString(strings.Join(e.Tried, "; "))
@@ -170,6 +207,9 @@ func (e *SourceError) Unwrap() error { return e.Err }
 // facts say why (XP503, XP504). Documents that cannot be parsed are in
 // Package.Errors (XP001, XP002, XP005).
 func Open(ctx context.Context, source string, opts ...Option) (*Package, error) {
+	if ctx == nil {
+		return nil, errors.New("xpkg: Open: nil context")
+	}
 	c := newOpenConfig(opts)
 	name := source
 	if c.sourceName != "" {
@@ -199,6 +239,12 @@ const ReaderName = "<stdin>"
 // Source ReaderName, the name that also names the YAML stream in positions
 // (WithSourceName gives another). Errors are those of Open.
 func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
+	switch {
+	case ctx == nil:
+		return nil, errors.New("xpkg: OpenReader: nil context")
+	case r == nil:
+		return nil, errors.New("xpkg: OpenReader: nil reader")
+	}
 	c := newOpenConfig(opts)
 	if c.sourceName == "" {
 		c.sourceName = ReaderName
@@ -206,7 +252,7 @@ func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, err
 	p, tried, err := openReader(ctx, r, c)
 	if err != nil {
 		kind := SourceReader
-		if errors.Is(err, ErrUnknownSource) {
+		if errors.Is(err, ErrUnknownSource) || errors.Is(err, ErrEmpty) {
 			kind = 0
 		}
 		return nil, &SourceError{Source: c.sourceName, SourceKind: kind, Tried: tried, Err: err}

@@ -18,6 +18,8 @@ type openConfig struct {
 	parserOpts []parser.Option
 	sourceName string
 	remote     *remote.Client // see WithRemote
+	imagesOnly bool           // see WithImagesOnly
+	spoolDir   string         // see WithSpoolDir
 }
 
 func newOpenConfig(opts []Option) *openConfig {
@@ -60,6 +62,20 @@ func WithParserOptions(opts ...parser.Option) Option {
 // stream in positions.
 func WithSourceName(name string) Option {
 	return func(c *openConfig) { c.sourceName = name }
+}
+
+// WithImagesOnly makes OpenReader accept images only (a docker archive, an
+// OCI layout tar, plain or gzip'd): a YAML stream or any other content
+// fails with ErrUnknownSource. A registry receives images, never YAML.
+func WithImagesOnly() Option {
+	return func(c *openConfig) { c.imagesOnly = true }
+}
+
+// WithSpoolDir sets the directory where OpenReader copies an image before
+// reading it (images are read at offsets; at most Limits.MaxReaderSize
+// bytes, removed before OpenReader returns). The default is os.TempDir.
+func WithSpoolDir(dir string) Option {
+	return func(c *openConfig) { c.spoolDir = dir }
 }
 
 // ociOptions returns the options for package oci.

@@ -3,6 +3,7 @@ package xpkg
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -150,17 +151,28 @@ func openFile(ctx context.Context, name string, c *openConfig) (*Package, Source
 		return nil, 0, nil, err
 	}
 	head = head[:n]
+	if n == 0 {
+		return nil, 0, nil, ErrEmpty
+	}
 	switch sniff(head) {
 	case contentImage:
 		p, format, err := openImagePath(ctx, name, c)
-		if errors.Is(err, oci.ErrUnknownFormat) {
-			return nil, 0, []string{"image: " + err.Error(), "YAML stream: the file is a tar or gzip stream"}, ErrUnknownSource
-		}
-		kind := SourceOCILayoutTar
-		if format == oci.FormatDockerArchive {
+		var kind SourceKind // unknown while the image format is
+		switch format {
+		case oci.FormatDockerArchive:
 			kind = SourceXpkg
+		case 0:
+		default:
+			kind = SourceOCILayoutTar
 		}
-		return p, kind, nil, err
+		if err != nil {
+			tried, err := imageError(ctx, err, func() (io.ReadCloser, error) { return os.Open(name) }, c)
+			if tried != nil {
+				kind = 0
+			}
+			return nil, kind, tried, err
+		}
+		return p, kind, nil, nil
 	case contentText:
 		f, err := os.Open(name)
 		if err != nil {
@@ -181,6 +193,11 @@ func openFile(ctx context.Context, name string, c *openConfig) (*Package, Source
 func openImagePath(ctx context.Context, path string, c *openConfig) (*Package, oci.Format, error) {
 	src, err := oci.Open(ctx, path, c.ociOptions()...)
 	if err != nil {
+		// The format recognised before reading failed, if any.
+		var oe *oci.Error
+		if errors.As(err, &oe) {
+			return nil, oe.Format, err
+		}
 		return nil, 0, err
 	}
 	defer src.Close()
@@ -196,14 +213,16 @@ func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, nil, err
 	}
+	if len(head) == 0 {
+		return nil, nil, ErrEmpty
+	}
 	switch sniff(head) {
 	case contentImage:
-		p, err := spoolImage(ctx, br, c)
-		if errors.Is(err, oci.ErrUnknownFormat) {
-			return nil, []string{"image: " + err.Error(), "YAML stream: the input is a tar or gzip stream"}, ErrUnknownSource
-		}
-		return p, nil, err
+		return spoolImage(ctx, br, c)
 	case contentText:
+		if c.imagesOnly {
+			return nil, []string{"image: not a tar or gzip stream", "YAML stream: not accepted (WithImagesOnly)"}, ErrUnknownSource
+		}
 		file := c.sourceName
 		if file == "-" {
 			file = ReaderName
@@ -219,10 +238,10 @@ func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 
 // spoolImage copies an image stream to a temporary file, at most
 // MaxReaderSize bytes, and loads it.
-func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, error) {
-	tmp, err := os.CreateTemp("", "xpkg-*.tar")
+func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []string, error) {
+	tmp, err := os.CreateTemp(c.spoolDir, "xpkg-*.tar")
 	if err != nil {
-		return nil, fmt.Errorf("xpkg: spooling the input: %w", err)
+		return nil, nil, fmt.Errorf("xpkg: spooling the input: %w", err)
 	}
 	defer func() {
 		tmp.Close()
@@ -231,17 +250,124 @@ func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, erro
 	max := c.limits.MaxReaderSize
 	n, err := io.Copy(tmp, io.LimitReader(ctxReader{ctx, r}, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("xpkg: spooling the input: %w", err)
+		return nil, nil, fmt.Errorf("xpkg: spooling the input: %w", err)
 	}
 	if n > max {
-		return nil, &LimitError{Name: "MaxReaderSize", Limit: max}
+		return nil, nil, &LimitError{Name: "MaxReaderSize", Limit: max}
 	}
+	reopen := func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(tmp, 0, n)), nil }
 	src, err := oci.OpenReaderAt(ctx, tmp, n, c.ociOptions()...)
 	if err != nil {
-		return nil, err
+		tried, err := imageError(ctx, err, reopen, c)
+		return nil, tried, err
 	}
 	defer src.Close()
-	return openStore(ctx, src, src.Format(), c)
+	p, err := openStore(ctx, src, src.Format(), c)
+	if err != nil {
+		tried, err := imageError(ctx, err, reopen, c)
+		return nil, tried, err
+	}
+	return p, nil, nil
+}
+
+// imageError returns the error of content recognised as an image (a tar
+// or gzip stream) whose reading failed: the image error itself, with its
+// class, except when the image readers found no image format
+// (oci.ErrUnknownFormat). Then a stream that stops short (a tar without its
+// end-of-archive marker, a gzip stream cut off: an upload that did not
+// finish) is an *ImageTruncatedError, of class oci.ErrMalformed; a complete
+// stream that holds no image (a tar of other files, gzip'd text) is not a
+// package source (ErrUnknownSource, with what was tried), the oci error
+// still reachable with errors.Is and errors.As.
+func imageError(ctx context.Context, err error, open func() (io.ReadCloser, error), c *openConfig) ([]string, error) {
+	if !errors.Is(err, oci.ErrUnknownFormat) {
+		return nil, err
+	}
+	notImage := func() ([]string, error) {
+		return []string{"image: " + err.Error(), "YAML stream: the content is a tar or gzip stream"}, &notAnImageError{err: err}
+	}
+	rc, oerr := open()
+	if oerr != nil {
+		return notImage()
+	}
+	defer rc.Close()
+	switch st, why := streamState(ctx, rc, c.limits.OCI.MaxImageSize); st {
+	case streamTruncated:
+		return nil, &ImageTruncatedError{Reason: why, Err: err}
+	default:
+		return notImage()
+	}
+}
+
+type stream int
+
+const (
+	streamComplete stream = iota // ends as a complete tar does
+	streamTruncated
+	streamNotTar // a complete gzip stream of something else
+)
+
+// streamState reads a tar or gzip'd tar stream to its end, at most max
+// decompressed bytes, and tells whether it ends as a complete tar does
+// (with its end-of-archive marker, two zero blocks, and for gzip a
+// well-formed trailer), stops short (and why), or is a gzip stream of
+// something other than a tar. A stream longer than max is taken as
+// complete (the image readers report the limit).
+func streamState(ctx context.Context, r io.Reader, max int64) (stream, string) {
+	br := bufio.NewReader(r)
+	magic, _ := br.Peek(2)
+	var tr io.Reader = br
+	gz := bytes.Equal(magic, []byte{0x1f, 0x8b})
+	if gz {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return streamTruncated, "the gzip stream is cut off or corrupt: " + err.Error()
+		}
+		defer zr.Close()
+		tr = zr
+	}
+	if max <= 0 {
+		max = 2 << 30
+	}
+	const block, tail = 512, 1024
+	var first [block]byte
+	var last [tail]byte
+	buf := make([]byte, 32<<10)
+	var total int64
+	lr := io.LimitReader(ctxReader{ctx, tr}, max+1)
+	for {
+		n, err := lr.Read(buf)
+		if n > 0 {
+			if total < block {
+				copy(first[total:], buf[:n])
+			}
+			total += int64(n)
+			if n >= tail {
+				copy(last[:], buf[n-tail:n])
+			} else {
+				copy(last[:], last[n:])
+				copy(last[tail-n:], buf[:n])
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return streamComplete, "" // cancelled: the image error stands
+			}
+			return streamTruncated, "the stream is cut off or corrupt: " + err.Error()
+		}
+	}
+	switch {
+	case total > max:
+		return streamComplete, ""
+	case gz && (total < block || !isTarHeader(first[:])):
+		return streamNotTar, ""
+	case total < tail || !bytes.Equal(last[:], make([]byte, tail)):
+		return streamTruncated, "the tar has no end-of-archive marker"
+	}
+	return streamComplete, ""
 }
 
 // ctxReader stops reading when its context ends.

@@ -398,7 +398,7 @@ func TestStdin(t *testing.T) {
 	}{
 		{"package.yaml", bad, exitProblems, []string{"XP201", "XP206", "XP205", "XP202", "XP303", "XP401", "XP102"}},
 		{"xpkg", twoBaseLayersXpkg(t), exitProblems, []string{"XP501"}},
-		{"empty", nil, exitProblems, []string{"XP003"}},
+		{"empty", nil, exitError, []string{"XP000"}}, // xpkg.ErrEmpty: an unreadable source
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
