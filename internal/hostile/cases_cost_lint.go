@@ -27,7 +27,7 @@ func lintCostCases() []Case {
 // compares objects pairwise.
 func lintWorstCases() []lintWorst {
 	sizeYAML := int64(lintCostBytes)
-	return []lintWorst{
+	return append([]lintWorst{
 		{
 			rules: []string{"XP001"},
 			Case: Case{
@@ -503,5 +503,5 @@ func lintWorstCases() []lintWorst {
 				},
 			},
 		},
-	}
+	}, parserLintWorstCases()...)
 }
