@@ -55,6 +55,53 @@ func (o *Object) decodeUnstructured() (*unstructured.Unstructured, error) {
 type FieldLocator struct {
 	root *yaml.Node
 	loc  locator
+	// index holds the keys of the wide mappings looked up so far, so that
+	// many lookups in one mapping cost its size once, not once each.
+	index map[*yaml.Node]*keyIndex
+}
+
+// keyIndex is the index of a mapping's own keys: the position in Content
+// of the last key of each name (the last wins, as in findKey), and whether
+// the mapping merges others (<<).
+type keyIndex struct {
+	keys   map[string]int
+	merges bool
+}
+
+// wideMapping is how many entries a mapping has before FieldLocator
+// indexes its keys.
+const wideMapping = 32
+
+// findKey is findKey, through an index for wide mappings.
+func (l *FieldLocator) findKey(m *yaml.Node, name string) (key, val *yaml.Node) {
+	if len(m.Content) < 2*wideMapping {
+		return findKey(m, name)
+	}
+	x := l.index[m]
+	if x == nil {
+		x = &keyIndex{keys: make(map[string]int, len(m.Content)/2)}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k := m.Content[i]
+			if isMerge(k) {
+				x.merges = true
+				continue
+			}
+			if ks, err := keyString(k); err == nil {
+				x.keys[ks] = i
+			}
+		}
+		if l.index == nil {
+			l.index = map[*yaml.Node]*keyIndex{}
+		}
+		l.index[m] = x
+	}
+	if i, ok := x.keys[name]; ok {
+		return m.Content[i], m.Content[i+1]
+	}
+	if !x.merges {
+		return nil, nil
+	}
+	return findKey(m, name)
 }
 
 // FieldLocator parses the object's raw bytes once, checked against the
@@ -71,7 +118,7 @@ func (o *Object) FieldLocator() (*FieldLocator, error) {
 
 // FieldPosition is Object.FieldPosition without parsing the object again.
 func (l *FieldLocator) FieldPosition(path ...string) (Position, error) {
-	return fieldPositionIn(l.root, l.loc, path)
+	return fieldPositionWith(l.root, l.loc, path, l.findKey)
 }
 
 func (o *Object) fieldPosition(path []string) (Position, error) {
@@ -83,6 +130,11 @@ func (o *Object) fieldPosition(path []string) (Position, error) {
 }
 
 func fieldPositionIn(root *yaml.Node, loc locator, path []string) (Position, error) {
+	return fieldPositionWith(root, loc, path, findKey)
+}
+
+// fieldPositionWith is fieldPositionIn with the mapping lookup given.
+func fieldPositionWith(root *yaml.Node, loc locator, path []string, findKey func(*yaml.Node, string) (key, val *yaml.Node)) (Position, error) {
 	n := root
 	for i, elem := range path {
 		n = deref(n)
