@@ -1,9 +1,12 @@
 // Command registry-index does what a package registry embedding xpkgkit
 // does: it walks a directory of package images (.xpkg files, OCI layout
-// directories and OCI layout tars), opens and lints each one concurrently,
-// and writes a JSON index of what they hold: package name, kind, tags,
-// digests, dependencies, the CRDs and XRDs with their group, kind and
-// versions, and a lint summary.
+// directories and OCI layout tars), reads each one concurrently as the
+// upload it would be (a file is fed to xpkg.OpenReader as an io.Reader,
+// images only, under the tight limits of registryLimits), lints it, and
+// writes a JSON index with a verdict per upload (accepted, refused,
+// corrupt, not-a-package, empty, over-limit) and what it holds: package
+// name, kind, tags, digests, dependencies, the CRDs and XRDs with their
+// group, kind and versions, and a lint summary.
 //
 // Usage:
 //
@@ -19,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,6 +37,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -41,6 +46,12 @@ import (
 type Entry struct {
 	// Path is the image's path relative to the directory walked, with '/'.
 	Path string `json:"path"`
+	// Verdict is what a registry decides about the upload: VerdictAccepted,
+	// VerdictRefused (Crossplane would refuse it: lint errors),
+	// VerdictCorrupt (a truncated or tampered image), VerdictNotPackage,
+	// VerdictEmpty, VerdictOverLimit, or VerdictError (anything else, such
+	// as an I/O error).
+	Verdict string `json:"verdict"`
 	// Error says why the image could not be read; the other fields are then
 	// empty.
 	Error string `json:"error,omitempty"`
@@ -58,6 +69,45 @@ type Entry struct {
 	CRDs         []Definition `json:"crds,omitempty"`
 	XRDs         []Definition `json:"xrds,omitempty"`
 	Lint         *LintSummary `json:"lint,omitempty"`
+}
+
+// The verdicts of Entry.Verdict.
+const (
+	VerdictAccepted   = "accepted"
+	VerdictRefused    = "refused"
+	VerdictCorrupt    = "corrupt"
+	VerdictNotPackage = "not-a-package"
+	VerdictEmpty      = "empty"
+	VerdictOverLimit  = "over-limit"
+	VerdictError      = "error"
+)
+
+// registryLimits are tighter than the defaults, as a registry that reads
+// uploads from anyone sets them: zero fields keep their defaults.
+func registryLimits() xpkg.Limits {
+	var l xpkg.Limits
+	l.MaxReaderSize = 256 << 20
+	l.OCI.MaxLayerSize = 256 << 20
+	l.OCI.MaxImageSize = 512 << 20
+	l.OCI.MaxTarEntries = 10_000
+	l.Parser.MaxDocumentBytes = 4 << 20
+	l.Parser.MaxDocuments = 20_000
+	return l
+}
+
+// verdict classifies the error of reading an upload.
+func verdict(err error) string {
+	switch {
+	case errors.Is(err, xpkg.ErrEmpty):
+		return VerdictEmpty
+	case errors.Is(err, oci.ErrLimit), errors.Is(err, parser.ErrLimit), errors.Is(err, xpkg.ErrLimit):
+		return VerdictOverLimit
+	case errors.Is(err, oci.ErrMalformed), errors.Is(err, oci.ErrDigestMismatch):
+		return VerdictCorrupt
+	case errors.Is(err, xpkg.ErrUnknownSource):
+		return VerdictNotPackage
+	}
+	return VerdictError
 }
 
 // Dependency is one entry of a package's spec.dependsOn.
@@ -187,20 +237,34 @@ func read(ctx context.Context, dir, path string) Entry {
 		rel = path
 	}
 	e := Entry{Path: filepath.ToSlash(rel)}
-	pkg, err := xpkg.Open(ctx, path, xpkg.WithSourceName(e.Path))
-	if err == nil && pkg.Image == nil {
-		err = fmt.Errorf("%s is a %s, not an image", e.Path, pkg.SourceKind)
+	opts := []xpkg.Option{xpkg.WithSourceName(e.Path), xpkg.WithLimits(registryLimits()), xpkg.WithImagesOnly()}
+	var pkg *xpkg.Package
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		// An OCI layout directory: what a registry's own storage holds.
+		pkg, err = xpkg.Open(ctx, path, opts...)
+		if err == nil && pkg.Image == nil {
+			err = fmt.Errorf("%s is a %s, not an image: %w", e.Path, pkg.SourceKind, xpkg.ErrUnknownSource)
+		}
+	} else {
+		// A file: read as the upload it would be, from a reader.
+		pkg, err = openUpload(ctx, path, opts...)
 	}
 	if err != nil {
+		e.Verdict = verdict(err)
 		e.Error = err.Error()
 		return e
 	}
 	res, err := pkg.Lint(ctx)
 	if err != nil {
+		e.Verdict = VerdictError
 		e.Error = err.Error()
 		return e
 	}
-	e.Format = pkg.SourceKind.String()
+	e.Verdict = VerdictAccepted
+	if res.AtOrAbove(linter.SeverityError) {
+		e.Verdict = VerdictRefused
+	}
+	e.Format = formatName(pkg.Image.Format)
 	e.Tags = pkg.Image.Tags
 	e.Digest = pkg.Image.ManifestDigest.String()
 	e.ConfigDigest = pkg.Image.ConfigDigest.String()
@@ -220,6 +284,31 @@ func read(ctx context.Context, dir, path string) Entry {
 	e.XRDs = definitions(pkg.Package, "apiextensions.crossplane.io", "CompositeResourceDefinition")
 	e.Lint = summarise(res)
 	return e
+}
+
+// openUpload feeds the file at path to xpkg.OpenReader, as a registry feeds
+// the body of an upload.
+func openUpload(ctx context.Context, path string, opts ...xpkg.Option) (*xpkg.Package, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return xpkg.OpenReader(ctx, f, opts...)
+}
+
+// formatName names the form an image was stored in, as xpkg.SourceKind
+// names it.
+func formatName(f oci.Format) string {
+	switch f {
+	case oci.FormatDockerArchive:
+		return xpkg.SourceXpkg.String()
+	case oci.FormatLayoutDir:
+		return xpkg.SourceOCILayout.String()
+	case oci.FormatLayoutTar:
+		return xpkg.SourceOCILayoutTar.String()
+	}
+	return f.String()
 }
 
 // definitions lists the CRDs or XRDs of a package, read from the objects'

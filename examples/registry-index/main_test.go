@@ -123,7 +123,7 @@ func TestRun(t *testing.T) {
 	if fn := byPath["functions/function-noop.tar"]; fn.Kind != "Function" || fn.Format != "oci-layout-tar" {
 		t.Errorf("function entry: %+v", fn)
 	}
-	if b := byPath["broken/digest-mismatch.xpkg"]; !strings.Contains(b.Error, "digest mismatch") || b.Name != "" {
+	if b := byPath["broken/digest-mismatch.xpkg"]; !strings.Contains(b.Error, "digest mismatch") || b.Name != "" || b.Verdict != VerdictCorrupt {
 		t.Errorf("broken entry: %+v", b)
 	}
 	if helm := byPath["corpus/provider-helm.xpkg"]; helm.Name != "provider-helm" || len(helm.CRDs) != 7 || helm.Lint == nil {
