@@ -192,7 +192,10 @@ func (e *SourceError) Unwrap() error { return e.Err }
 //     fetched.
 //
 // When nothing fits, the error matches ErrUnknownSource and says what was
-// tried. An image index is resolved to one manifest (WithPlatform), the
+// tried; an empty file matches ErrEmpty. Content recognised as an image (a
+// tar or gzip stream) fails with the image's own error and class: a
+// truncated upload is an *ImageTruncatedError (oci.ErrMalformed), never
+// ErrUnknownSource. An image index is resolved to one manifest (WithPlatform), the
 // layer selector (SelectLayer) chooses where package.yaml is, and the file
 // is streamed out of its layer into the parser; the blobs read are verified.
 // Parsing is bounded by WithLimits.
