@@ -308,7 +308,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		return r, nil
 	}
 	if cfg.typesOnly {
-		typeCheck(obj, c.types, make([]string, 0, 16), &r.Violations, &r.Cut)
+		typeCheck(obj, c.types, &r.Violations, &r.Cut)
 		sortViolations(r.Violations)
 		return r, nil
 	}
