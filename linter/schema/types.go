@@ -3,6 +3,7 @@ package schema
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -158,16 +159,22 @@ type typeChecker struct {
 // list below the top level where n defines typed fields: v may be an
 // outline cut short there.
 func typeCheck(v any, n *tnode, out *[]Violation, cut *bool) {
-	c := typeChecker{out: out}
-	if n != nil && v != nil && !n.any() {
-		var stack [16]pathElem
-		c.path = stack[:0]
-		c.check(v, n)
+	if n == nil || v == nil || n.any() {
+		return
 	}
+	c := checkers.Get().(*typeChecker)
+	c.out, c.cut = out, false
+	c.check(v, n)
 	if c.cut {
 		*cut = true
 	}
+	c.path, c.out = c.path[:0], nil
+	checkers.Put(c)
 }
+
+// checkers keeps the path stacks of type walks, so that a walk allocates
+// nothing unless it reports a violation.
+var checkers = sync.Pool{New: func() any { return &typeChecker{path: make([]pathElem, 0, 16)} }}
 
 // check walks v against n, neither nil, n not any.
 func (c *typeChecker) check(v any, n *tnode) {
@@ -181,8 +188,9 @@ func (c *typeChecker) check(v any, n *tnode) {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if len(x) == 0 && len(c.path) > 0 {
-			c.cut = true
+		if len(x) == 0 {
+			c.cut = c.cut || len(c.path) > 0
+			return
 		}
 		for key, e := range x {
 			s, ok := n.props[key]

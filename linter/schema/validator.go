@@ -377,6 +377,9 @@ func Locate(obj *parser.Object, vs []Violation) {
 }
 
 func sortViolations(vs []Violation) {
+	if len(vs) < 2 {
+		return
+	}
 	sort.SliceStable(vs, func(i, j int) bool {
 		a, b := vs[i], vs[j]
 		for k := 0; k < len(a.Path) && k < len(b.Path); k++ {
