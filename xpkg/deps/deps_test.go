@@ -108,7 +108,7 @@ func TestResolve(t *testing.T) {
 		name:  "constraints joined by a space are not Crossplane's",
 		graph: base,
 		root:  cfg.WithDependency(meta.KindProvider, provA, ">=v1.0.0 <v2.0.0"),
-		want:  []want{{"XP601", "root.yaml:15", `is not a constraint Crossplane reads: improper constraint`}},
+		want:  []want{{"XP601", "root.yaml:15", `is not a constraint Crossplane reads: comparisons joined by a space: .* needs a comma: write ">=v1.0.0, <v2.0.0"`}},
 	}, {
 		name:     "wildcards and carets",
 		graph:    base,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/internal/semverv1"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -486,11 +487,11 @@ func (s *resolution) choose(name string) *selection {
 	}
 	type cons struct {
 		e edgeRef
-		c *xpConstraints
+		c *semverv1.Constraints
 	}
 	var ok []cons
 	for _, e := range semvers {
-		c, err := parseXPConstraints(e.dep.Constraint)
+		c, err := semverv1.Parse(e.dep.Constraint)
 		if err != nil {
 			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("version %s is not a constraint Crossplane reads: %s", quote(e.dep.Constraint), shorten(err.Error()))}
 			continue

@@ -9,6 +9,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/internal/semverv1"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/meta"
@@ -326,7 +327,7 @@ func checkCrossplaneVersion(p *graphPass) {
 		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
 			continue
 		}
-		c, err := parseXPConstraints(n.Package.Crossplane)
+		c, err := semverv1.Parse(n.Package.Crossplane)
 		if err != nil || c.Check(p.target) {
 			continue
 		}

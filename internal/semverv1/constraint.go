@@ -1,6 +1,7 @@
-package deps
+package semverv1
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -8,19 +9,18 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-// Crossplane v2.1.0 checks dependency versions and its own version against
-// constraints with github.com/Masterminds/semver v1.5.0 (go.mod), whose
-// grammar and pre-release rule differ from the v3 module's: constraints are
-// joined with ',' only (a space does not separate two of them), and each
-// comparison on its own refuses a pre-release version unless its own bound
-// names a pre-release, so ">=v1.2.0-0, <v2.0.0" admits no pre-release
-// (v3 admits one when any constraint of the group names one). The
-// evaluator below follows v1.5.0; versions are compared as the v3 module
-// compares them (semantic version precedence in both).
+// ErrInvalid is the class of the errors Parse returns for a constraint
+// Crossplane's parser refuses, but for ErrSpaceJoined.
+var ErrInvalid = errors.New("improper constraint")
 
-// xpConstraints is a parsed constraint: alternatives ('||') of groups
-// (',') of comparisons.
-type xpConstraints struct {
+// ErrSpaceJoined is the class of a constraint whose comparisons are joined
+// by a space, such as ">=v1.0.0 <v2.0.0": Masterminds/semver v3 reads it as
+// two comparisons, v1.5.0 refuses it.
+var ErrSpaceJoined = errors.New("comparisons joined by a space: Crossplane's constraint parser (Masterminds/semver v1.5.0) needs a comma")
+
+// Constraints is a parsed constraint: alternatives ('||') of groups (',')
+// of comparisons.
+type Constraints struct {
 	or [][]xpComparison
 }
 
@@ -41,24 +41,26 @@ var (
 	xpRangeRE      = regexp.MustCompile(`\s*(` + xpVersionPattern + `)\s+-\s+(` + xpVersionPattern + `)\s*`)
 )
 
-// maxConstraintLength bounds the constraint text parsed.
-const maxConstraintLength = 1024
+// MaxLength bounds the constraint text Parse reads.
+const MaxLength = 1024
 
-// parseXPConstraints parses s as Crossplane's semver library does.
-func parseXPConstraints(s string) (*xpConstraints, error) {
-	if len(s) > maxConstraintLength {
-		return nil, fmt.Errorf("constraint longer than %d bytes", maxConstraintLength)
+// Parse parses s as Crossplane's semver library, Masterminds/semver v1.5.0,
+// does: it fails where NewConstraint fails. The error wraps ErrInvalid, and
+// ErrSpaceJoined when a space joins two comparisons.
+func Parse(s string) (*Constraints, error) {
+	if len(s) > MaxLength {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrInvalid, MaxLength)
 	}
 	// "A - B" is ">= A, <= B".
 	s = xpRangeRE.ReplaceAllStringFunc(s, func(m string) string {
 		sm := xpRangeRE.FindStringSubmatch(m)
 		return fmt.Sprintf(">= %s, <= %s", sm[1], sm[11])
 	})
-	c := &xpConstraints{}
+	c := &Constraints{}
 	for _, alt := range strings.Split(s, "||") {
 		var group []xpComparison
 		for _, part := range strings.Split(alt, ",") {
-			cmp, err := parseXPComparison(part)
+			cmp, err := parseComparison(part)
 			if err != nil {
 				return nil, err
 			}
@@ -71,10 +73,13 @@ func parseXPConstraints(s string) (*xpConstraints, error) {
 
 func isWildcard(s string) bool { return s == "x" || s == "X" || s == "*" }
 
-func parseXPComparison(s string) (xpComparison, error) {
+func parseComparison(s string) (xpComparison, error) {
 	m := xpComparisonRE.FindStringSubmatch(s)
 	if m == nil {
-		return xpComparison{}, fmt.Errorf("improper constraint %q (Crossplane joins constraints with ',', not spaces)", strings.TrimSpace(s))
+		if parts := spaceJoined(s); parts != nil {
+			return xpComparison{}, fmt.Errorf("%w: write %q", ErrSpaceJoined, strings.Join(parts, ", "))
+		}
+		return xpComparison{}, fmt.Errorf("%w: %q", ErrInvalid, strings.TrimSpace(s))
 	}
 	c := xpComparison{op: m[1]}
 	major, minor, patch, pre := m[3], strings.TrimPrefix(m[4], "."), strings.TrimPrefix(m[5], "."), m[6]
@@ -89,14 +94,43 @@ func parseXPComparison(s string) (xpComparison, error) {
 	}
 	v, err := semver.NewVersion(text)
 	if err != nil {
-		return xpComparison{}, fmt.Errorf("improper constraint %q", strings.TrimSpace(s))
+		return xpComparison{}, fmt.Errorf("%w: %q: %v", ErrInvalid, strings.TrimSpace(s), err)
 	}
 	c.bound = v
 	return c, nil
 }
 
-// Check reports whether v satisfies the constraint.
-func (c *xpConstraints) Check(v *semver.Version) bool {
+// spaceJoined returns the comparisons of s when s is two or more
+// comparisons joined by spaces, each of which would parse on its own; nil
+// otherwise.
+func spaceJoined(s string) []string {
+	fields := strings.Fields(s)
+	if len(fields) < 2 {
+		return nil
+	}
+	// An operator written apart from its version (">= 1.0.0") is one field
+	// of its own: join it to the next.
+	var parts []string
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if strings.Trim(f, "!=<>~^") == "" && i+1 < len(fields) {
+			i++
+			f += fields[i]
+		}
+		if !xpComparisonRE.MatchString(f) {
+			return nil
+		}
+		parts = append(parts, f)
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+// Check reports whether v satisfies the constraint, as v1.5.0's
+// Constraints.Check decides.
+func (c *Constraints) Check(v *semver.Version) bool {
 	for _, group := range c.or {
 		ok := true
 		for _, cmp := range group {
@@ -114,15 +148,16 @@ func (c *xpConstraints) Check(v *semver.Version) bool {
 
 func (c xpComparison) check(v *semver.Version) bool {
 	b := c.bound
-	// A comparison whose bound names no pre-release refuses pre-releases.
+	// "!=" with a full version is the only comparison that does not refuse a
+	// pre-release version when its bound names none.
+	if c.op == "!=" && !c.dirty {
+		return !v.Equal(b)
+	}
 	if v.Prerelease() != "" && b.Prerelease() == "" {
 		return false
 	}
 	switch c.op {
 	case "!=":
-		if !c.dirty {
-			return !v.Equal(b)
-		}
 		if b.Major() != v.Major() {
 			return true
 		}
