@@ -126,13 +126,18 @@ func ruleDependencyVersion() *Rule {
 		Doc: `A dependency version is neither a semver constraint nor a digest
 
 A dependency's version is a Masterminds semver constraint (">=v1.2.0",
-"v1", "=v0.3.1") or a digest, sha256 followed by 64 lower-case hex digits.
-Crossplane cannot resolve a dependency whose version is missing or is
-anything else: the dependency manager and the resolver parse it as a
-Masterminds semver constraint unless it is a digest (crossplane v2.1.0,
+"v1", "=v0.3.1", ">=v1.2.0, <v2") or a digest, sha256 followed by 64
+lower-case hex digits. Crossplane cannot resolve a dependency whose version
+is missing or is anything else: the dependency manager and the resolver
+parse it as a constraint unless it is a digest (crossplane v2.1.0,
 internal/controller/pkg/revision, PackageDependencyManager.Resolve;
 internal/controller/pkg/resolver, "version constraint on dependency is
-invalid"), so the dependency never resolves.`,
+invalid"), so the dependency never resolves. This happens at install:
+crossplane xpkg build does not read dependency versions.
+
+Crossplane parses constraints with Masterminds/semver v1.5.0 (its go.mod),
+not v3: comparisons are joined with a comma only, so ">=v1.2.0 <v2" (two
+comparisons joined by a space, which v3 reads) never resolves.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: latest\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {

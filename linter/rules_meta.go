@@ -1,6 +1,7 @@
 package linter
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/internal/semverv1"
 	"github.com/xpkgkit/xpkgkit/linter/internal/spdx"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -85,8 +87,11 @@ func ruleCrossplaneConstraint() *Rule {
 		Doc: `spec.crossplane.version missing or not a valid semver constraint
 
 When a package gives spec.crossplane, Crossplane checks its own version
-against spec.crossplane.version, a Masterminds semver constraint such as
-">=v1.14.0" or ">=v1.14.0, <v3". A constraint that does not parse, and a
+against spec.crossplane.version, a constraint such as ">=v1.14.0" or
+">=v1.14.0, <v3", which it parses with Masterminds/semver v1.5.0 (its
+go.mod), not v3: comparisons are joined with a comma only, so
+">=v1.14.0 <v3" (two comparisons joined by a space, which v3 reads) does
+not parse. A constraint that does not parse, and a
 spec.crossplane with no version at all (crossplane: {}, or a misspelt key
 such as versions:, which Crossplane drops), make both crossplane xpkg
 build and the package manager refuse the package with "package version
@@ -129,8 +134,15 @@ object fails (crossplane-runtime v2.1.0, pkg/parser, PackageParser.Parse).`,
 				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version is empty: Crossplane refuses the package (\"package version constraints are poorly formatted\"); give a constraint such as \">=v1.14.0\"")
 				return nil
 			}
-			if _, err := semver.NewConstraint(v); err != nil {
-				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s is not a semver constraint: %s", quote(v), reason(err))
+			if _, err := semverv1.Parse(v); err != nil {
+				switch _, err3 := semver.NewConstraint(v); {
+				case errors.Is(err, semverv1.ErrSpaceJoined):
+					p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s: %s", quote(v), reason(err))
+				case err3 != nil:
+					p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s is not a semver constraint: %s", quote(v), reason(err3))
+				default:
+					p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s is not a semver constraint Crossplane reads: %s", quote(v), reason(err))
+				}
 			}
 			return nil
 		},
@@ -159,8 +171,12 @@ the package, because its spec.crossplane.version constraint excludes it:
 the revision reconciler checks the running version against the constraint
 before it installs anything (crossplane v2.1.0, internal/xpkg,
 PackageCrossplaneCompatible, called from the package revision Reconciler
-unless the package sets ignoreCrossplaneConstraints). Masterminds semver rules apply: a pre-release version such as v2.0.0-rc.1
-satisfies only a constraint that itself has a pre-release part.`,
+unless the package sets ignoreCrossplaneConstraints; internal/version,
+Versioner.InConstraints). The constraint is read and checked as
+Masterminds/semver v1.5.0 does (Crossplane's go.mod): each comparison on
+its own refuses a pre-release version such as v2.0.0-rc.1 unless its own
+bound has a pre-release part, so ">=v1.14.0-0, <v3" admits no
+pre-release, where semver v3 would admit one.`,
 		Bad:  metaHead + "spec:\n  crossplane:\n    version: \"<v2.0.0\"  # linted with --crossplane-version v2.0.0\n",
 		Good: metaHead + "spec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
 		Run: func(p *Pass) error {
@@ -172,7 +188,7 @@ satisfies only a constraint that itself has a pre-release part.`,
 			if !ok {
 				return nil
 			}
-			c, err := semver.NewConstraint(v)
+			c, err := semverv1.Parse(v)
 			if err != nil {
 				return nil // XP202 reports it
 			}

@@ -168,6 +168,10 @@ files, and the paths given with --ignore, nothing else), so a CI workflow in
 is reported: move it out of the package directory, or exclude it with the
 build's --ignore flag (paths relative to the package root, with wildcards:
 --ignore='.github/workflows/*').
+This is a warning, not an error, by decision, although the build fails
+on such a file when it is not ignored: the linter cannot know the flags
+the build runs with, and most package repositories keep a .github
+directory and build with --ignore.
 
 Each skipped entry is reported once. The diagnostic's file is the entry's
 path and its line is 0, as for image-level diagnostics: no line of it was

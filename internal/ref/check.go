@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/xpkgkit/xpkgkit/internal/semverv1"
 )
 
 // CheckDependency checks a dependency's package reference the way Crossplane
@@ -31,9 +33,10 @@ func CheckDependency(s string) (Reference, error) {
 	return r, errors.Join(errs...)
 }
 
-// CheckVersion checks a dependency version: a Masterminds semver constraint
-// such as ">=v1.2.0" or "v1", or a digest "sha256:<64 lower-case hex>". The
-// error wraps ErrInvalidVersion.
+// CheckVersion checks a dependency version: a constraint Crossplane's
+// Masterminds/semver v1.5.0 parses, such as ">=v1.2.0" or "v1" (see
+// CheckConstraint), or a digest "sha256:<64 lower-case hex>". The error
+// wraps ErrInvalidVersion.
 func CheckVersion(v string) error {
 	if strings.TrimSpace(v) == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidVersion)
@@ -47,8 +50,25 @@ func CheckVersion(v string) error {
 		}
 		return nil
 	}
-	if _, err := semver.NewConstraint(v); err != nil {
-		return fmt.Errorf("%w: %q is not a semver constraint: %v", ErrInvalidVersion, v, err)
+	return CheckConstraint(v)
+}
+
+// CheckConstraint checks a version constraint the way Crossplane parses
+// it, with Masterminds/semver v1.5.0 (see package semverv1): where the v3
+// module also refuses it, the error says why v3 does; a constraint only
+// v1.5.0 refuses, such as comparisons joined by a space, says why v1.5.0
+// does. The error wraps ErrInvalidVersion, and semverv1.ErrSpaceJoined when
+// a space joins two comparisons.
+func CheckConstraint(v string) error {
+	_, err := semverv1.Parse(v)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, semverv1.ErrSpaceJoined) {
+		return fmt.Errorf("%w: %q: %w", ErrInvalidVersion, v, err)
+	}
+	if _, err3 := semver.NewConstraint(v); err3 != nil {
+		err = err3
+	}
+	return fmt.Errorf("%w: %q is not a semver constraint: %w", ErrInvalidVersion, v, err)
 }
