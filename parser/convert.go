@@ -106,7 +106,7 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 		e.height = 1
 	}
 	if n.Kind == yaml.MappingNode && c.dups != nil {
-		duplicateKeys(n, c.dups.add)
+		duplicateKeys(n, c.dups)
 	}
 	if n.Anchor != "" {
 		c.memo[n] = e
@@ -114,13 +114,13 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 	return e, nil
 }
 
-// duplicateKeys calls found for each key of mapping n whose text repeats
+// duplicateKeys records in r each key of mapping n whose text repeats
 // an earlier key's, with that earlier key (the one it overrides), in
 // linear time: pairwise for small mappings, with a map for large ones.
 // Merge keys (<<) are not keys. Keys that differ in text but convert to the
 // same string (0x1 and 1) are not found; the conversion lets the last one
 // win all the same.
-func duplicateKeys(n *yaml.Node, found func(prev, k *yaml.Node)) {
+func duplicateKeys(n *yaml.Node, r *dupRecorder) {
 	kv := n.Content
 	if len(kv) <= 32 {
 		for i := 2; i+1 < len(kv); i += 2 {
@@ -130,7 +130,7 @@ func duplicateKeys(n *yaml.Node, found func(prev, k *yaml.Node)) {
 			}
 			for j := i - 2; j >= 0; j -= 2 {
 				if o := kv[j]; o.Kind == yaml.ScalarNode && o.Value == k.Value && o.Tag != tagMerge {
-					found(o, k)
+					r.add(o, k)
 					break
 				}
 			}
@@ -144,7 +144,7 @@ func duplicateKeys(n *yaml.Node, found func(prev, k *yaml.Node)) {
 			continue
 		}
 		if prev, dup := seen[k.Value]; dup {
-			found(prev, k)
+			r.add(prev, k)
 		}
 		seen[k.Value] = k
 	}

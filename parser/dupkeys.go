@@ -33,7 +33,7 @@ type dupRecorder struct {
 	seen  map[*yaml.Node]bool // later keys recorded (a mapping walked twice through an alias)
 }
 
-// add records a duplicate key; it is the callback of duplicateKeys.
+// add records a duplicate key found by duplicateKeys.
 func (r *dupRecorder) add(prev, k *yaml.Node) {
 	if r.seen[k] {
 		return
