@@ -422,9 +422,9 @@ func lintWorstCases() []lintWorst {
 				Write: streamYAML("lint-cost-composed-schemas", func() []byte {
 					return stream(badConfiguration+"---\n"+schemaXRD, func(i int) string {
 						if i%100 == 0 {
-							return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c%d\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XThing}\n  resources:\n", i)
+							return fmt.Sprintf("---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c%d\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XOther}\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n", i)
 						}
-						return fmt.Sprintf("  - {name: r%d, base: {apiVersion: example.org/v1, kind: XThing, spec: {size: x, extra: 1}}}\n", i)
+						return fmt.Sprintf("      - {name: r%d, base: {apiVersion: example.org/v1, kind: XThing, spec: {size: x, extra: 1}}}\n", i)
 					}, errorTail)
 				}),
 			},

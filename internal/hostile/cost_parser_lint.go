@@ -17,13 +17,13 @@ func parserLintWorstCases() []lintWorst {
 		{
 			rules: []string{"XP007"},
 			Case: Case{
-				Name: "lint-cost-duplicate-keys",
+				Name: "lint-cost-duplicate-keys-per-document",
 				Description: "About 900 ConfigMaps, each with one key given 151 times: the parser records at most 100 duplicates " +
 					"per document (linearly) and XP007 reports them, capped per rule; the ConfigMaps are the error.",
 				Kind:   KindPackageYAML,
 				Expect: rule(ClassLintError, "XP102"),
 				Size:   lintCostBytes,
-				Write: streamYAML("lint-cost-duplicate-keys", func() []byte {
+				Write: streamYAML("lint-cost-duplicate-keys-per-document", func() []byte {
 					return stream(badConfiguration, func(i int) string {
 						return fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d%d\ndata:\n", i) + dups
 					}, "")
@@ -33,13 +33,13 @@ func parserLintWorstCases() []lintWorst {
 		{
 			rules: []string{"XP008"},
 			Case: Case{
-				Name: "lint-cost-meta-file-name",
+				Name: "lint-cost-meta-file-name-meta-yaml",
 				Description: "A package directory whose meta object is in meta.yaml, beside 2,000 files: XP008 reports the file " +
 					"name once, whatever the number of files; a ConfigMap is the error.",
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
 				Size:   2_000 * 80,
-				Write:  metaFileDir("lint-cost-meta-file-name", "meta.yaml", 2_000),
+				Write:  metaFileDir("lint-cost-meta-file-name-meta-yaml", "meta.yaml", 2_000),
 			},
 		},
 	}
