@@ -4,13 +4,13 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/internal/jsonfields"
 	"maps"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -41,43 +41,6 @@ func metaType(version string, kind meta.Kind) reflect.Type {
 		return nil
 	}
 	return reflect.TypeOf(v)
-}
-
-// jsonFields maps the JSON names of a struct's fields (inline fields
-// flattened) to their types.
-var jsonFields sync.Map // reflect.Type -> map[string]reflect.Type
-
-func fieldsOf(t reflect.Type) map[string]reflect.Type {
-	if m, ok := jsonFields.Load(t); ok {
-		return m.(map[string]reflect.Type)
-	}
-	m := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" || !f.IsExported() && !f.Anonymous {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && (name == "" || strings.Contains(","+opts+",", ",inline,")) {
-			ft := f.Type
-			for ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				for k, v := range fieldsOf(ft) {
-					m[k] = v
-				}
-				continue
-			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		m[name] = f.Type
-	}
-	jsonFields.Store(t, m)
-	return m
 }
 
 var (
@@ -121,7 +84,7 @@ func unknownFields(v any, t reflect.Type, path []string, report func(unknownFiel
 		if !ok {
 			return true
 		}
-		fields := fieldsOf(t)
+		fields := jsonfields.Of(t)
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)

@@ -3,11 +3,11 @@ package parser
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/internal/jsonfields"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -83,7 +83,7 @@ func mistyped(v any, t reflect.Type, path []string, depth int) (at []string, wan
 		if !isMap {
 			return bad("an object")
 		}
-		fields := jsonFieldsOf(t)
+		fields := jsonfields.Of(t)
 		for _, k := range sortedMapKeys(m) {
 			ft, known := fields[k]
 			if !known {
@@ -163,44 +163,6 @@ func describeValue(v any) string {
 		return "a list"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-// jsonFieldTypes caches jsonFieldsOf.
-var jsonFieldTypes sync.Map // reflect.Type -> map[string]reflect.Type
-
-// jsonFieldsOf maps the JSON names of a struct's fields (inline and
-// embedded structs flattened) to their types.
-func jsonFieldsOf(t reflect.Type) map[string]reflect.Type {
-	if m, ok := jsonFieldTypes.Load(t); ok {
-		return m.(map[string]reflect.Type)
-	}
-	m := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" || !f.IsExported() && !f.Anonymous {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && (name == "" || strings.Contains(","+opts+",", ",inline,")) {
-			ft := f.Type
-			for ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				for k, v := range jsonFieldsOf(ft) {
-					m[k] = v
-				}
-				continue
-			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		m[name] = f.Type
-	}
-	jsonFieldTypes.Store(t, m)
-	return m
 }
 
 func sortedMapKeys(m map[string]any) []string {
