@@ -3,9 +3,8 @@ package linter
 import (
 	"context"
 	"fmt"
+	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"iter"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/xpkgkit/xpkgkit/meta"
@@ -257,35 +256,7 @@ func (p *Pass) ImagePos(file string) parser.Position {
 // FieldPath("spec", "dependsOn", "0", "version") is
 // "spec.dependsOn[0].version", and keys holding '.' or '/' are quoted, as in
 // metadata.annotations["meta.crossplane.io/license"].
-func FieldPath(path ...string) string {
-	var b strings.Builder
-	for i, e := range path {
-		switch {
-		case isIndex(e):
-			b.WriteString("[" + e + "]")
-		case e == "" || strings.ContainsAny(e, `./[]" `):
-			b.WriteString("[" + strconv.Quote(e) + "]")
-		default:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(e)
-		}
-	}
-	return b.String()
-}
-
-func isIndex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func FieldPath(path ...string) string { return lschema.FormatPath(path) }
 
 // shared holds what the passes of one Lint call compute once.
 type shared struct {
