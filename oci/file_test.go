@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"strings"
 	"testing"
 
 	digest "github.com/opencontainers/go-digest"
@@ -205,6 +206,44 @@ func TestWalkLayer(t *testing.T) {
 	cf := corruptFetcher{Fetcher: b.s, replace: map[digest.Digest][]byte{d.Digest: bad}}
 	err = oci.WalkLayer(context.Background(), cf, d, func(*tar.Header, io.Reader) error { return fs.SkipAll })
 	wantErr(t, err, oci.ErrDigestMismatch)
+}
+
+// TestWalkLayerTruncatedEntry reads an entry whose content the layer cuts
+// short: the entry's reader fails with an *oci.Error of class ErrMalformed,
+// not the tar reader's bare io.ErrUnexpectedEOF (a fuzz finding).
+func TestWalkLayerTruncatedEntry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	raw := tarBytes(t, file("package.yaml", strings.Repeat("a", 2048)))
+	tests := map[string][]byte{
+		"mid-content":  raw[:512+100],
+		"after header": raw[:512],
+		"gzip":         gzipBytes(t, raw[:512+1000]),
+	}
+	for name, layer := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := oci.NewMemoryStore()
+			d, err := s.PushBytes(ctx, "", layer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			err = oci.WalkLayer(ctx, s, d, func(_ *tar.Header, r io.Reader) error {
+				calls++
+				_, err := io.Copy(io.Discard, r)
+				return err
+			})
+			if calls != 1 {
+				t.Errorf("callback called %d times, want 1", calls)
+			}
+			var oe *oci.Error
+			if !errors.As(err, &oe) {
+				t.Fatalf("WalkLayer: %v (%T), want an *oci.Error", err, err)
+			}
+			wantErr(t, err, oci.ErrMalformed)
+		})
+	}
 }
 
 func mustFetch(t testing.TB, f oci.Fetcher, d ocispec.Descriptor) io.Reader {

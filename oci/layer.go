@@ -233,13 +233,33 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 			// expanded sizes against MaxLayerSize before they are read.
 			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr("MaxLayerSize", l.limit)))
 		}
-		if err := fn(hdr, tr); err != nil {
+		if err := fn(hdr, entryReader{tr, l}); err != nil {
 			if errors.Is(err, fs.SkipAll) {
 				return l.finish()
 			}
 			return err
 		}
 	}
+}
+
+// entryReader is the reader WalkLayer hands to its callback: the tar
+// reader's content of one entry, with this package's errors, so that a
+// truncated or corrupt entry reads as an *Error (ErrMalformed, a digest
+// mismatch, a limit) rather than the tar reader's bare io.ErrUnexpectedEOF.
+type entryReader struct {
+	tr *tar.Reader
+	l  *layerStream
+}
+
+func (e entryReader) Read(p []byte) (int, error) {
+	n, err := e.tr.Read(p)
+	switch {
+	case err == nil || err == io.EOF:
+		return n, err
+	case e.l.err != nil && e.l.err != io.EOF:
+		return n, e.l.err
+	}
+	return n, e.l.wrap(err)
 }
 
 // nextHeader is tr.Next with this package's errors: io.EOF at the end of the
