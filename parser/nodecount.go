@@ -92,6 +92,19 @@ func countNodes(data []byte, max int64) nodeCount {
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		cls := countClass[c]
+		if cls == cOther && word {
+			// Inside a word, ordinary bytes change nothing (a byte order
+			// mark included): skip the run. Most bytes of a document go
+			// here.
+			for i+1 < len(data) && countClass[data[i+1]] == cOther {
+				i++
+			}
+			continue
+		}
+		if cls == cBlank && !word {
+			// Blanks between tokens (indentation) change nothing.
+			continue
+		}
 		switch {
 		case cls == cMultiByte:
 			// NEL (C2 85), LS (E2 80 A8) and PS (E2 80 A9) are line breaks

@@ -3,6 +3,7 @@ package parser
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,4 +121,20 @@ func FuzzCountNodes(f *testing.F) {
 			t.Fatalf("count %d, below the %d nodes go-yaml builds", got, real)
 		}
 	})
+}
+
+// BenchmarkCountNodes counts the nodes of the monolith's stream, the
+// pre-pass every document goes through before go-yaml parses it.
+func BenchmarkCountNodes(b *testing.B) {
+	file, size := benchFile(b, monolith)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		if nc := countNodes(data, 0); nc.count == 0 {
+			b.Fatal("no nodes counted")
+		}
+	}
 }
