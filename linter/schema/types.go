@@ -24,6 +24,7 @@ type tnode struct {
 	additional *tnode
 	items      *tnode
 	typed      bool // props, additional or items is set
+	isAny      bool // no types and nothing typed below: accepts anything
 }
 
 // jsonKind is a set of JSON types, one bit each.
@@ -124,6 +125,7 @@ func typeTree(s *spec.Schema, defs map[string]*spec.Schema, memo map[string]*tno
 		n.items = typeTree(it.Schema, defs, memo)
 	}
 	n.typed = len(n.props) > 0 || n.additional != nil || n.items != nil
+	n.isAny = len(n.types) == 0 && !n.typed
 	return n
 }
 
@@ -132,8 +134,6 @@ func (n *tnode) allows(k jsonKind) bool {
 	return len(n.types) == 0 || k == kindNull || n.mask&k != 0
 }
 
-// any reports whether n accepts anything at all.
-func (n *tnode) any() bool { return len(n.types) == 0 && !n.typed }
 
 // hasTypedChildren reports whether anything below n is typed.
 func (n *tnode) hasTypedChildren() bool { return n.typed }
@@ -159,7 +159,7 @@ type typeChecker struct {
 // list below the top level where n defines typed fields: v may be an
 // outline cut short there.
 func typeCheck(v any, n *tnode, out *[]Violation, cut *bool) {
-	if n == nil || v == nil || n.any() {
+	if n == nil || v == nil || n.isAny {
 		return
 	}
 	c := checkers.Get().(*typeChecker)
@@ -176,18 +176,19 @@ func typeCheck(v any, n *tnode, out *[]Violation, cut *bool) {
 // nothing unless it reports a violation.
 var checkers = sync.Pool{New: func() any { return &typeChecker{path: make([]pathElem, 0, 16)} }}
 
-// check walks v against n, neither nil, n not any.
+// check walks v against n, neither nil, n not any. One type switch decides
+// both the value's kind and how to descend: the walk visits every node of
+// thousands of outlines per lint.
 func (c *typeChecker) check(v any, n *tnode) {
-	k := kindOf(v)
-	if !n.allows(k) {
-		c.report(v, n)
-		return
-	}
-	if !n.typed {
-		return // nothing below is typed
-	}
 	switch x := v.(type) {
 	case map[string]any:
+		if len(n.types) != 0 && n.mask&kindObject == 0 {
+			c.report(v, n)
+			return
+		}
+		if !n.typed {
+			return // nothing below is typed
+		}
 		if len(x) == 0 {
 			c.cut = c.cut || len(c.path) > 0
 			return
@@ -197,7 +198,7 @@ func (c *typeChecker) check(v any, n *tnode) {
 			if !ok {
 				s = n.additional
 			}
-			if s == nil || e == nil || s.any() {
+			if s == nil || e == nil || s.isAny {
 				continue
 			}
 			c.path = append(c.path, pathElem{key: key, index: -1})
@@ -205,13 +206,17 @@ func (c *typeChecker) check(v any, n *tnode) {
 			c.path = c.path[:len(c.path)-1]
 		}
 	case []any:
+		if len(n.types) != 0 && n.mask&kindArray == 0 {
+			c.report(v, n)
+			return
+		}
 		if n.items == nil {
 			return
 		}
 		if len(x) == 0 && len(c.path) > 0 {
 			c.cut = true
 		}
-		if n.items.any() {
+		if n.items.isAny {
 			return
 		}
 		for i, e := range x {
@@ -221,6 +226,14 @@ func (c *typeChecker) check(v any, n *tnode) {
 			c.path = append(c.path, pathElem{index: i})
 			c.check(e, n.items)
 			c.path = c.path[:len(c.path)-1]
+		}
+	case string:
+		if len(n.types) != 0 && n.mask&kindString == 0 {
+			c.report(v, n)
+		}
+	default:
+		if !n.allows(kindOf(v)) {
+			c.report(v, n)
 		}
 	}
 }
