@@ -134,7 +134,6 @@ func (n *tnode) allows(k jsonKind) bool {
 	return len(n.types) == 0 || k == kindNull || n.mask&k != 0
 }
 
-
 // hasTypedChildren reports whether anything below n is typed.
 func (n *tnode) hasTypedChildren() bool { return n.typed }
 
