@@ -121,12 +121,16 @@ func (s *Splitter) Next() (Document, error) {
 	}
 	for {
 		line, num, off, err := s.readLine()
-		var le *LimitError
-		switch {
-		case errors.As(err, &le), err != nil && s.ctx != nil && errors.Is(err, s.ctx.Err()):
-			return Document{}, s.fail(err)
-		case err != nil && !errors.Is(err, io.EOF):
-			return Document{}, s.fail(fmt.Errorf("parser: reading %s: %w", s.name(), err))
+		if err != nil {
+			// Checked only on an error: errors.As's target escapes, and
+			// this loop runs once per line.
+			var le *LimitError
+			switch {
+			case errors.As(err, &le), s.ctx != nil && errors.Is(err, s.ctx.Err()):
+				return Document{}, s.fail(err)
+			case !errors.Is(err, io.EOF):
+				return Document{}, s.fail(fmt.Errorf("parser: reading %s: %w", s.name(), err))
+			}
 		}
 		if line == nil && err != nil { // end of stream
 			if b.open {
