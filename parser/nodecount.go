@@ -101,6 +101,15 @@ func countNodes(data []byte, max int64) nodeCount {
 			}
 			continue
 		}
+		if cls == cOther && !start && c != 0xEF {
+			// A word in prose (after a blank, not where a token may
+			// start): it counts nothing; skip to its end.
+			word, prop = true, false
+			for i+1 < len(data) && countClass[data[i+1]] == cOther {
+				i++
+			}
+			continue
+		}
 		if cls == cBlank && !word {
 			// Blanks between tokens (indentation) change nothing.
 			continue
