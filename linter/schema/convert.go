@@ -98,9 +98,12 @@ type converter struct {
 // decodeSchema decodes a schema held as a generic value (from YAML or
 // JSON) into a kube-openapi schema.
 func decodeSchema(v any) (*spec.Schema, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
+	b, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
+		}
 	}
 	s := new(spec.Schema)
 	if err := json.Unmarshal(b, s); err != nil {

@@ -31,8 +31,10 @@ type kindsFile struct {
 		Version     string         `json:"version"`
 		Kind        string         `json:"kind"`
 		Source      string         `json:"source"`
-		Schema      any            `json:"schema"`
-		Definitions map[string]any `json:"definitions"`
+		// Raw, decoded only when the kind is first validated: most
+		// runs use two or three of the kinds.
+		Schema      json.RawMessage            `json:"schema"`
+		Definitions map[string]json.RawMessage `json:"definitions"`
 	} `json:"kinds"`
 }
 
@@ -44,12 +46,19 @@ var packageKinds = sync.OnceValues(func() (*Validator, KindsVersions) {
 	v := &Validator{lim: Limits{}.withDefaults(), byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
 	for _, k := range f.Kinds {
 		s := k.Schema
+		var defs map[string]any
+		if k.Definitions != nil {
+			defs = make(map[string]any, len(k.Definitions))
+			for name, d := range k.Definitions {
+				defs[name] = d
+			}
+		}
 		e := &entry{
 			gvk:        schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind},
 			definition: k.Source,
 			served:     true,
 			build:      func() (any, bool, error) { return s, false, nil },
-			defs:       k.Definitions,
+			defs:       defs,
 		}
 		v.add(e)
 	}
