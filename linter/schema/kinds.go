@@ -27,10 +27,10 @@ type kindsFile struct {
 	Kubernetes        string `json:"kubernetes"`
 	KubernetesV1beta1 string `json:"kubernetesV1beta1"`
 	Kinds             []struct {
-		Group       string         `json:"group"`
-		Version     string         `json:"version"`
-		Kind        string         `json:"kind"`
-		Source      string         `json:"source"`
+		Group   string `json:"group"`
+		Version string `json:"version"`
+		Kind    string `json:"kind"`
+		Source  string `json:"source"`
 		// Raw, decoded only when the kind is first validated: most
 		// runs use two or three of the kinds.
 		Schema      json.RawMessage            `json:"schema"`
