@@ -38,14 +38,23 @@ type kindsFile struct {
 	} `json:"kinds"`
 }
 
-var packageKinds = sync.OnceValues(func() (*Validator, KindsVersions) {
+// kindsData decodes kinds.json, once, when a full validation or KindsOf
+// first needs it: a type check takes the package kinds' trees from the
+// tables (kindtypes.go).
+var kindsData = sync.OnceValue(func() *kindsFile {
 	var f kindsFile
 	if err := json.Unmarshal(kinds.JSON, &f); err != nil {
 		panic(fmt.Sprintf("embedded kinds.json: %v", err)) // embedded data, tested
 	}
-	v := &Validator{lim: Limits{}.withDefaults(), byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
-	for _, k := range f.Kinds {
-		s := k.Schema
+	return &f
+})
+
+// kindSchema returns the schema and definitions kinds.json holds for gvk.
+func kindSchema(gvk schema.GroupVersionKind) (json.RawMessage, map[string]any, error) {
+	for _, k := range kindsData().Kinds {
+		if k.Group != gvk.Group || k.Version != gvk.Version || k.Kind != gvk.Kind {
+			continue
+		}
 		var defs map[string]any
 		if k.Definitions != nil {
 			defs = make(map[string]any, len(k.Definitions))
@@ -53,16 +62,31 @@ var packageKinds = sync.OnceValues(func() (*Validator, KindsVersions) {
 				defs[name] = d
 			}
 		}
+		return k.Schema, defs, nil
+	}
+	return nil, nil, fmt.Errorf("%w: %s is not in the embedded kinds", ErrInvalidSchema, gvk)
+}
+
+// packageKinds is PackageKinds' Validator: its kinds are the tables', in
+// kinds.json's order (TestKindTypeTables checks they are the same).
+var packageKinds = sync.OnceValue(func() *Validator {
+	v := &Validator{lim: Limits{}.withDefaults(), byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
+	for _, k := range kindTypeKinds {
+		gvk := schema.GroupVersionKind{Group: k.group, Version: k.version, Kind: k.kind}
 		e := &entry{
-			gvk:        schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind},
-			definition: k.Source,
+			gvk:        gvk,
+			definition: k.source,
 			served:     true,
-			build:      func() (any, bool, error) { return s, false, nil },
-			defs:       defs,
+			tables:     true,
+		}
+		e.build = func() (any, bool, error) {
+			s, defs, err := kindSchema(gvk)
+			e.defs = defs // read by doCompile after build, under e.once
+			return s, false, err
 		}
 		v.add(e)
 	}
-	return v, KindsVersions{Crossplane: f.Crossplane, Kubernetes: f.Kubernetes, KubernetesV1beta1: f.KubernetesV1beta1}
+	return v
 })
 
 // PackageKinds returns a Validator for the kinds a Crossplane package may
@@ -77,13 +101,10 @@ var packageKinds = sync.OnceValues(func() (*Validator, KindsVersions) {
 // Crossplane decodes each such object into its Go type, leniently: unknown
 // fields are dropped, and only a value of the wrong JSON type fails. Use
 // TypesOnly to check what that decoding refuses.
-func PackageKinds() *Validator {
-	v, _ := packageKinds()
-	return v
-}
+func PackageKinds() *Validator { return packageKinds() }
 
 // KindsOf returns the releases PackageKinds' schemas come from.
 func KindsOf() KindsVersions {
-	_, k := packageKinds()
-	return k
+	f := kindsData()
+	return KindsVersions{Crossplane: f.Crossplane, Kubernetes: f.Kubernetes, KubernetesV1beta1: f.KubernetesV1beta1}
 }

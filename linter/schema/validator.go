@@ -57,6 +57,9 @@ type entry struct {
 	build func() (any, bool, error)
 	// defs, for built-in kinds, holds the OpenAPI definitions $refs name.
 	defs map[string]any
+	// tables is set for the package kinds, whose type trees TypesOnly
+	// takes from the tables of kindtypes_table.go.
+	tables bool
 
 	once sync.Once
 	c    *compiled
@@ -298,6 +301,16 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 	var cfg validateConfig
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.typesOnly && e.tables {
+		// A package kind: its type tree is in the tables, and its
+		// schema need not be decoded or compiled (kindtypes.go).
+		if tr, ok := kindTypes()[gvk]; ok {
+			r := &Result{GVK: gvk, Definition: e.definition, Version: gvk.Version, Served: e.served, SkippedCEL: tr.cel, Skipped: tr.skipped}
+			typeCheck(obj, tr.root, &r.Violations, &r.Cut)
+			sortViolations(r.Violations)
+			return r, nil
+		}
 	}
 	c, err := e.compile(v.lim)
 	if err != nil {

@@ -2,7 +2,9 @@
 // package may hold: Crossplane's own kinds from Crossplane's CRDs, and
 // Kubernetes' (CustomResourceDefinition, webhook configurations) from
 // Kubernetes' published OpenAPI. kinds.json records the versions they come
-// from; regenerate it with go generate (gen.go).
+// from; regenerate it with go generate (gen.go), then the type tables
+// derived from it with `go test ./linter/schema -run TestKindTypeTables -update`
+// (the test fails while they are stale).
 package kinds
 
 import _ "embed"
