@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -158,7 +159,7 @@ type hostileMeasure struct {
 // peak resident set, peak heap and CPU time (user plus system) stay under
 // the budget (hostileRSSBound, hostileHeapBound, hostileCPUBound). A child
 // process per case makes each measure the case's own, whatever ran before
-// it or beside it. Heavy cases are skipped under -short. The worst case of
+// it or beside it. Heavy cases are skipped under -short and -race. The worst case of
 // each measure is logged at the end.
 func TestHostile(t *testing.T) {
 	cases := append(hostile.Cases(), hostile.Controls()...)
@@ -170,8 +171,14 @@ func TestHostile(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.Name, func(t *testing.T) {
 				t.Parallel()
-				if c.Heavy && testing.Short() {
-					t.Skipf("heavy case (%d bytes on disk) skipped under -short", c.Size)
+				if c.Heavy && (testing.Short() || raceEnabled) {
+					t.Skipf("heavy case (%d bytes on disk) skipped under -short and -race (.ci/run runs this test without -race too)", c.Size)
+				}
+				if raceEnabled && strings.HasPrefix(c.Name, "lint-cost-") {
+					// A rule's worst case costs seconds of lint, ten times
+					// more under the race detector, and holds nothing
+					// concurrent that the other cases do not.
+					t.Skip("a lint worst case: measured without -race (.ci/run)")
 				}
 				dir := t.TempDir()
 				src, err := c.Write(t.Context(), dir)

@@ -80,7 +80,7 @@ type cliMeasure struct {
 // case accepts, the output must hold no stack trace, an unreadable source
 // (exit 2) must be one line on stderr, and the peak RSS and the CPU time
 // (user plus system) must stay under hostileRSSBound and hostileCPUBound.
-// Heavy cases are skipped under -short. The worst case of each measure is
+// Heavy cases are skipped under -short and -race. The worst case of each measure is
 // logged at the end.
 func TestHostileCLI(t *testing.T) {
 	timeBin := needTool(t, "/usr/bin/time")
@@ -93,8 +93,8 @@ func TestHostileCLI(t *testing.T) {
 		for _, c := range append(hostile.Cases(), hostile.Controls()...) {
 			t.Run(c.Name, func(t *testing.T) {
 				t.Parallel()
-				if c.Heavy && testing.Short() {
-					t.Skipf("heavy case (%d bytes on disk) skipped under -short", c.Size)
+				if c.Heavy && (testing.Short() || raceEnabled) {
+					t.Skipf("heavy case (%d bytes on disk) skipped under -short and -race (.ci/run runs this test without -race too)", c.Size)
 				}
 				src, err := c.Write(t.Context(), t.TempDir())
 				if err != nil {
@@ -212,8 +212,8 @@ func TestHostileCLISIGINT(t *testing.T) {
 	bin := buildCLI(t)
 	interrupted, large := 0, 0
 	for _, c := range hostile.Cases() {
-		if c.Heavy && testing.Short() {
-			continue // as TestHostileCLI: heavy cases are skipped under -short
+		if c.Heavy && (testing.Short() || raceEnabled) {
+			continue // as TestHostileCLI: heavy cases are skipped under -short and -race
 		}
 		isLarge := c.Heavy || c.Size >= 256<<10 || strings.HasPrefix(c.Name, "lint-cost-")
 		if isLarge {

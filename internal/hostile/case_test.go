@@ -145,6 +145,9 @@ func checkWrite(t *testing.T, c Case, dir string) (time.Duration, int64) {
 }
 
 func TestCasesAreDeterministic(t *testing.T) {
+	if raceEnabled {
+		t.Skip("writes every case twice, single-threaded: run without -race (.ci/run)")
+	}
 	t.Parallel()
 	for _, c := range append(Cases(), Controls()...) {
 		if c.Heavy {
@@ -223,8 +226,10 @@ func snapshot(t *testing.T, root string) map[string][]byte {
 // time (the test is not parallel) while sampling the heap: generation
 // streams, so the heap stays far below the size of what is written.
 func TestHeavyCases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes hundreds of MiB")
+	if testing.Short() || raceEnabled {
+		// Generation is single-threaded: the race detector would only
+		// slow it tenfold. .ci/run runs this test without -race too.
+		t.Skip("writes hundreds of MiB; skipped under -short and -race")
 	}
 	const bound = 64 << 20
 	dir := t.TempDir()

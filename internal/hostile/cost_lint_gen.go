@@ -122,6 +122,7 @@ func manyBaseLayers(n int) func() []layerSpec {
 				pkg = strings.Replace(validPackage, "name: hostile-fixture", fmt.Sprintf("name: hostile-fixture-%d", i), 1)
 			}
 			ls[i] = baseLayer(tarOf(file("package.yaml", []byte(pkg))))
+			ls[i].fast = true
 		}
 		return ls
 	}
@@ -141,7 +142,7 @@ func misplacedLayers(n, perLayer int) func() []layerSpec {
 			for j := range perLayer {
 				es = append(es, file(fmt.Sprintf("l%d/d%d/package.yaml", i, j), []byte("{}\n")))
 			}
-			ls[i] = layerSpec{mediaType: ocispec.MediaTypeImageLayerGzip, tar: tarOf(es...)}
+			ls[i] = layerSpec{mediaType: ocispec.MediaTypeImageLayerGzip, tar: tarOf(es...), fast: true}
 		}
 		return ls
 	}
@@ -157,7 +158,7 @@ func flatLayers(n int, content []byte) func() []layerSpec {
 			if i == n-1 {
 				es = append(es, file("package.yaml", content))
 			}
-			ls[i] = layerSpec{mediaType: ocispec.MediaTypeImageLayerGzip, tar: tarOf(es...)}
+			ls[i] = layerSpec{mediaType: ocispec.MediaTypeImageLayerGzip, tar: tarOf(es...), fast: true}
 		}
 		return ls
 	}

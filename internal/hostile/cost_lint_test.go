@@ -47,6 +47,9 @@ func TestLintWorstCasesCoverEveryRule(t *testing.T) {
 // the case names ran and reported, and kept no more diagnostics than the
 // default cap (plus the one that says how many were left out).
 func TestLintWorstCasesExercise(t *testing.T) {
+	if raceEnabled {
+		t.Skip("lints each rule's worst case, seconds each and ten times that under -race: run without -race (.ci/run)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	for _, w := range lintWorstCases() {

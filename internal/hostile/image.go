@@ -38,6 +38,11 @@ type layerSpec struct {
 	// raw, when set, writes the blob bytes as they are (already
 	// compressed), in place of tar.
 	raw func(io.Writer) error
+	// fast compresses a gzip layer at gzip.BestSpeed rather than
+	// gzip.BestCompression: for cases of many small entries, whose size
+	// does not matter but whose writing took a minute under the race
+	// detector at the best level.
+	fast bool
 }
 
 // baseLayer is a gzip layer annotated as the base layer.
@@ -125,18 +130,23 @@ func writeLayer(l *layout, s layerSpec) (blob, string, error) {
 	}
 	diff := sha256.New()
 	b, err := l.stream(func(w io.Writer) error {
-		return compress(w, s.mediaType, func(cw io.Writer) error {
+		level := gzip.BestCompression
+		if s.fast {
+			level = gzip.BestSpeed
+		}
+		return compress(w, s.mediaType, level, func(cw io.Writer) error {
 			return s.tar(io.MultiWriter(cw, diff))
 		})
 	})
 	return b, "sha256:" + hex.EncodeToString(diff.Sum(nil)), err
 }
 
-// compress runs gen through the compression mediaType names, into w.
-func compress(w io.Writer, mediaType string, gen func(io.Writer) error) error {
+// compress runs gen through the compression mediaType names, into w;
+// level is gzip's.
+func compress(w io.Writer, mediaType string, level int, gen func(io.Writer) error) error {
 	switch {
 	case strings.HasSuffix(mediaType, "gzip"):
-		zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+		zw, err := gzip.NewWriterLevel(w, level)
 		if err != nil {
 			return err
 		}
