@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -27,6 +29,10 @@ const (
 // the rest of its layer is scanned (for a duplicate of the file, bad
 // whiteouts, the entry limit) and the layer blob verified; Read returns any
 // problem found instead of io.EOF. Close it when done.
+//
+// Close may be called while a Read is in flight on another goroutine, as
+// when a cancelled parse leaves its read behind (parser.Parse): Close then
+// returns at once, and the File is closed when that Read returns.
 type File struct {
 	// Header is the file's tar header, as written.
 	Header *tar.Header
@@ -40,10 +46,34 @@ type File struct {
 	l    *layerStream
 	scan *layerScan
 	err  error
+
+	// mu is held by Read, and by Close when no Read is in flight; a
+	// Close during a Read sets closing, and that Read closes on its way
+	// out. closed makes closing idempotent.
+	mu       sync.Mutex
+	closing  atomic.Bool
+	closed   bool
+	closeErr error
 }
 
 // Read reads the file's content.
 func (f *File) Read(p []byte) (int, error) {
+	f.mu.Lock()
+	n, err := f.read(p)
+	f.mu.Unlock()
+	f.closeIfAsked()
+	return n, err
+}
+
+// closeIfAsked closes f when a Close came during a Read.
+func (f *File) closeIfAsked() {
+	if f.closing.Load() && f.mu.TryLock() {
+		f.closeLocked()
+		f.mu.Unlock()
+	}
+}
+
+func (f *File) read(p []byte) (int, error) {
 	if f.err != nil {
 		return 0, f.err
 	}
@@ -82,12 +112,27 @@ func (f *File) complete() error {
 	return io.EOF
 }
 
-// Close releases the layer stream.
+// Close releases the layer stream. During a Read on another goroutine it
+// returns nil at once and leaves the release to that Read.
 func (f *File) Close() error {
+	f.closing.Store(true)
+	if !f.mu.TryLock() {
+		return nil // a Read is in flight: it closes f when it returns
+	}
+	defer f.mu.Unlock()
+	return f.closeLocked()
+}
+
+func (f *File) closeLocked() error {
+	if f.closed {
+		return f.closeErr
+	}
+	f.closed = true
 	if f.err == nil {
 		f.err = opError("read file", f.Layer, f.scan.target, io.ErrClosedPipe)
 	}
-	return f.l.Close()
+	f.closeErr = f.l.Close()
+	return f.closeErr
 }
 
 // Warnings returns the entries that were skipped because their names are

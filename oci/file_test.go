@@ -255,3 +255,34 @@ func mustFetch(t testing.TB, f oci.Fetcher, d ocispec.Descriptor) io.Reader {
 	t.Cleanup(func() { rc.Close() })
 	return rc
 }
+
+// TestFileCloseDuringRead closes a File while another goroutine reads it,
+// as xpkg does after a cancelled parse left its read behind: Close returns
+// at once, the read ends, and the File is closed after it (run with -race).
+func TestFileCloseDuringRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBuilder(t)
+	d := b.gzLayer(file("package.yaml", strings.Repeat("apiVersion: v1\nkind: ConfigMap\n---\n", 1<<14)))
+	for range 20 {
+		f, err := oci.ReadLayerFile(ctx, b.s, d, "package.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.Discard, f)
+			done <- err
+		}()
+		if err := f.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		<-done // nil (read to the end first) or the closed File's error
+		if _, err := f.Read(make([]byte, 1)); err == nil {
+			t.Fatalf("Read after Close: %v, want an error", err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+	}
+}

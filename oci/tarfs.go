@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
@@ -164,18 +165,18 @@ func (t *tarFS) Open(name string) (fs.File, error) {
 type tarFile struct {
 	e      *tarEntry
 	r      io.Reader
-	closed bool
+	closed atomic.Bool
 }
 
 func (f *tarFile) Read(p []byte) (int, error) {
-	if f.closed {
+	if f.closed.Load() {
 		return 0, fs.ErrClosed
 	}
 	return f.r.Read(p)
 }
 
 func (f *tarFile) Close() error {
-	f.closed = true
+	f.closed.Store(true) // atomic: a Close may come during a Read
 	return nil
 }
 

@@ -26,8 +26,9 @@ import (
 //
 // A read blocked in r does not block cancellation: Parse returns ctx's
 // error as soon as ctx is done, leaving the blocked Read behind (it ends
-// when r's Read returns; close r to end it). A nil ctx or a nil r is an
-// error.
+// when r's Read returns; close r to end it, which r must then allow during
+// a Read, as *os.File and *oci.File do). ParseFS closes such a file itself
+// once its Read returns. A nil ctx or a nil r is an error.
 func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 	if err := checkArgs(ctx, r == nil, "reader"); err != nil {
 		return nil, err
@@ -294,6 +295,9 @@ type run struct {
 	failed atomic.Bool
 	bytes  int64
 	docs   int
+	// leftBehind, set by stream when ctx ended it during a read of its
+	// reader, delivers that read's result when it returns.
+	leftBehind chan readResult
 }
 
 func newRun(ctx context.Context, c *config) (*run, error) {
@@ -325,13 +329,32 @@ func (r *run) file(fsys fs.FS, name string) error {
 	if err != nil {
 		return fmt.Errorf("parser: %w", err)
 	}
-	defer f.Close()
-	return r.stream(name, f)
+	err = r.stream(name, f)
+	if ch := r.leftBehind; ch != nil {
+		// A cancelled read is still in flight on f: close f once it
+		// returns, not under it (an fs.File need not allow a Close
+		// during a Read).
+		r.leftBehind = nil
+		go func() {
+			<-ch
+			f.Close()
+		}()
+		return err
+	}
+	f.Close()
+	return err
 }
 
 // stream splits one stream and hands its documents to decoding goroutines.
 func (r *run) stream(file string, in io.Reader) error {
 	in = newCtxReader(r.ctx, in)
+	if cr, ok := in.(*ctxReader); ok {
+		defer func() {
+			if cr.busy {
+				r.leftBehind = cr.res
+			}
+		}()
+	}
 	if r.br == nil {
 		r.br = bufio.NewReaderSize(in, splitBufSize)
 	} else {

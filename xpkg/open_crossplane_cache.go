@@ -143,6 +143,11 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 	max := c.limits.OCI.MaxFileSize
 	lr := &limitedReader{r: ctxReader{ctx, zr}, n: max}
 	pkg, err := parser.Parse(ctx, lr, c.parseOptions(filepath.Base(name))...)
+	if err != nil && ctx.Err() != nil {
+		// Cancelled: a read of lr may still be in flight (parser.Parse
+		// leaves it behind), so lr is not looked at.
+		return nil, err
+	}
 	if lr.over {
 		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &oci.LimitError{Name: "MaxFileSize", Limit: max})
 	}
