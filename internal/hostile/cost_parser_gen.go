@@ -104,24 +104,33 @@ func manyFilesDir(name string, n int) func(context.Context, string) (string, err
 		if err != nil {
 			return "", err
 		}
-		sub := filepath.Join(out, "objects")
-		if err := os.MkdirAll(sub, 0o755); err != nil {
+		if err := configMapDir(ctx, out, "crossplane.yaml", []byte(validPackage), n, "o%06d.yaml"); err != nil {
 			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(out, "crossplane.yaml"), []byte(validPackage), 0o644); err != nil {
-			return "", err
-		}
-		for i := range n {
-			if i%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return "", err
-				}
-			}
-			doc := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n", i)
-			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("o%06d.yaml", i)), []byte(doc), 0o644); err != nil {
-				return "", err
-			}
 		}
 		return out, nil
 	}
+}
+
+// configMapDir writes meta into out/file, and n one-document ConfigMap
+// files into out/objects, named by nameFormat from their index.
+func configMapDir(ctx context.Context, out, file string, meta []byte, n int, nameFormat string) error {
+	sub := filepath.Join(out, "objects")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, file), meta, 0o644); err != nil {
+		return err
+	}
+	for i := range n {
+		if i%512 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		doc := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n", i)
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf(nameFormat, i)), []byte(doc), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -3,8 +3,6 @@ package hostile
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -54,23 +52,8 @@ func metaFileDir(name, file string, n int) func(context.Context, string) (string
 		if err != nil {
 			return "", err
 		}
-		sub := filepath.Join(out, "objects")
-		if err := os.MkdirAll(sub, 0o755); err != nil {
+		if err := configMapDir(ctx, out, file, []byte(badConfiguration+errorTail), n, "o%05d.yaml"); err != nil {
 			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(out, file), []byte(badConfiguration+errorTail), 0o644); err != nil {
-			return "", err
-		}
-		for i := range n {
-			if i%512 == 0 {
-				if err := ctx.Err(); err != nil {
-					return "", err
-				}
-			}
-			doc := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n", i)
-			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("o%05d.yaml", i)), []byte(doc), 0o644); err != nil {
-				return "", err
-			}
 		}
 		return out, nil
 	}
