@@ -55,6 +55,7 @@ spec:
 	fmt.Println(kind, p.GetName(), p.GetAnnotations()[meta.AnnotationLicense])
 	fmt.Println("crossplane", p.GetCrossplaneConstraints().Version)
 	for _, d := range p.GetDependencies() {
+		//lint:ignore SA1019 this package declares its dependency the v1.x way
 		fmt.Println("depends on", *d.Provider, d.Version)
 	}
 	for _, c := range p.GetCapabilities() {

@@ -29,22 +29,6 @@ func baseLayer(t testing.TB, img *oci.Image) ocispec.Descriptor {
 	return found[0]
 }
 
-// readAll reads a whole File and checks that it closes cleanly.
-func readAll(t testing.TB, f *oci.File) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	buf.Grow(int(f.Header.Size))
-	_, err := buf.ReadFrom(f)
-	b := buf.Bytes()
-	if err != nil {
-		t.Fatalf("read %s: %v", f.Header.Name, err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatalf("close: %v", err)
-	}
-	return b
-}
-
 type corpusImage struct {
 	src     *oci.Source
 	img     *oci.Image

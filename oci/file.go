@@ -254,6 +254,7 @@ func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, targ
 			match, err = scan.entry(hdr)
 			if err == nil && match {
 				switch {
+				//lint:ignore SA1019 old tar writers still emit TypeRegA ('\x00') for regular files
 				case hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA:
 					err = fmt.Errorf("%w: tar type %q", ErrNotRegularFile, hdr.Typeflag)
 				case isSparse(hdr):

@@ -31,10 +31,13 @@ const (
 func compressionOf(mt string) (compression, error) {
 	// The non-distributable types are deprecated, but images still use them.
 	switch mt {
+	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
 	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable, MediaTypeDockerLayerTar:
 		return compressionNone, nil
+	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
 	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, MediaTypeDockerLayer, MediaTypeDockerForeignLayer:
 		return compressionGzip, nil
+	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
 	case ocispec.MediaTypeImageLayerZstd, ocispec.MediaTypeImageLayerNonDistributableZstd:
 		return compressionZstd, nil
 	case "", "application/octet-stream":

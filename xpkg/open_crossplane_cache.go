@@ -126,7 +126,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 		ec.sourceName = name // Image.Facts.Source names the entry read
 		p, _, err := openImagePath(ctx, name, &ec)
 		if err != nil {
-			return nil, fmt.Errorf("Crossplane package cache entry %s: %w", filepath.Base(name), err)
+			return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: %w", filepath.Base(name), err)
 		}
 		p.Root = filepath.Dir(name)
 		return p, nil
@@ -138,7 +138,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		return nil, fmt.Errorf("Crossplane package cache entry %s: %w", filepath.Base(name), err)
+		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: %w", filepath.Base(name), err)
 	}
 	max := c.limits.OCI.MaxFileSize
 	lr := &limitedReader{r: ctxReader{ctx, zr}, n: max}

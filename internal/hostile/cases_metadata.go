@@ -675,15 +675,6 @@ func dropEntry(i int) xpkgHooks {
 	}}
 }
 
-// repeatSlice returns s repeated until it holds n elements.
-func repeatSlice[T any](s []T, n int) []T {
-	out := make([]T, 0, n)
-	for len(out) < n {
-		out = append(out, s[:min(len(s), n-len(out))]...)
-	}
-	return out
-}
-
 // truncateFile cuts the file at path to the given fraction of its size.
 func truncateFile(path string, fraction float64) error {
 	fi, err := os.Stat(path)

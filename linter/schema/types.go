@@ -134,9 +134,6 @@ func (n *tnode) allows(k jsonKind) bool {
 	return len(n.types) == 0 || k == kindNull || n.mask&k != 0
 }
 
-// hasTypedChildren reports whether anything below n is typed.
-func (n *tnode) hasTypedChildren() bool { return n.typed }
-
 // pathElem is one step of the path a type check walks: a mapping key when
 // index is negative, else a list index.
 type pathElem struct {

@@ -244,11 +244,17 @@ func summarizeMeta(s *Package, pkg *parser.Package, pos func(parser.Position) pa
 			if d.Kind != nil {
 				dep.Kind = meta.Kind(*d.Kind)
 			}
+		//lint:ignore SA1019 packages still declare dependencies the v1.x way; Crossplane reads them
 		case d.Provider != nil && *d.Provider != "":
+			//lint:ignore SA1019 as above
 			dep.Key, dep.Package, dep.Kind = "provider", *d.Provider, meta.KindProvider
+		//lint:ignore SA1019 packages still declare dependencies the v1.x way; Crossplane reads them
 		case d.Configuration != nil && *d.Configuration != "":
+			//lint:ignore SA1019 as above
 			dep.Key, dep.Package, dep.Kind = "configuration", *d.Configuration, meta.KindConfiguration
+		//lint:ignore SA1019 packages still declare dependencies the v1.x way; Crossplane reads them
 		case d.Function != nil && *d.Function != "":
+			//lint:ignore SA1019 as above
 			dep.Key, dep.Package, dep.Kind = "function", *d.Function, meta.KindFunction
 		}
 		path := []string{"spec", "dependsOn", idx}
