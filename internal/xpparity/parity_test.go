@@ -61,11 +61,12 @@ type disagreement struct {
 	reason string
 }
 
-// disagreements are the cases (by name; "corpus/<name>" for corpus
-// packages) where xpkgkit deliberately differs from Crossplane's library.
-// Keep it short: every entry is a promise broken on purpose.
+// disagreements are the packages of the verdict table (by their package
+// path under packages/; "corpus/<name>" for corpus packages) on which
+// xpkgkit deliberately differs from Crossplane's library. Keep it short:
+// every entry is a promise broken on purpose.
 var disagreements = map[string]disagreement{
-	"configuration-hidden-directory": {
+	"configuration-hidden-directory/": {
 		crossplane: "crossplane-runtime@v2.4.0:pkg/xpkg/parser/fsreader.go:60",
 		reason: "the build reads YAML under a hidden directory (SkipDirs skips no directory's files) and fails on it; " +
 			"whether a real build reads it depends on its --ignore flags, which the linter cannot know, so XP006 warns " +
@@ -73,17 +74,35 @@ var disagreements = map[string]disagreement{
 	},
 }
 
-// pendingTarget are the cases xpkgkit gets wrong at Target until the
-// target table (issue 18, branch h18-target) is merged: each is a delta
-// of Crossplane v2.2 or later that xpkgkit, judging every target as
-// v2.1.0, does not know yet. The lead removes an entry once the branch
-// that fixes it is merged; the test fails on an entry that already agrees.
+// pendingTarget are the packages xpkgkit gets wrong at Target until the
+// target table and the rule deltas of issue 18 (branch h18-target) are
+// merged: each is a delta of Crossplane v2.2 or later that xpkgkit, judging
+// every target as v2.1.0, does not know yet. The lead removes an entry
+// once the branch that fixes it is merged; the test fails on an entry that
+// already agrees.
 var pendingTarget = map[string]string{
-	"provider-crossplane-space-joined": "needs target table (h18-target): from v2.3 crossplane.version is read by " +
-		"Masterminds semver v3 (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163, semver.NewConstraint), which joins " +
-		"comparisons with spaces too; xpkgkit reads it with v1.5.0 at every target",
-	"function-composition": "needs target table (h18-target): from v2.2 the Function linter checks every object with " +
-		"IsCRD (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:82; crossplane 82d565bf3); xpkgkit warns at every target",
+	"function-composition.yaml": "needs target table (h18-target): from v2.2 the Function linter checks every object with " +
+		"IsCRD (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:84; crossplane 82d565bf3); xpkgkit warns at every target",
+	"function-xrd.yaml": "needs target table (h18-target): from v2.2 the Function linter checks every object with " +
+		"IsCRD (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:84); xpkgkit warns at every target",
+	"provider-crossplane-space-joined.yaml": "needs target table (h18-target): from v2.3 crossplane.version is read by " +
+		"Masterminds semver v3 (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163), which joins comparisons with spaces; " +
+		"xpkgkit reads it with v1.5.0 at every target",
+	"provider-crossplane-v3-range.yaml": "needs target table (h18-target): \">=v1.14.0 <v3\" is valid under semver v3 " +
+		"(crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163)",
+	"provider-crossplane-long.yaml": "needs target table (h18-target): semver v3.5.0 (crossplane-runtime v2.4.0's go.mod) " +
+		"refuses a constraint over 512 bytes (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163)",
+	"provider-crossplane-groups.yaml": "needs target table (h18-target): semver v3.5.0 refuses more than 32 || groups " +
+		"(crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163)",
+	"configuration-composition-required-schemas-string.yaml": "needs target table (h18-target): requirements.requiredSchemas " +
+		"is a typed field from v2.2; a string fails to decode (crossplane-runtime@v2.4.0:pkg/xpkg/parser/parser.go:139)",
+	"configuration-xrd-revision-selector-string.yaml": "needs target table (h18-target): an XRD's " +
+		"defaultCompositionRevisionSelector is a label selector from v2.2; a string fails to decode " +
+		"(crossplane-runtime@v2.4.0:pkg/xpkg/parser/parser.go:139)",
+	"configuration-xrd-scale-string.yaml": "needs target table (h18-target): an XRD version's subresources.scale is an " +
+		"object from v2.3; a string fails to decode (crossplane-runtime@v2.4.0:pkg/xpkg/parser/parser.go:139)",
+	"configuration-examples-unparsable/": "needs target table (h18-target): the build parses examples/ and fails on a " +
+		"file that is not YAML (crossplane-runtime@v2.4.0:pkg/xpkg/build.go:214); xpkgkit drops such examples silently",
 }
 
 // libraryVerdict is what the test compares: the library's verdict, and
@@ -111,7 +130,9 @@ func compare(t *testing.T, c comparison) {
 	}
 	var differ bool
 	switch {
-	case c.lib.Refused && c.exit == 0:
+	case c.lib.Refused && c.exit != 1:
+		differ = true
+	case c.exit == 2:
 		differ = true
 	case !c.lib.Refused && len(lib) > 0:
 		differ = true
@@ -170,6 +191,8 @@ type verdictCase struct {
 	Kind    string `json:"kind"`
 	Package string `json:"package"`
 	Source  string `json:"source"`
+	Target  string `json:"target"`
+	Exit    int    `json:"exit"`
 }
 
 func readCases(t *testing.T) []verdictCase {
@@ -190,22 +213,39 @@ func readCases(t *testing.T) []verdictCase {
 	return table.Cases
 }
 
-// TestVerdictParity judges every case of xpkgkit's verdict table with
-// crossplane-runtime v2.4.0's package library and with xpkgkit at v2.4.0.
+// TestVerdictParity judges every package of xpkgkit's verdict table with
+// crossplane-runtime v2.4.0's package library and with xpkgkit at v2.4.0
+// (a package that several cases share, at several targets, once). It also
+// checks the table's own claims at v2.4: a case judged at v2.4 whose
+// deciding line is in crossplane-runtime v2.4.0's pkg/xpkg must have the
+// library's verdict.
 func TestVerdictParity(t *testing.T) {
 	t.Parallel()
 	cases := readCases(t)
-	names := map[string]bool{}
+	byPackage := map[string][]verdictCase{}
+	var packages []string
 	for _, c := range cases {
-		names[c.Name] = true
-		t.Run(c.Name, func(t *testing.T) {
+		if byPackage[c.Package] == nil {
+			packages = append(packages, c.Package)
+		}
+		byPackage[c.Package] = append(byPackage[c.Package], c)
+	}
+	for _, pkgName := range packages {
+		cs := byPackage[pkgName]
+		t.Run(strings.TrimSuffix(pkgName, "/"), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			p := filepath.Join(verdictsDir, "packages", c.Package)
-			dir := strings.HasSuffix(c.Package, "/")
-			v, err := SafeJudge(ctx, c.Kind, p, dir)
+			p := filepath.Join(verdictsDir, "packages", pkgName)
+			dir := strings.HasSuffix(pkgName, "/")
+			v, err := SafeJudge(ctx, cs[0].Kind, p, dir)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, c := range cs {
+				if strings.HasPrefix(c.Target, "v2.4.") && strings.HasPrefix(c.Source, "crossplane-runtime@v2.4.0:pkg/xpkg/") &&
+					v.Refused != (c.Exit == 1) {
+					t.Errorf("case %s (target %s, %s) says exit %d; crossplane-runtime v2.4.0: %s", c.Name, c.Target, c.Source, c.Exit, v)
+				}
 			}
 			var pkg *parser.Package
 			if dir {
@@ -217,16 +257,18 @@ func TestVerdictParity(t *testing.T) {
 				}
 			}
 			if err != nil {
-				t.Fatal(err)
+				// xpkg-lint exits 2 on a package it cannot read.
+				compare(t, comparison{name: pkgName, source: cs[0].Source, lib: v, exit: 2, report: err.Error()})
+				return
 			}
 			exit, errs, report := lint(t, pkg)
-			compare(t, comparison{name: c.Name, source: c.Source, lib: v, exit: exit, errors: errs, report: report})
+			compare(t, comparison{name: pkgName, source: cs[0].Source, lib: v, exit: exit, errors: errs, report: report})
 		})
 	}
 	for _, list := range []map[string]bool{keys(disagreements), keys(pendingTarget)} {
 		for n := range list {
-			if !names[n] && !strings.HasPrefix(n, "corpus/") {
-				t.Errorf("%s is listed but is no case of cases.yaml", n)
+			if byPackage[n] == nil && !strings.HasPrefix(n, "corpus/") {
+				t.Errorf("%s is listed but is no package of cases.yaml", n)
 			}
 		}
 	}
