@@ -1,6 +1,16 @@
 package xpkg
 
-import "testing"
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+)
 
 // TestCrossplaneFriendlyID: the cache key of Crossplane v2.2 and later,
 // on the cases of crossplane-runtime's own TestFriendlyID and
@@ -39,5 +49,43 @@ func TestSplitCacheReference(t *testing.T) {
 		if s, d := splitCacheReference(c.ref); s != c.source || d != c.digest {
 			t.Errorf("splitCacheReference(%q) = %q, %q; want %q, %q", c.ref, s, d, c.source, c.digest)
 		}
+	}
+}
+
+// TestCrossplaneCacheEntriesBound: the walk over a cache directory stops
+// at maxCacheDepth, skips hidden directories and stops when its context
+// is done.
+func TestCrossplaneCacheEntriesBound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	stream := []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: p\n")
+	write := func(rel string) {
+		t.Helper()
+		name := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(stream)
+		zw.Close()
+		if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deep := strings.Repeat("d/", maxCacheDepth+1)
+	write("top.gz")
+	write("xpkg.example.org/org/pkg.gz")
+	write(deep + "too-deep.gz")
+	write(".hidden/pkg.gz")
+	got := crossplaneCacheEntries(context.Background(), dir)
+	want := []string{"top.gz", filepath.Join("xpkg.example.org", "org", "pkg.gz")}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries = %v, want %v", got, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := crossplaneCacheEntries(ctx, dir); len(got) != 0 {
+		t.Errorf("a cancelled walk listed %v", got)
 	}
 }

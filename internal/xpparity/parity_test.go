@@ -3,7 +3,9 @@ package xpparity
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -193,6 +195,7 @@ type verdictCase struct {
 	Source  string `json:"source"`
 	Target  string `json:"target"`
 	Exit    int    `json:"exit"`
+	Decides string `json:"decides"`
 }
 
 func readCases(t *testing.T) []verdictCase {
@@ -334,3 +337,48 @@ func TestCorpusParity(t *testing.T) {
 // maxCorpusBytes is the largest package.yaml TestCorpusParity judges by
 // default.
 const maxCorpusBytes = 16 << 20
+
+// TestVerdictSources checks the table's citations of crossplane-runtime
+// v2.4.0 against its source in the module cache: the line a case names
+// holds what its decides field quotes.
+func TestVerdictSources(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/crossplane/crossplane-runtime/v2").Output()
+	if err != nil {
+		t.Skipf("crossplane-runtime's source is not in the module cache: %v", err)
+	}
+	root := strings.TrimSpace(string(out))
+	const prefix = "crossplane-runtime@" + Target + ":"
+	files := map[string][]string{}
+	checked := 0
+	for _, c := range readCases(t) {
+		rest, ok := strings.CutPrefix(c.Source, prefix)
+		if !ok {
+			continue
+		}
+		i := strings.LastIndex(rest, ":")
+		file, n := rest[:i], 0
+		if _, err := fmt.Sscan(rest[i+1:], &n); err != nil {
+			t.Errorf("case %s: source %s: %v", c.Name, c.Source, err)
+			continue
+		}
+		lines, ok := files[file]
+		if !ok {
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+			if err != nil {
+				t.Errorf("case %s: %v", c.Name, err)
+				continue
+			}
+			lines = strings.Split(string(data), "\n")
+			files[file] = lines
+		}
+		if n > len(lines) || !strings.Contains(lines[n-1], strings.TrimSpace(c.Decides)) {
+			t.Errorf("case %s: %s does not hold %q", c.Name, c.Source, c.Decides)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Error("no case cites crossplane-runtime " + Target)
+	}
+	t.Logf("%d citations of crossplane-runtime %s checked", checked, Target)
+}
