@@ -3,6 +3,7 @@ package xpparity
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/Masterminds/semver/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
@@ -219,8 +221,8 @@ func readCases(t *testing.T) []verdictCase {
 // TestVerdictParity judges every package of xpkgkit's verdict table with
 // crossplane-runtime v2.4.0's package library and with xpkgkit at v2.4.0
 // (a package that several cases share, at several targets, once). It also
-// checks the table's own claims at v2.4: a case judged at v2.4 whose
-// deciding line is in crossplane-runtime v2.4.0's pkg/xpkg must have the
+// checks the table's own claims at v2.3 and v2.4: a case judged there whose
+// deciding line is in crossplane-runtime's pkg/xpkg must have the
 // library's verdict.
 func TestVerdictParity(t *testing.T) {
 	t.Parallel()
@@ -244,10 +246,23 @@ func TestVerdictParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// crossplane-runtime's pkg/xpkg is the same code at v2.3.0 and
+			// v2.4.0 (git diff v2.3.0 v2.4.0 -- pkg/xpkg/lint.go
+			// pkg/xpkg/validate.go pkg/xpkg/scheme.go pkg/xpkg/build.go
+			// pkg/xpkg/parser is empty), and Masterminds semver v3.5.0,
+			// which v2.4.0 pins, parses as v3.4.0, which v2.3.0 pins, but
+			// for three caps: so the library's verdict is v2.3's too,
+			// unless it is one of those caps.
+			capped := errors.Is(v.Err, semver.ErrConstraintTooLong) || errors.Is(v.Err, semver.ErrTooManyConstraintGroups) ||
+				errors.Is(v.Err, semver.ErrVersionTooLong)
 			for _, c := range cs {
-				if strings.HasPrefix(c.Target, "v2.4.") && strings.HasPrefix(c.Source, "crossplane-runtime@v2.4.0:pkg/xpkg/") &&
-					v.Refused != (c.Exit == 1) {
-					t.Errorf("case %s (target %s, %s) says exit %d; crossplane-runtime v2.4.0: %s", c.Name, c.Target, c.Source, c.Exit, v)
+				v24 := strings.HasPrefix(c.Target, "v2.4.") && strings.HasPrefix(c.Source, "crossplane-runtime@v2.4.0:pkg/xpkg/")
+				v23 := strings.HasPrefix(c.Target, "v2.3.") && strings.HasPrefix(c.Source, "crossplane-runtime@v2.3.0:pkg/xpkg/")
+				switch {
+				case v23 && capped:
+					t.Logf("case %s (target %s): the library refuses by a cap of semver v3.5.0 (%v), which v2.3's v3.4.0 has not: not checked", c.Name, c.Target, v.Err)
+				case (v24 || v23) && v.Refused != (c.Exit == 1):
+					t.Errorf("case %s (target %s, %s) says exit %d; crossplane-runtime's pkg/xpkg: %s", c.Name, c.Target, c.Source, c.Exit, v)
 				}
 			}
 			var pkg *parser.Package

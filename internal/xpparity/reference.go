@@ -1,9 +1,14 @@
 // Package xpparity proves xpkgkit's verdicts against Crossplane's own
 // package code: crossplane-runtime v2's pkg/xpkg (its parser, schemes,
 // New*Linter and New*Validator, and the Builder that `crossplane xpkg
-// build` runs), which is Crossplane v2.4's package library. It is a nested
-// module so that crossplane-runtime and its dependencies stay out of
-// xpkgkit's own go.mod; nothing in xpkgkit imports it.
+// build` runs), which is Crossplane v2.4's package library. Its pkg/xpkg
+// code is the same at v2.3.0, and the semver v3.5.0 it pins parses as
+// v2.3.0's v3.4.0 but for three caps (constraints over 512 bytes or 32 ||
+// groups, versions over 256 bytes), so its verdicts are v2.3's too except
+// on those caps. Targets before v2.3 are decided by crossplane's internal/
+// packages, which no module can import: the verdict table cites their lines.
+// It is a nested module so that crossplane-runtime and its dependencies
+// stay out of xpkgkit's own go.mod; nothing in xpkgkit imports it.
 package xpparity
 
 import (
