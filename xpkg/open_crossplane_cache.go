@@ -150,14 +150,11 @@ func openCrossplaneCache(ctx context.Context, source string, c *openConfig) (p *
 	return nil, nil, false, nil
 }
 
-// listEntries joins the first ten entry names, and says how many more
-// there are.
+// listEntries joins entry names for a message: each escaped as package
+// data (safetext.Token), at most safetext.MaxListItems of them, and how
+// many more there are.
 func listEntries(ents []string) string {
-	show := ents
-	if len(show) > 10 {
-		show = append(slices.Clone(show[:10]), fmt.Sprintf("and %d more", len(ents)-10))
-	}
-	return strings.Join(show, ", ")
+	return safetext.Join(ents, safetext.Token)
 }
 
 // openCacheReference handles a source that does not exist as a path:
