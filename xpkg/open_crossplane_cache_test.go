@@ -99,3 +99,88 @@ func TestOpenCrossplaneCacheBound(t *testing.T) {
 		t.Errorf("err = %v, want oci.ErrLimit", err)
 	}
 }
+
+// TestOpenCrossplaneCacheLayouts reads the cache as each release writes
+// it: up to v2.1, entries named after the PackageRevision and, for
+// packagePullPolicy: Never, after the source, nested by registry and
+// repository; from v2.2, flat entries keyed by source plus digest, found
+// from a reference under the cache directory.
+func TestOpenCrossplaneCacheLayouts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	stream, err := os.ReadFile(filepath.Join(testcorpus.Path(t, "provider-helm"), "package.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		src     = "xpkg.crossplane.io/crossplane-contrib/provider-helm"
+		digestA = "sha256:3f2ac1b0e8d9aa00000000000000000000000000000000000000000000000000"
+		digestB = "sha256:9a1cc1b0e8d9aa00000000000000000000000000000000000000000000000000"
+		// The source is 51 bytes long: the key keeps its first 50.
+		keyA = "xpkg-crossplane-io-crossplane-contrib-provider-hel-sha256-3f2ac.gz"
+		keyB = "xpkg-crossplane-io-crossplane-contrib-provider-hel-sha256-9a1cc.gz"
+	)
+	open := func(t *testing.T, source, wantEntry string) {
+		t.Helper()
+		p, err := xpkg.Open(ctx, source)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", source, err)
+		}
+		if p.SourceKind != xpkg.SourceCrossplaneCache || len(p.Meta) != 1 ||
+			filepath.Join(p.Root, p.Meta[0].Pos.File) != wantEntry {
+			t.Errorf("Open(%s): kind %v, %d meta, entry %s; want %s", source, p.SourceKind, len(p.Meta), filepath.Join(p.Root, p.Meta[0].Pos.File), wantEntry)
+		}
+	}
+
+	t.Run("v2.1", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		nested := filepath.Join(dir, "xpkg.crossplane.io", "crossplane-contrib")
+		if err := os.MkdirAll(nested, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		gzipFile(t, filepath.Join(nested, "provider-helm.gz"), stream)
+		open(t, dir, filepath.Join(nested, "provider-helm.gz"))
+		open(t, filepath.Join(dir, src), filepath.Join(nested, "provider-helm.gz"))
+		gzipFile(t, filepath.Join(dir, "crossplane-contrib-provider-helm-3f2ac1b0e8d9.gz"), stream)
+		_, err := xpkg.Open(ctx, dir)
+		if !errors.Is(err, xpkg.ErrUnknownSource) ||
+			!strings.Contains(err.Error(), "crossplane-contrib-provider-helm-3f2ac1b0e8d9.gz, "+filepath.Join("xpkg.crossplane.io", "crossplane-contrib", "provider-helm.gz")) {
+			t.Errorf("a cache of a revision's entry and a source's: err = %v, want ErrUnknownSource naming both", err)
+		}
+	})
+
+	t.Run("v2.2", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		gzipFile(t, filepath.Join(dir, keyA), stream)
+		open(t, dir, filepath.Join(dir, keyA))
+		open(t, filepath.Join(dir, src+"@"+digestA), filepath.Join(dir, keyA))
+		open(t, filepath.Join(dir, src+":v0.19.0"), filepath.Join(dir, keyA))
+		open(t, filepath.Join(dir, src), filepath.Join(dir, keyA))
+		gzipFile(t, filepath.Join(dir, keyB), stream)
+		open(t, filepath.Join(dir, src+":v0.20.0@"+digestB), filepath.Join(dir, keyB))
+		_, err := xpkg.Open(ctx, filepath.Join(dir, src+":v0.19.0"))
+		if !errors.Is(err, xpkg.ErrUnknownSource) || !strings.Contains(err.Error(), "2 digests") || !strings.Contains(err.Error(), keyA+", "+keyB) {
+			t.Errorf("two digests of one source, none given: err = %v, want ErrUnknownSource naming both", err)
+		}
+		if _, err := xpkg.Open(ctx, filepath.Join(dir, "xpkg.crossplane.io/crossplane-contrib/provider-nop@"+digestA)); err == nil {
+			t.Error("a digest of a source not in the cache: no error")
+		}
+	})
+
+	t.Run("not a cache", func(t *testing.T) {
+		t.Parallel()
+		// A directory holding compressed files that are not YAML streams
+		// in a subdirectory is not a cache.
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "dist"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		gzipFile(t, filepath.Join(dir, "dist", "site.tar.gz"), bytes.Repeat([]byte{0, 1, 2, 3}, 512))
+		p, err := xpkg.Open(ctx, dir)
+		if err == nil && p.SourceKind == xpkg.SourceCrossplaneCache {
+			t.Errorf("a directory with dist/site.tar.gz was read as a Crossplane cache")
+		}
+	})
+}
