@@ -101,6 +101,9 @@ type Cache struct {
 	size   int64
 	tags   tagIndex
 	closed bool
+
+	// work done, for the tests of linear cost
+	scans, indexEntriesWritten int
 }
 
 // Option configures Open.
@@ -444,6 +447,8 @@ func (t *teeReader) Close() error {
 // Size returns the bytes of the cached blobs and of the temporary files
 // being written, from a scan of the directory.
 func (c *Cache) Size() (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	blobs, temps, err := c.scan()
 	if err != nil {
 		return 0, err
@@ -467,6 +472,7 @@ type cachedBlob struct {
 // blob directory; it runs when the cache is first written and when it goes
 // over its bound.
 func (c *Cache) scan() ([]cachedBlob, int64, error) {
+	c.scans++
 	algs, err := c.readDir(ocispec.ImageBlobsDir)
 	if err != nil {
 		return nil, 0, fmt.Errorf("cache: %w", err)

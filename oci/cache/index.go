@@ -293,6 +293,7 @@ func (c *Cache) compactLocked() error {
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
+	c.indexEntriesWritten += len(idx.Manifests)
 	if err := c.writeAtomic(ocispec.ImageIndexFile, b); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
