@@ -96,11 +96,12 @@ type Cache struct {
 	ttl     time.Duration
 	now     func() time.Time
 
-	mu     sync.Mutex // guards what follows, and this process's index.json writes
-	sized  bool       // size holds the bytes of the directory's blobs and temporary files
-	size   int64
-	tags   tagIndex
-	closed bool
+	mu            sync.Mutex // guards what follows, and this process's index.json writes
+	sized         bool       // size holds the bytes of the directory's blobs and temporary files
+	size          int64
+	tags          tagIndex
+	closed        bool
+	compactFailed bool // a merge into index.json failed: Tag does not try again
 
 	// work done, for the tests of linear cost
 	scans, indexEntriesWritten int

@@ -221,8 +221,11 @@ func (c *Cache) Tag(ctx context.Context, ref string, desc ocispec.Descriptor) er
 	if werr != nil {
 		c.tags.add(entry) // answered by this process at least
 	}
-	if c.tags.lines > c.tags.live/8+16 || werr != nil {
+	if (c.tags.lines > c.tags.live/8+16 || werr != nil) && !c.compactFailed {
 		if err := c.compactLocked(); err != nil {
+			// Not tried again by Tag (it would cost the whole index per
+			// tag): the journal and this process's memory keep the tags.
+			c.compactFailed = true
 			return err
 		}
 	}
