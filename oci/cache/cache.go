@@ -27,8 +27,9 @@
 // counted by one scan (when the cache is first written, and again only
 // when it goes over its bound, after which eviction takes it well under
 // it), and a resolved tag is appended to a journal (index.journal) that is
-// merged into index.json once it holds an eighth as many entries as the
-// index (so index.json may lag the newest tags; Flush merges it at once).
+// merged into index.json once it holds more than an eighth as many entries
+// as the index (so index.json may lag the newest tags of a large cache;
+// Flush merges them at once).
 // index.json keeps at most MaxIndexEntries entries, one per reference,
 // the newest. Temporary files are locked while they are written; a scan
 // removes those no process is writing (an interrupted pull's) and counts

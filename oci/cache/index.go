@@ -196,8 +196,9 @@ func (c *Cache) Index(ctx context.Context) (ocispec.Index, error) {
 // Tag records that ref (a full reference, "host/repository:tag" or
 // "host/repository@sha256:...") resolved to desc now. The entry is
 // appended to the journal (constant work), which is merged into index.json
-// when it holds an eighth as many entries as the index, replacing older
-// entries of the same references. Several processes updating the cache at
+// once it holds more than an eighth as many entries as the index (so the
+// merges cost a constant per tag, and a small index is merged at once),
+// replacing older entries of the same references. Several processes updating the cache at
 // once never damage it, but one's entry can be lost to another's merge; a
 // lost entry only costs a new resolution.
 func (c *Cache) Tag(ctx context.Context, ref string, desc ocispec.Descriptor) error {
@@ -221,7 +222,7 @@ func (c *Cache) Tag(ctx context.Context, ref string, desc ocispec.Descriptor) er
 	if werr != nil {
 		c.tags.add(entry) // answered by this process at least
 	}
-	if (c.tags.lines > c.tags.live/8+16 || werr != nil) && !c.compactFailed {
+	if (c.tags.lines > c.tags.live/8 || werr != nil) && !c.compactFailed {
 		if err := c.compactLocked(); err != nil {
 			// Not tried again by Tag (it would cost the whole index per
 			// tag): the journal and this process's memory keep the tags.
@@ -270,15 +271,17 @@ func (c *Cache) Flush(ctx context.Context) error {
 }
 
 // compactLocked writes index.json from c.tags, keeping the newest
-// MaxIndexEntries entries whose manifest is cached and, for a tag, that
-// were resolved within maxTagAge; and removes the journal. c.mu is held.
+// MaxIndexEntries entries and, of tags, those resolved within maxTagAge;
+// and removes the journal. (An entry is written before its manifest is
+// fetched, so it is kept whether or not the manifest is cached; eviction
+// drops the entries of the manifests it removes.) c.mu is held.
 func (c *Cache) compactLocked() error {
 	t := &c.tags
 	now := c.now()
 	keep := make([]ocispec.Descriptor, 0, min(t.live, MaxIndexEntries))
 	for i := len(t.entries) - 1; i >= 0 && len(keep) < MaxIndexEntries; i-- {
 		d := t.entries[i]
-		if d.Digest == "" || !c.Has(d) {
+		if d.Digest == "" {
 			continue
 		}
 		ref := d.Annotations[ocispec.AnnotationRefName]
