@@ -24,7 +24,7 @@
 // regular files only (a FIFO or device named like a blob is refused
 // without blocking), and every file read whole (index.json, the tag
 // journal) is bounded. The bookkeeping is linear: the cache's size is
-// counted by one scan (when the cache is first written, and again only
+// counted by one scan (when the cache is opened, and again only
 // when it goes over its bound, after which eviction takes it well under
 // it), and a resolved tag is appended to a journal (index.journal) that is
 // merged into index.json once it holds more than an eighth as many entries
@@ -134,8 +134,10 @@ func DefaultDir() (string, error) {
 }
 
 // Open opens the cache at dir, creating the directory and its oci-layout
-// and index.json files when they are missing. Options: WithMaxSize,
-// WithTagTTL. The Cache holds the directory open until Close.
+// and index.json files when they are missing, and scans it once: the
+// temporary files that interrupted writes left are removed, and the size
+// is counted. Options: WithMaxSize, WithTagTTL. The Cache holds the
+// directory open until Close.
 func Open(dir string, opts ...Option) (*Cache, error) {
 	c := &Cache{dir: dir, maxSize: DefaultMaxSize, ttl: DefaultTagTTL, now: time.Now}
 	for _, o := range opts {
@@ -164,6 +166,12 @@ func Open(dir string, opts ...Option) (*Cache, error) {
 		root.Close()
 		return nil, err
 	}
+	// One scan: the temporary files of interrupted writes are removed, and
+	// the size is known. Its failure (an unreadable blob directory) is the
+	// first write's to report.
+	c.mu.Lock()
+	_ = c.sizeLocked()
+	c.mu.Unlock()
 	return c, nil
 }
 
@@ -471,7 +479,7 @@ type cachedBlob struct {
 
 // scan lists the cached blobs, removes the temporary files no process is
 // writing, and returns the bytes of the others. It is the only walk of the
-// blob directory; it runs when the cache is first written and when it goes
+// blob directory; it runs when the cache is opened and when it goes
 // over its bound.
 func (c *Cache) scan() ([]cachedBlob, int64, error) {
 	c.scans++
@@ -543,22 +551,32 @@ func (c *Cache) readDir(name string) ([]fs.DirEntry, error) {
 func (c *Cache) reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.sized {
-		blobs, temps, err := c.scan()
-		if err != nil {
-			return err
-		}
-		c.size = temps
-		for _, b := range blobs {
-			c.size += b.size
-		}
-		c.sized = true
+	if err := c.sizeLocked(); err != nil {
+		return err
 	}
 	c.size += n
 	if c.size <= c.maxSize {
 		return nil
 	}
 	return c.evictLocked(n)
+}
+
+// sizeLocked counts the cache's bytes with a scan (which removes the
+// temporary files of interrupted writes), once. c.mu is held.
+func (c *Cache) sizeLocked() error {
+	if c.sized {
+		return nil
+	}
+	blobs, temps, err := c.scan()
+	if err != nil {
+		return err
+	}
+	c.size = temps
+	for _, b := range blobs {
+		c.size += b.size
+	}
+	c.sized = true
+	return nil
 }
 
 // release uncounts n bytes of a write that was not kept.

@@ -208,6 +208,9 @@ func cacheWorstCases() []cacheWorstCase {
 			}
 			os.WriteFile(filepath.Join(dir, ".tmp-index"), []byte("{"), 0o644)
 			c, _ := cache.Open(dir, cache.WithMaxSize(1<<20))
+			if left, _ := filepath.Glob(filepath.Join(blobs, ".tmp-*")); len(left) != 0 {
+				t.Errorf("temporary files of interrupted pulls after Open: %q", left)
+			}
 			live, lb := blob(strings.Repeat("l", 300_000))
 			up := &upstream{blobs: map[digest.Digest][]byte{live.Digest: lb}}
 			rc, err := c.ReadThrough(up).Fetch(context.Background(), live)
