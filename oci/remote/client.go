@@ -46,6 +46,7 @@ type config struct {
 	offline      bool
 	userAgent    string
 	maxTags      int
+	maxPerHost   int64
 	maxRequests  int64
 	maxRetryTime time.Duration
 	maxTagPages  int
@@ -117,11 +118,19 @@ func WithMaxTags(n int) Option {
 // every request to that host fails with an error wrapping oci.ErrLimit.
 // Default DefaultMaxRequestsPerHost.
 func WithMaxRequestsPerHost(n int64) Option {
+	return func(c *config) { c.maxPerHost = n }
+}
+
+// WithMaxRequests bounds the HTTP requests the client sends over its life,
+// to all hosts together; past it every request fails with an error
+// wrapping oci.ErrLimit. Default DefaultMaxRequests.
+func WithMaxRequests(n int64) Option {
 	return func(c *config) { c.maxRequests = n }
 }
 
 // WithMaxRetryTime bounds the time the client waits before retrying
-// requests, in total per host over its life (default DefaultMaxRetryTime).
+// requests, in total over all hosts and its life (default
+// DefaultMaxRetryTime).
 // Whatever the bound, one request is retried at most 3 times, and a host
 // whose request still fails after its retries (HTTP 429 or 5xx, a network
 // error) is remembered: every later request to it fails at once with an
@@ -154,8 +163,8 @@ type Client struct {
 
 // New returns a Client. Options: WithCredentials, WithDockerConfig,
 // WithAnonymous, WithPlainHTTP, WithHTTPClient, WithCache, WithOffline,
-// WithUserAgent, WithMaxTags, WithMaxRequestsPerHost, WithMaxRetryTime,
-// WithMaxTagPages.
+// WithUserAgent, WithMaxTags, WithMaxRequestsPerHost, WithMaxRequests,
+// WithMaxRetryTime, WithMaxTagPages.
 func New(opts ...Option) (*Client, error) {
 	c := &Client{cfg: config{maxTags: 100_000}}
 	for _, o := range opts {
@@ -166,8 +175,11 @@ func New(opts ...Option) (*Client, error) {
 	if c.cfg.maxTags <= 0 {
 		c.cfg.maxTags = 100_000
 	}
+	if c.cfg.maxPerHost <= 0 {
+		c.cfg.maxPerHost = DefaultMaxRequestsPerHost
+	}
 	if c.cfg.maxRequests <= 0 {
-		c.cfg.maxRequests = DefaultMaxRequestsPerHost
+		c.cfg.maxRequests = DefaultMaxRequests
 	}
 	if c.cfg.maxRetryTime < 0 {
 		c.cfg.maxRetryTime = 0
@@ -186,7 +198,7 @@ func New(opts ...Option) (*Client, error) {
 	if tr == nil {
 		tr = http.DefaultTransport
 	}
-	c.guard = newGuard(tr, c.cfg.maxRequests, c.cfg.maxRetryTime)
+	c.guard = newGuard(tr, c.cfg.maxPerHost, c.cfg.maxRequests, c.cfg.maxRetryTime)
 	hc.Transport = c.guard
 	c.auth = &auth.Client{
 		Client:     &hc,

@@ -19,10 +19,11 @@
 // Plain HTTP is used only for loopback registries (localhost, 127.0.0.0/8,
 // ::1) unless WithPlainHTTP says otherwise. Requests that fail with 429, a
 // 5xx status, a connection reset or a timeout are retried at most 3 times
-// with exponential backoff, within a per-host budget of waiting
-// (WithMaxRetryTime); a host whose request still fails is remembered, and
+// with exponential backoff, within a budget of waiting for the client's
+// life (WithMaxRetryTime); a host whose request still fails is remembered, and
 // every later request to it fails at once with ErrUnavailable. The requests
-// sent to one host (WithMaxRequestsPerHost) and the pages of a tag listing
+// sent to one host (WithMaxRequestsPerHost) and to all (WithMaxRequests),
+// and the pages of a tag listing
 // (WithMaxTagPages) are bounded too, for the client's life: a long-running
 // service uses a Client per unit of work (one upload, one lint). Every call
 // honours its context, so a stalled registry is cancelled by cancelling the

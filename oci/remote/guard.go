@@ -22,8 +22,12 @@ const (
 	// DefaultMaxRequestsPerHost is how many HTTP requests a Client sends
 	// to one host (registry or token service) in its life by default.
 	DefaultMaxRequestsPerHost = 20_000
-	// DefaultMaxRetryTime is how long a Client waits in total, per host,
-	// before retrying requests by default.
+	// DefaultMaxRequests is how many HTTP requests a Client sends in its
+	// life by default, to all hosts together (a package can name many
+	// hosts that are one server).
+	DefaultMaxRequests = 100_000
+	// DefaultMaxRetryTime is how long a Client waits in total, over all
+	// hosts, before retrying requests by default.
 	DefaultMaxRetryTime = 10 * time.Second
 	// DefaultMaxTagPages is how many pages of a tag listing Tags reads by
 	// default.
@@ -49,28 +53,29 @@ const (
 
 // guard is the transport of a Client: it retries requests that failed for
 // a reason that may pass (HTTP 429, 500, 502, 503, 504, a network error),
-// within a per-request and a per-host bound; it remembers a host that kept
+// within a per-request and a per-client bound; it remembers a host that kept
 // failing and fails every later request to it at once; it bounds the
 // requests sent to each host; and it remembers the credentials it sends,
 // so that errors can redact them.
 type guard struct {
 	next         http.RoundTripper
+	maxPerHost   int64
 	maxRequests  int64
 	maxRetryTime time.Duration
-
-	mu      sync.Mutex
-	hosts   map[string]*hostState
-	secrets []string // credentials seen, to redact from messages
+	requests     int64         // sent to all hosts
+	retryTime    time.Duration // waited before retries, over all hosts
+	mu           sync.Mutex
+	hosts        map[string]*hostState
+	secrets      []string // credentials seen, to redact from messages
 }
 
 type hostState struct {
-	requests  int64
-	retryTime time.Duration
-	failed    error // set once the host kept failing: later requests fail with it
+	requests int64
+	failed   error // set once the host kept failing: later requests fail with it
 }
 
-func newGuard(next http.RoundTripper, maxRequests int64, maxRetryTime time.Duration) *guard {
-	return &guard{next: next, maxRequests: maxRequests, maxRetryTime: maxRetryTime, hosts: map[string]*hostState{}}
+func newGuard(next http.RoundTripper, maxPerHost, maxRequests int64, maxRetryTime time.Duration) *guard {
+	return &guard{next: next, maxPerHost: maxPerHost, maxRequests: maxRequests, maxRetryTime: maxRetryTime, hosts: map[string]*hostState{}}
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -107,7 +112,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		wait = min(wait, maxRetryWait)
 		canRewind := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-		if attempt >= maxRetries || !canRewind || !g.spend(host, wait) {
+		if attempt >= maxRetries || !canRewind || !g.spend(wait) {
 			g.markFailed(host, resp, err)
 			return resp, err
 		}
@@ -169,22 +174,25 @@ func (g *guard) admit(host string) error {
 	if st.failed != nil {
 		return st.failed
 	}
-	if st.requests >= g.maxRequests {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &oci.LimitError{Name: "MaxRequestsPerHost", Limit: g.maxRequests})
+	if st.requests >= g.maxPerHost {
+		return fmt.Errorf("%s: %w", safetext.Token(host), &oci.LimitError{Name: "MaxRequestsPerHost", Limit: g.maxPerHost})
+	}
+	if g.requests >= g.maxRequests {
+		return fmt.Errorf("%s: %w", safetext.Token(host), &oci.LimitError{Name: "MaxRequests", Limit: g.maxRequests})
 	}
 	st.requests++
+	g.requests++
 	return nil
 }
 
-// spend takes wait from host's retry budget, or reports that it is spent.
-func (g *guard) spend(host string, wait time.Duration) bool {
+// spend takes wait from the retry budget, or reports that it is spent.
+func (g *guard) spend(wait time.Duration) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	st := g.hosts[host]
-	if st.retryTime+wait > g.maxRetryTime {
+	if g.retryTime+wait > g.maxRetryTime {
 		return false
 	}
-	st.retryTime += wait
+	g.retryTime += wait
 	return true
 }
 
@@ -250,7 +258,7 @@ func (g *guard) secretList() []string {
 var responseClasses = []string{
 	"pagination", // tag listings: MaxTagPages, MaxTags
 	"retries",    // 429/5xx/network errors: per-request retries, MaxRetryTime, the failing-host memory
-	"requests",   // any response: MaxRequestsPerHost
+	"requests",   // any response: MaxRequestsPerHost, MaxRequests
 	"errors",     // error bodies and headers: escaped, bounded
 	"auth",       // credentials and token services: never quoted
 	"bodies",     // slow or endless bodies: bounded sizes, the context

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -76,6 +77,17 @@ func checkSafe(t *testing.T, msg string) {
 func errorBody(code, message, detail string) []byte {
 	b, _ := json.Marshal(map[string]any{"errors": []map[string]string{{"code": code, "message": message, "detail": detail}}})
 	return b
+}
+
+// oneServer is an HTTP client that reaches host whatever host a request
+// names, as wildcard DNS would.
+func oneServer(host string) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, host)
+	}
+	return &http.Client{Transport: tr}
 }
 
 func registryWorstCases() []registryWorstCase {
@@ -167,6 +179,42 @@ func registryWorstCases() []registryWorstCase {
 			}
 			if got := n.Load(); got > 50 || limited < 150 {
 				t.Errorf("%d requests, %d pulls limited; want at most 50 requests", got, limited)
+			}
+		}},
+		{"registry-cost-many-hosts-pagination", "requests", func(t *testing.T) {
+			// Endless tag pages from 200 host names that are one server:
+			// the client's total bound holds whatever the names.
+			host, n := hostileRegistry(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Link", fmt.Sprintf(`</v2/test/pkg/tags/list?last=%d>; rel="next"`, time.Now().UnixNano()))
+				fmt.Fprint(w, `{"tags":[]}`)
+			})
+			c, _ := remote.New(remote.WithAnonymous(), remote.WithPlainHTTP(true), remote.WithHTTPClient(oneServer(host)), remote.WithMaxRequests(2000))
+			for i := range 200 {
+				_, err := c.Tags(context.Background(), fmt.Sprintf("h%d.example:5000/test/pkg", i))
+				if !errors.Is(err, oci.ErrLimit) {
+					t.Fatalf("host %d: err = %v, want oci.ErrLimit", i, err)
+				}
+			}
+			if got := n.Load(); got > 2000 {
+				t.Errorf("%d requests, want at most 2000 (MaxRequests)", got)
+			}
+		}},
+		{"registry-cost-many-hosts-503", "retries", func(t *testing.T) {
+			// 50 host names that are one server answering 503: the retry
+			// budget is the client's, not each host's.
+			host, n := hostileRegistry(t, func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+			})
+			c, _ := remote.New(remote.WithAnonymous(), remote.WithPlainHTTP(true), remote.WithHTTPClient(oneServer(host)), remote.WithMaxRetryTime(time.Second))
+			for i := range 50 {
+				_, _, err := c.Pull(context.Background(), fmt.Sprintf("h%d.example:5000/test/pkg:v1", i))
+				if !errors.Is(err, remote.ErrUnavailable) {
+					t.Fatalf("host %d: err = %v, want ErrUnavailable", i, err)
+				}
+			}
+			// 1 s of budget: at most 4 waits of 250 ms, so 4 retries in all.
+			if got := n.Load(); got > 50+4 {
+				t.Errorf("%d requests, want at most 54", got)
 			}
 		}},
 		{"registry-cost-escapes-everywhere", "errors", func(t *testing.T) {
