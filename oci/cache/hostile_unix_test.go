@@ -42,12 +42,6 @@ func within(t *testing.T, d time.Duration, fn func()) {
 	}
 }
 
-func manifestBlob(i int) (ocispec.Descriptor, []byte) {
-	d, b := blob(fmt.Sprintf(`{"schemaVersion":2,"n":%d}`, i))
-	d.MediaType = ocispec.MediaTypeImageManifest
-	return d, b
-}
-
 func cacheWorstCases() []cacheWorstCase {
 	return []cacheWorstCase{
 		{"cache-cost-fifo-blob", func(t *testing.T) {
