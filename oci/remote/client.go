@@ -132,9 +132,9 @@ func WithMaxRequests(n int64) Option {
 // requests, in total over all hosts and its life (default
 // DefaultMaxRetryTime).
 // Whatever the bound, one request is retried at most 3 times, and a host
-// whose request still fails after its retries (HTTP 429 or 5xx, a network
-// error) is remembered: every later request to it fails at once with an
-// error wrapping ErrUnavailable. Zero means the default; less than zero,
+// two of whose requests in a row still fail after their retries (HTTP 429
+// or 5xx, a network error) is remembered: every later request to it fails
+// at once with an error wrapping ErrUnavailable. Zero means the default; less than zero,
 // no retries.
 func WithMaxRetryTime(d time.Duration) Option {
 	return func(c *config) { c.maxRetryTime = d }

@@ -20,8 +20,9 @@
 // ::1) unless WithPlainHTTP says otherwise. Requests that fail with 429, a
 // 5xx status, a connection reset or a timeout are retried at most 3 times
 // with exponential backoff, within a budget of waiting for the client's
-// life (WithMaxRetryTime); a host whose request still fails is remembered, and
-// every later request to it fails at once with ErrUnavailable. The requests
+// life (WithMaxRetryTime); a host two of whose requests in a row still fail
+// is remembered, and every later request to it fails at once with
+// ErrUnavailable. The requests
 // sent to one host (WithMaxRequestsPerHost) and to all (WithMaxRequests),
 // and the pages of a tag listing
 // (WithMaxTagPages) are bounded too, for the client's life: a long-running

@@ -71,8 +71,15 @@ type guard struct {
 
 type hostState struct {
 	requests int64
+	strikes  int   // requests that failed after their retries, in a row
 	failed   error // set once the host kept failing: later requests fail with it
 }
+
+// failStrikes is how many requests to a host, in a row, must fail after
+// their retries for the host to be remembered as failing: one broken
+// object (a 500 for one blob) does not condemn a registry, a registry that
+// is down costs two requests' retries.
+const failStrikes = 2
 
 func newGuard(next http.RoundTripper, maxPerHost, maxRequests int64, maxRetryTime time.Duration) *guard {
 	return &guard{next: next, maxPerHost: maxPerHost, maxRequests: maxRequests, maxRetryTime: maxRetryTime, hosts: map[string]*hostState{}}
@@ -102,6 +109,9 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := g.next.RoundTrip(req)
 		if ctx.Err() != nil || !retryable(resp, err) {
+			if err == nil {
+				g.answered(host)
+			}
 			return resp, err
 		}
 		wait := retryBase << attempt
@@ -196,7 +206,15 @@ func (g *guard) spend(wait time.Duration) bool {
 	return true
 }
 
-// markFailed remembers that host kept failing.
+// answered notes that host answered a request.
+func (g *guard) answered(host string) {
+	g.mu.Lock()
+	g.hosts[host].strikes = 0
+	g.mu.Unlock()
+}
+
+// markFailed counts a request to host that failed after its retries, and
+// remembers the host as failing after failStrikes in a row.
 func (g *guard) markFailed(host string, resp *http.Response, err error) {
 	why := ""
 	if resp != nil {
@@ -206,7 +224,11 @@ func (g *guard) markFailed(host string, resp *http.Response, err error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.hosts[host].failed = fmt.Errorf("%w: %s kept failing earlier (%s); it is not asked again by this client", ErrUnavailable, safetext.Token(host), why)
+	st := g.hosts[host]
+	if st.strikes++; st.strikes < failStrikes {
+		return
+	}
+	st.failed = fmt.Errorf("%w: %s kept failing earlier (%s); it is not asked again by this client", ErrUnavailable, safetext.Token(host), why)
 }
 
 // remember records the credential of an Authorization header.
