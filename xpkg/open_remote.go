@@ -12,31 +12,37 @@ import (
 )
 
 // WithRemote sets the registry client Open pulls references through: its
-// credentials, transport, cache and offline mode. Without it, Open uses a
-// client with Docker's credentials and the shared cache in
-// cache.DefaultDir() (no cache when that directory cannot be made).
+// credentials, transport, cache and offline mode, and its bounds (requests
+// per host, retry time, a registry that kept failing not asked again),
+// which hold for the client's life. Without it, each Open uses a new client
+// with Docker's credentials and the shared cache in cache.DefaultDir() (no
+// cache when that directory cannot be made): its bounds hold for that call.
 func WithRemote(c *remote.Client) Option {
 	return func(oc *openConfig) { oc.remote = c }
 }
 
 var (
-	defaultRemoteOnce sync.Once
-	defaultRemote     *remote.Client
-	defaultRemoteErr  error
+	defaultCacheOnce sync.Once
+	defaultCache     *cache.Cache
 )
 
-// defaultClient returns the client Open uses without WithRemote.
+// defaultClient returns a client for one Open without WithRemote: a new
+// one each time, so that its bounds (requests per host, the memory of a
+// failing registry) are those of the call, not of the process, over the
+// cache shared by the process.
 func defaultClient() (*remote.Client, error) {
-	defaultRemoteOnce.Do(func() {
-		var opts []remote.Option
+	defaultCacheOnce.Do(func() {
 		if dir, err := cache.DefaultDir(); err == nil {
 			if cc, err := cache.Open(dir); err == nil {
-				opts = append(opts, remote.WithCache(cc))
+				defaultCache = cc
 			}
 		}
-		defaultRemote, defaultRemoteErr = remote.New(opts...)
 	})
-	return defaultRemote, defaultRemoteErr
+	var opts []remote.Option
+	if defaultCache != nil {
+		opts = append(opts, remote.WithCache(defaultCache))
+	}
+	return remote.New(opts...)
 }
 
 // isReference reports whether source is to be pulled from a registry: no

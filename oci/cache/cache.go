@@ -17,6 +17,23 @@
 // tag entry older than the TTL is not answered (a tag can move; a digest
 // cannot), and the cache is kept under a size bound by removing the least
 // recently used blobs.
+//
+// The directory is shared between tools and processes, so it is read as
+// package oci reads a layout it did not write: through os.Root (nothing
+// outside the directory is reached, a symbolic link only inside it),
+// regular files only (a FIFO or device named like a blob is refused
+// without blocking), and every file read whole (index.json, the tag
+// journal) is bounded. The bookkeeping is linear: the cache's size is
+// counted by one scan (when the cache is opened, and again only
+// when it goes over its bound, after which eviction takes it well under
+// it), and a resolved tag is appended to a journal (index.journal) that is
+// merged into index.json once it holds more than an eighth as many entries
+// as the index (so index.json may lag the newest tags of a large cache;
+// Flush merges them at once).
+// index.json keeps at most MaxIndexEntries entries, one per reference,
+// the newest. Temporary files are locked while they are written; a scan
+// removes those no process is writing (an interrupted pull's) and counts
+// the others against the size bound.
 package cache
 
 import (
@@ -28,8 +45,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -48,32 +65,57 @@ import (
 // time (RFC 3339) its reference was resolved.
 const AnnotationResolved = "io.xpkgkit.cache.resolved"
 
-// Defaults.
+// Defaults and bounds.
 const (
 	// DefaultMaxSize is the default size bound: 2 GiB.
 	DefaultMaxSize = 2 << 30
 	// DefaultTagTTL is how long a resolved tag is trusted by default.
 	DefaultTagTTL = 5 * time.Minute
+	// MaxIndexEntries is how many references index.json keeps: the most
+	// recently resolved.
+	MaxIndexEntries = 10_000
+	// MaxIndexBytes bounds what is read of index.json and of the tag
+	// journal: a larger file is not read (its tags are forgotten, which
+	// only costs new resolutions).
+	MaxIndexBytes = 16 << 20
+	// JournalFile is the file of the cache directory that resolved tags
+	// are appended to, one JSON descriptor a line, until they are merged
+	// into index.json.
+	JournalFile = "index.journal"
 )
+
+// staleTemp is the age past which a temporary file is taken as left by an
+// interrupted process where file locks cannot tell.
+const staleTemp = time.Hour
 
 // Cache is a cache directory. It is safe for concurrent use, by several
 // goroutines and by several processes sharing the directory.
 type Cache struct {
 	dir     string
+	root    *os.Root
 	maxSize int64
 	ttl     time.Duration
 	now     func() time.Time
 
-	mu sync.Mutex // serialises this process's index.json updates and evictions
+	mu            sync.Mutex // guards what follows, and this process's index.json writes
+	sized         bool       // size holds the bytes of the directory's blobs and temporary files
+	size          int64
+	tags          tagIndex
+	closed        bool
+	compactFailed bool // a merge into index.json failed: Tag does not try again
+
+	// work done, for the tests of linear cost
+	scans, indexEntriesWritten int
 }
 
 // Option configures Open.
 type Option func(*Cache)
 
-// WithMaxSize bounds the bytes of the cached blobs (default DefaultMaxSize).
-// When a new blob takes the cache over it, the least recently used blobs
-// are removed until it is under it again. A blob larger than the bound is
-// not cached.
+// WithMaxSize bounds the bytes of the cached blobs and of the temporary
+// files being written (default DefaultMaxSize). When a new blob takes the
+// cache over it, the least recently used blobs are removed until it is
+// well under it (seven eighths of the bound). A blob larger than the
+// bound is not cached.
 func WithMaxSize(n int64) Option { return func(c *Cache) { c.maxSize = n } }
 
 // WithTagTTL sets how long a resolved tag is answered from the cache
@@ -92,8 +134,10 @@ func DefaultDir() (string, error) {
 }
 
 // Open opens the cache at dir, creating the directory and its oci-layout
-// and index.json files when they are missing. Options: WithMaxSize,
-// WithTagTTL.
+// and index.json files when they are missing, and scans it once: the
+// temporary files that interrupted writes left are removed, and the size
+// is counted. Options: WithMaxSize, WithTagTTL. The Cache holds the
+// directory open until Close.
 func Open(dir string, opts ...Option) (*Cache, error) {
 	c := &Cache{dir: dir, maxSize: DefaultMaxSize, ttl: DefaultTagTTL, now: time.Now}
 	for _, o := range opts {
@@ -107,15 +151,44 @@ func Open(dir string, opts ...Option) (*Cache, error) {
 	if err := os.MkdirAll(filepath.Join(dir, ocispec.ImageBlobsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	c.root = root
 	layout, _ := json.Marshal(ocispec.ImageLayout{Version: ocispec.ImageLayoutVersion})
-	if err := createIfMissing(filepath.Join(dir, ocispec.ImageLayoutFile), layout); err != nil {
+	if err := c.createIfMissing(ocispec.ImageLayoutFile, layout); err != nil {
+		root.Close()
 		return nil, err
 	}
 	idx, _ := json.Marshal(emptyIndex())
-	if err := createIfMissing(filepath.Join(dir, ocispec.ImageIndexFile), idx); err != nil {
+	if err := c.createIfMissing(ocispec.ImageIndexFile, idx); err != nil {
+		root.Close()
 		return nil, err
 	}
+	// One scan: the temporary files of interrupted writes are removed, and
+	// the size is known. Its failure (an unreadable blob directory) is the
+	// first write's to report.
+	c.mu.Lock()
+	_ = c.sizeLocked()
+	c.mu.Unlock()
 	return c, nil
+}
+
+// Close merges the tag journal into index.json (as Flush does) and
+// releases the directory. The Cache must not be used after Close.
+func (c *Cache) Close() error {
+	err := c.Flush(context.Background())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if cerr := c.root.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("cache: %w", cerr)
+	}
+	return err
 }
 
 // Dir returns the cache directory.
@@ -126,41 +199,20 @@ func emptyIndex() ocispec.Index {
 }
 
 // createIfMissing writes data to name atomically unless name exists.
-func createIfMissing(name string, data []byte) error {
-	if _, err := os.Stat(name); err == nil {
+func (c *Cache) createIfMissing(name string, data []byte) error {
+	if _, err := c.root.Lstat(name); err == nil {
 		return nil
 	}
-	if err := writeAtomic(name, data); err != nil {
+	if err := c.writeAtomic(name, data); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil
 }
 
-// writeAtomic writes data to a temporary file beside name and renames it.
-func writeAtomic(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
-}
-
-// blobPath is where desc's blob is kept; desc's digest must be valid.
-func (c *Cache) blobPath(d digest.Digest) string {
-	return filepath.Join(c.dir, ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded())
+// blobPath is where desc's blob is kept, relative to the root; desc's
+// digest must be valid.
+func blobPath(d digest.Digest) string {
+	return path.Join(ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded())
 }
 
 // Has reports whether the cache holds a blob of desc's digest and size.
@@ -168,16 +220,17 @@ func (c *Cache) Has(desc ocispec.Descriptor) bool {
 	if desc.Digest.Validate() != nil {
 		return false
 	}
-	fi, err := os.Stat(c.blobPath(desc.Digest))
+	fi, err := c.root.Stat(blobPath(desc.Digest))
 	return err == nil && fi.Mode().IsRegular() && fi.Size() == desc.Size
 }
 
 // Fetch implements oci.Fetcher for the cached blobs: it opens desc's blob,
 // or fails with an error wrapping oci.ErrNotFound when the cache does not
-// hold it (or holds a file of another size, which it removes). The reader
-// verifies the blob as it is read: at its end, bytes that do not match the
-// digest fail with oci.ErrDigestMismatch and the file is removed. A hit
-// marks the blob as recently used.
+// hold it (or holds a file of another size, which it removes, or a file
+// that is not a regular one, such as a FIFO, which it does not open). The
+// reader verifies the blob as it is read: at its end, bytes that do not
+// match the digest fail with oci.ErrDigestMismatch and the file is
+// removed. A hit marks the blob as recently used.
 func (c *Cache) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -185,30 +238,31 @@ func (c *Cache) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadClos
 	if err := desc.Digest.Validate(); err != nil {
 		return nil, fmt.Errorf("cache: %w: %v", oci.ErrInvalidDescriptor, err)
 	}
-	name := c.blobPath(desc.Digest)
-	f, err := os.Open(name)
+	name := blobPath(desc.Digest)
+	f, fi, err := c.openRegular(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("cache: %s: %w", desc.Digest, oci.ErrNotFound)
 		}
-		return nil, fmt.Errorf("cache: %w", err)
-	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != desc.Size {
-		f.Close()
-		if err == nil {
-			os.Remove(name)
+		if errors.Is(err, oci.ErrNotRegularFile) {
+			return nil, fmt.Errorf("cache: %s: %w (%w)", desc.Digest, oci.ErrNotFound, err)
 		}
+		return nil, fmt.Errorf("cache: %s: %w (%v)", desc.Digest, oci.ErrNotFound, err)
+	}
+	if fi.Size() != desc.Size {
+		f.Close()
+		c.root.Remove(name)
 		return nil, fmt.Errorf("cache: %s: %w (cached file has another size)", desc.Digest, oci.ErrNotFound)
 	}
 	now := c.now()
-	_ = os.Chtimes(name, now, now) // least recently used: the mtime is the last use
-	return &hitReader{f: f, name: name, desc: desc, h: desc.Digest.Algorithm().Hash()}, nil
+	_ = c.root.Chtimes(name, now, now) // least recently used: the mtime is the last use
+	return &hitReader{c: c, f: f, name: name, desc: desc, h: desc.Digest.Algorithm().Hash()}, nil
 }
 
 // hitReader verifies a cached blob as it is read and removes it when it no
 // longer matches its digest.
 type hitReader struct {
+	c    *Cache
 	f    *os.File
 	name string
 	desc ocispec.Descriptor
@@ -220,11 +274,9 @@ func (r *hitReader) Read(p []byte) (int, error) {
 	n, err := r.f.Read(p)
 	r.h.Write(p[:n])
 	r.n += int64(n)
-	if err == io.EOF {
-		if r.n != r.desc.Size || digest.NewDigest(r.desc.Digest.Algorithm(), r.h) != r.desc.Digest {
-			os.Remove(r.name)
-			return n, fmt.Errorf("cache: %s: %w (the cached file was altered; removed)", r.desc.Digest, oci.ErrDigestMismatch)
-		}
+	if r.n > r.desc.Size || err == io.EOF && (r.n != r.desc.Size || digest.NewDigest(r.desc.Digest.Algorithm(), r.h) != r.desc.Digest) {
+		r.c.root.Remove(r.name)
+		return n, fmt.Errorf("cache: %s: %w (the cached file was altered; removed)", r.desc.Digest, oci.ErrDigestMismatch)
 	}
 	return n, err
 }
@@ -264,20 +316,29 @@ type blobWriter struct {
 	c    *Cache
 	desc ocispec.Descriptor
 	f    *os.File
+	name string
 	h    hash.Hash
 	n    int64
+	done bool
 }
 
 func (c *Cache) newWriter(desc ocispec.Descriptor) (*blobWriter, error) {
-	dir := filepath.Dir(c.blobPath(desc.Digest))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := path.Dir(blobPath(desc.Digest))
+	if err := c.root.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	// The blob counts against the bound from now: an interrupted write
+	// leaves a temporary file that the next scan counts until it removes
+	// it.
+	if err := c.reserve(desc.Size); err != nil {
+		return nil, err
+	}
+	f, name, err := c.createTemp(dir)
 	if err != nil {
+		c.release(desc.Size)
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	return &blobWriter{c: c, desc: desc, f: f, h: desc.Digest.Algorithm().Hash()}, nil
+	return &blobWriter{c: c, desc: desc, f: f, name: name, h: desc.Digest.Algorithm().Hash()}, nil
 }
 
 func (w *blobWriter) Write(p []byte) (int, error) {
@@ -289,9 +350,15 @@ func (w *blobWriter) Write(p []byte) (int, error) {
 	return w.f.Write(p)
 }
 
+// abort removes the temporary file; it may be called more than once.
 func (w *blobWriter) abort() {
+	if w.done {
+		return
+	}
+	w.done = true
 	w.f.Close()
-	os.Remove(w.f.Name())
+	w.c.root.Remove(w.name)
+	w.c.release(w.desc.Size)
 }
 
 // commit verifies what was written and renames it into place.
@@ -300,23 +367,27 @@ func (w *blobWriter) commit() error {
 		w.abort()
 		return fmt.Errorf("cache: %s: %w", w.desc.Digest, oci.ErrDigestMismatch)
 	}
+	w.done = true
 	if err := w.f.Close(); err != nil {
-		os.Remove(w.f.Name())
+		w.c.root.Remove(w.name)
+		w.c.release(w.desc.Size)
 		return fmt.Errorf("cache: %w", err)
 	}
-	if err := os.Rename(w.f.Name(), w.c.blobPath(w.desc.Digest)); err != nil {
-		os.Remove(w.f.Name())
+	if err := w.c.root.Rename(w.name, blobPath(w.desc.Digest)); err != nil {
+		w.c.root.Remove(w.name)
+		w.c.release(w.desc.Size)
 		return fmt.Errorf("cache: %w", err)
 	}
-	return w.c.evict(w.desc.Digest)
+	return nil
 }
 
 // ReadThrough returns an oci.Fetcher that reads a blob from the cache when
 // it holds it (no call to upstream), and otherwise from upstream, storing
 // the bytes in the cache as they are read: once the whole blob has been
 // read and matches its digest and size it is renamed into place; a blob not
-// read to its end, or that does not match, is not kept. The bytes are
-// passed on as upstream gave them (the readers of package oci verify them).
+// read to its end, or that does not match, is not kept (its temporary file
+// is removed when the reader is closed or fails). The bytes are passed on
+// as upstream gave them (the readers of package oci verify them).
 func (c *Cache) ReadThrough(upstream oci.Fetcher) oci.Fetcher {
 	return readThrough{c: c, up: upstream}
 }
@@ -348,7 +419,8 @@ func (t readThrough) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.Rea
 	return &teeReader{rc: rc, w: w}, nil
 }
 
-// teeReader copies what it reads into a blobWriter and commits it at EOF.
+// teeReader copies what it reads into a blobWriter and commits it at EOF;
+// any other end (an error, a Close before EOF) removes the temporary file.
 type teeReader struct {
 	rc   io.ReadCloser
 	w    *blobWriter
@@ -363,9 +435,13 @@ func (t *teeReader) Read(p []byte) (int, error) {
 			t.done = true
 		}
 	}
-	if err == io.EOF && !t.done {
+	if !t.done && err != nil {
 		t.done = true
-		_ = t.w.commit() // a mismatch is the reader's to report
+		if err == io.EOF {
+			_ = t.w.commit() // a mismatch is the reader's to report
+		} else {
+			t.w.abort()
+		}
 	}
 	return n, err
 }
@@ -378,116 +454,12 @@ func (t *teeReader) Close() error {
 	return t.rc.Close()
 }
 
-// Index implements oci.Store: it returns index.json, the cached
-// references. With it the cache is a Store for oci.Resolve
-// (oci.WithReference chooses a reference).
-func (c *Cache) Index(ctx context.Context) (ocispec.Index, error) {
-	if err := ctx.Err(); err != nil {
-		return ocispec.Index{}, err
-	}
-	return c.readIndex()
-}
-
-func (c *Cache) readIndex() (ocispec.Index, error) {
-	b, err := os.ReadFile(filepath.Join(c.dir, ocispec.ImageIndexFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return emptyIndex(), nil
-	}
-	if err != nil {
-		return ocispec.Index{}, fmt.Errorf("cache: %w", err)
-	}
-	var idx ocispec.Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		// A damaged index is forgotten, not fatal: it only names tags.
-		return emptyIndex(), nil
-	}
-	return idx, nil
-}
-
-// Tag records that ref (a full reference, "host/repository:tag" or
-// "host/repository@sha256:...") resolved to desc now. The entry replaces
-// any other for ref. Several processes updating index.json at once never
-// damage it (each writes it whole and renames it), but one's entry can be
-// lost to another's write; a lost entry only costs a new resolution.
-func (c *Cache) Tag(ctx context.Context, ref string, desc ocispec.Descriptor) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+// Size returns the bytes of the cached blobs and of the temporary files
+// being written, from a scan of the directory.
+func (c *Cache) Size() (int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	idx, err := c.readIndex()
-	if err != nil {
-		return err
-	}
-	entry := ocispec.Descriptor{MediaType: desc.MediaType, Digest: desc.Digest, Size: desc.Size, Platform: desc.Platform,
-		Annotations: map[string]string{
-			ocispec.AnnotationRefName: ref,
-			AnnotationResolved:        c.now().UTC().Format(time.RFC3339Nano),
-		}}
-	idx.Manifests = slices.DeleteFunc(idx.Manifests, func(d ocispec.Descriptor) bool {
-		return d.Annotations[ocispec.AnnotationRefName] == ref
-	})
-	idx.Manifests = append(idx.Manifests, entry)
-	return c.writeIndex(idx)
-}
-
-func (c *Cache) writeIndex(idx ocispec.Index) error {
-	b, err := json.Marshal(idx)
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	if err := writeAtomic(filepath.Join(c.dir, ocispec.ImageIndexFile), b); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	return nil
-}
-
-// LookupTag returns the descriptor ref was last resolved to, and whether
-// the entry is fresh: younger than the tag TTL, or for a digest reference
-// ("...@sha256:..."), always. It fails with an error wrapping
-// oci.ErrNotFound when there is no entry, or when the manifest it names is
-// no longer cached.
-func (c *Cache) LookupTag(ctx context.Context, ref string) (ocispec.Descriptor, bool, error) {
-	if err := ctx.Err(); err != nil {
-		return ocispec.Descriptor{}, false, err
-	}
-	idx, err := c.readIndex()
-	if err != nil {
-		return ocispec.Descriptor{}, false, err
-	}
-	for i := len(idx.Manifests) - 1; i >= 0; i-- {
-		d := idx.Manifests[i]
-		if d.Annotations[ocispec.AnnotationRefName] != ref {
-			continue
-		}
-		if !c.Has(d) {
-			break
-		}
-		fresh := isDigestRef(ref)
-		if t, err := time.Parse(time.RFC3339Nano, d.Annotations[AnnotationResolved]); err == nil && c.ttl > 0 {
-			fresh = fresh || c.now().Sub(t) < c.ttl
-		}
-		desc := ocispec.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size, Platform: d.Platform}
-		return desc, fresh, nil
-	}
-	return ocispec.Descriptor{}, false, fmt.Errorf("cache: %q: %w", ref, oci.ErrNotFound)
-}
-
-func isDigestRef(ref string) bool {
-	for i := len(ref) - 1; i >= 0; i-- {
-		switch ref[i] {
-		case '@':
-			return true
-		case '/':
-			return false
-		}
-	}
-	return false
-}
-
-// Size returns the bytes of the cached blobs.
-func (c *Cache) Size() (int64, error) {
-	blobs, err := c.list()
+	blobs, temps, err := c.scan()
 	if err != nil {
 		return 0, err
 	}
@@ -495,90 +467,155 @@ func (c *Cache) Size() (int64, error) {
 	for _, b := range blobs {
 		n += b.size
 	}
-	return n, nil
+	return n + temps, nil
 }
 
 type cachedBlob struct {
-	path  string
+	name  string // relative to the root
 	d     digest.Digest
 	size  int64
 	mtime time.Time
 }
 
-// list returns the cached blobs.
-func (c *Cache) list() ([]cachedBlob, error) {
-	root := filepath.Join(c.dir, ocispec.ImageBlobsDir)
-	algs, err := os.ReadDir(root)
+// scan lists the cached blobs, removes the temporary files no process is
+// writing, and returns the bytes of the others. It is the only walk of the
+// blob directory; it runs when the cache is opened and when it goes
+// over its bound.
+func (c *Cache) scan() ([]cachedBlob, int64, error) {
+	c.scans++
+	algs, err := c.readDir(ocispec.ImageBlobsDir)
 	if err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
+		return nil, 0, fmt.Errorf("cache: %w", err)
 	}
 	var out []cachedBlob
+	var temps int64
 	for _, a := range algs {
 		if !a.IsDir() {
 			continue
 		}
-		ents, err := os.ReadDir(filepath.Join(root, a.Name()))
+		dir := path.Join(ocispec.ImageBlobsDir, a.Name())
+		ents, err := c.readDir(dir)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			if !e.Type().IsRegular() || len(e.Name()) > 0 && e.Name()[0] == '.' {
+			if !e.Type().IsRegular() {
 				continue
 			}
 			fi, err := e.Info()
 			if err != nil {
 				continue
 			}
-			out = append(out, cachedBlob{
-				path:  filepath.Join(root, a.Name(), e.Name()),
-				d:     digest.NewDigestFromEncoded(digest.Algorithm(a.Name()), e.Name()),
-				size:  fi.Size(),
-				mtime: fi.ModTime(),
-			})
+			name := path.Join(dir, e.Name())
+			if isTemp(e.Name()) {
+				if c.orphaned(name, fi.ModTime()) {
+					c.root.Remove(name)
+				} else {
+					temps += fi.Size()
+				}
+				continue
+			}
+			if e.Name()[0] == '.' {
+				continue
+			}
+			out = append(out, cachedBlob{name: name, d: digest.NewDigestFromEncoded(digest.Algorithm(a.Name()), e.Name()), size: fi.Size(), mtime: fi.ModTime()})
 		}
 	}
-	return out, nil
+	// index.json's temporary files, in the root.
+	if ents, err := c.readDir("."); err == nil {
+		for _, e := range ents {
+			if e.Type().IsRegular() && isTemp(e.Name()) {
+				if fi, err := e.Info(); err == nil && c.orphaned(e.Name(), fi.ModTime()) {
+					c.root.Remove(e.Name())
+				}
+			}
+		}
+	}
+	return out, temps, nil
 }
 
-// evict removes the least recently used blobs (keep excepted) while the
-// cache is over its size bound, and the index entries whose manifest was
-// removed.
-func (c *Cache) evict(keep digest.Digest) error {
+// readDir lists a directory under the root.
+func (c *Cache) readDir(name string) ([]fs.DirEntry, error) {
+	f, err := c.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// reserve counts n bytes about to be written against the size bound,
+// evicting the least recently used blobs when they take the cache over
+// it. The size is known from one scan and kept up to date by this
+// process's writes; another process's writes are seen at the next scan.
+func (c *Cache) reserve(n int64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	blobs, err := c.list()
+	if err := c.sizeLocked(); err != nil {
+		return err
+	}
+	c.size += n
+	if c.size <= c.maxSize {
+		return nil
+	}
+	return c.evictLocked(n)
+}
+
+// sizeLocked counts the cache's bytes with a scan (which removes the
+// temporary files of interrupted writes), once. c.mu is held.
+func (c *Cache) sizeLocked() error {
+	if c.sized {
+		return nil
+	}
+	blobs, temps, err := c.scan()
 	if err != nil {
 		return err
 	}
-	var total int64
+	c.size = temps
+	for _, b := range blobs {
+		c.size += b.size
+	}
+	c.sized = true
+	return nil
+}
+
+// release uncounts n bytes of a write that was not kept.
+func (c *Cache) release(n int64) {
+	c.mu.Lock()
+	c.size -= n
+	c.mu.Unlock()
+}
+
+// evictLocked removes the least recently used blobs until the cache
+// (with the incoming bytes) is under seven eighths of its bound, and the
+// index entries whose manifest was removed. c.mu is held.
+func (c *Cache) evictLocked(incoming int64) error {
+	blobs, temps, err := c.scan()
+	if err != nil {
+		return err
+	}
+	total := temps + incoming
 	for _, b := range blobs {
 		total += b.size
 	}
-	if total <= c.maxSize {
-		return nil
-	}
+	target := c.maxSize - c.maxSize/8
 	sort.Slice(blobs, func(i, j int) bool { return blobs[i].mtime.Before(blobs[j].mtime) })
 	removed := map[digest.Digest]bool{}
 	for _, b := range blobs {
-		if total <= c.maxSize {
+		if total <= target {
 			break
 		}
-		if b.d == keep {
-			continue
-		}
-		if err := os.Remove(b.path); err == nil || errors.Is(err, fs.ErrNotExist) {
+		if err := c.root.Remove(b.name); err == nil || errors.Is(err, fs.ErrNotExist) {
 			total -= b.size
 			removed[b.d] = true
 		}
 	}
-	idx, err := c.readIndex()
-	if err != nil {
-		return err
-	}
-	n := len(idx.Manifests)
-	idx.Manifests = slices.DeleteFunc(idx.Manifests, func(d ocispec.Descriptor) bool { return removed[d.Digest] })
-	if len(idx.Manifests) != n {
-		return c.writeIndex(idx)
+	c.size = total
+	if len(removed) > 0 {
+		c.refreshLocked()
+		if c.tags.dropDigests(removed) {
+			return c.compactLocked()
+		}
 	}
 	return nil
 }

@@ -303,6 +303,12 @@ func TestLayoutReadable(t *testing.T) {
 	if err := c.Tag(ctx, ref, md); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := oci.Resolve(ctx, c, oci.WithReference(ref)); err != nil {
+		t.Errorf("oci.Resolve of the Cache as a Store before Flush: %v", err)
+	}
+	if err := c.Flush(ctx); err != nil { // the journal into index.json
+		t.Fatal(err)
+	}
 	src, err := oci.Open(ctx, c.Dir())
 	if err != nil {
 		t.Fatal(err)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
-	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/xpkgkit/xpkgkit/oci/cache"
 )
@@ -45,6 +46,10 @@ type config struct {
 	offline      bool
 	userAgent    string
 	maxTags      int
+	maxPerHost   int64
+	maxRequests  int64
+	maxRetryTime time.Duration
+	maxTagPages  int
 }
 
 // WithCredentials makes fn the source of credentials, instead of Docker's
@@ -108,11 +113,46 @@ func WithMaxTags(n int) Option {
 	return func(c *config) { c.maxTags = n }
 }
 
+// WithMaxRequestsPerHost bounds the HTTP requests the client sends to one
+// host (a registry, or the token service it names) over its life; past it
+// every request to that host fails with an error wrapping oci.ErrLimit.
+// Default DefaultMaxRequestsPerHost.
+func WithMaxRequestsPerHost(n int64) Option {
+	return func(c *config) { c.maxPerHost = n }
+}
+
+// WithMaxRequests bounds the HTTP requests the client sends over its life,
+// to all hosts together; past it every request fails with an error
+// wrapping oci.ErrLimit. Default DefaultMaxRequests.
+func WithMaxRequests(n int64) Option {
+	return func(c *config) { c.maxRequests = n }
+}
+
+// WithMaxRetryTime bounds the time the client waits before retrying
+// requests, in total over all hosts and its life (default
+// DefaultMaxRetryTime).
+// Whatever the bound, one request is retried at most 3 times, and a host
+// two of whose requests in a row still fail after their retries (HTTP 429
+// or 5xx, a network error) is remembered: every later request to it fails
+// at once with an error wrapping ErrUnavailable. Zero means the default; less than zero,
+// no retries.
+func WithMaxRetryTime(d time.Duration) Option {
+	return func(c *config) { c.maxRetryTime = d }
+}
+
+// WithMaxTagPages bounds the pages of a tag listing Tags reads before it
+// fails with oci.ErrLimit (default DefaultMaxTagPages): a registry whose
+// pages each link to another never ends otherwise.
+func WithMaxTagPages(n int) Option {
+	return func(c *config) { c.maxTagPages = n }
+}
+
 // Client reaches registries. It is safe for concurrent use, and meant to be
 // shared: it caches the bearer tokens registries issue.
 type Client struct {
-	cfg  config
-	auth *auth.Client
+	cfg   config
+	auth  *auth.Client
+	guard *guard
 
 	plain sync.Map // loopback host -> bool, once probed
 
@@ -123,7 +163,8 @@ type Client struct {
 
 // New returns a Client. Options: WithCredentials, WithDockerConfig,
 // WithAnonymous, WithPlainHTTP, WithHTTPClient, WithCache, WithOffline,
-// WithUserAgent, WithMaxTags.
+// WithUserAgent, WithMaxTags, WithMaxRequestsPerHost, WithMaxRequests,
+// WithMaxRetryTime, WithMaxTagPages.
 func New(opts ...Option) (*Client, error) {
 	c := &Client{cfg: config{maxTags: 100_000}}
 	for _, o := range opts {
@@ -134,6 +175,20 @@ func New(opts ...Option) (*Client, error) {
 	if c.cfg.maxTags <= 0 {
 		c.cfg.maxTags = 100_000
 	}
+	if c.cfg.maxPerHost <= 0 {
+		c.cfg.maxPerHost = DefaultMaxRequestsPerHost
+	}
+	if c.cfg.maxRequests <= 0 {
+		c.cfg.maxRequests = DefaultMaxRequests
+	}
+	if c.cfg.maxRetryTime < 0 {
+		c.cfg.maxRetryTime = 0
+	} else if c.cfg.maxRetryTime == 0 {
+		c.cfg.maxRetryTime = DefaultMaxRetryTime
+	}
+	if c.cfg.maxTagPages <= 0 {
+		c.cfg.maxTagPages = DefaultMaxTagPages
+	}
 	base := c.cfg.httpClient
 	if base == nil {
 		base = &http.Client{}
@@ -143,7 +198,8 @@ func New(opts ...Option) (*Client, error) {
 	if tr == nil {
 		tr = http.DefaultTransport
 	}
-	hc.Transport = retry.NewTransport(tr)
+	c.guard = newGuard(tr, c.cfg.maxPerHost, c.cfg.maxRequests, c.cfg.maxRetryTime)
+	hc.Transport = c.guard
 	c.auth = &auth.Client{
 		Client:     &hc,
 		Cache:      auth.NewCache(),
@@ -160,8 +216,19 @@ func New(opts ...Option) (*Client, error) {
 // Cache returns the client's cache; nil when it has none.
 func (c *Client) Cache() *cache.Cache { return c.cfg.cache }
 
-// credential is the auth.CredentialFunc of the client.
+// credential is the auth.CredentialFunc of the client. The credentials it
+// gives are remembered so that errors can redact them; an error of the
+// Docker config's store is replaced by one that quotes nothing of it
+// (oras-go's quotes a malformed "auth" entry, which holds the secret).
 func (c *Client) credential(ctx context.Context, hostport string) (auth.Credential, error) {
+	cr, err := c.credentialOf(ctx, hostport)
+	for _, s := range []string{cr.Password, cr.RefreshToken, cr.AccessToken} {
+		c.guard.rememberSecret(s)
+	}
+	return cr, err
+}
+
+func (c *Client) credentialOf(ctx context.Context, hostport string) (auth.Credential, error) {
 	if c.cfg.credFunc != nil {
 		cr, err := c.cfg.credFunc(ctx, hostport)
 		if err != nil {
@@ -180,9 +247,25 @@ func (c *Client) credential(ctx context.Context, hostport string) (auth.Credenti
 		}
 	})
 	if c.storeErr != nil {
-		return auth.EmptyCredential, fmt.Errorf("reading the Docker config: %w", c.storeErr)
+		return auth.EmptyCredential, credentialError("reading the Docker config", c.storeErr)
 	}
-	return credentials.Credential(c.store)(ctx, hostport)
+	cr, err := credentials.Credential(c.store)(ctx, hostport)
+	if err != nil {
+		return auth.EmptyCredential, credentialError("reading the Docker config's credentials for "+hostport, err)
+	}
+	return cr, nil
+}
+
+// credentialError is an error of reading credentials that keeps nothing
+// of err's text, which may quote a secret: only its class (a missing or
+// unreadable file, a cancelled context) stays in the chain.
+func credentialError(what string, err error) error {
+	for _, class := range []error{context.Canceled, context.DeadlineExceeded, fs.ErrNotExist, fs.ErrPermission} {
+		if errors.Is(err, class) {
+			return fmt.Errorf("%w: %s: %w", ErrCredentials, what, class)
+		}
+	}
+	return fmt.Errorf("%w: %s: the entry is malformed or the credential helper failed (the cause is not shown: it may quote a credential)", ErrCredentials, what)
 }
 
 // usePlainHTTP reports whether host is reached over plain HTTP: always

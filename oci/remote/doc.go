@@ -18,7 +18,21 @@
 //
 // Plain HTTP is used only for loopback registries (localhost, 127.0.0.0/8,
 // ::1) unless WithPlainHTTP says otherwise. Requests that fail with 429, a
-// 5xx status, a connection reset or a timeout are retried with bounded
-// exponential backoff; every call honours its context, so a stalled registry
-// is cancelled by cancelling the context.
+// 5xx status, a connection reset or a timeout are retried at most 3 times
+// with exponential backoff, within a budget of waiting for the client's
+// life (WithMaxRetryTime); a host two of whose requests in a row still fail
+// is remembered, and every later request to it fails at once with
+// ErrUnavailable. The requests
+// sent to one host (WithMaxRequestsPerHost) and to all (WithMaxRequests),
+// and the pages of a tag listing
+// (WithMaxTagPages) are bounded too, for the client's life: a long-running
+// service uses a Client per unit of work (one upload, one lint). Every call
+// honours its context, so a stalled registry is cancelled by cancelling the
+// context.
+//
+// Errors are safe to print: a registry's or a token service's message is
+// escaped (no control character reaches a terminal) and bounded, a URL's
+// query is dropped, and the credentials the client sent (passwords, tokens,
+// a redirect's signature) are redacted. A malformed Docker config entry
+// fails with ErrCredentials and a message that quotes nothing of it.
 package remote

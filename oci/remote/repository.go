@@ -63,7 +63,8 @@ func (r *Repository) fail(op, reference string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return &Error{Op: op, Registry: r.ref.Registry, Repository: r.ref.Repository, Reference: reference, Err: classify(r.ref.Registry, err)}
+	stripURLs(err)
+	return &Error{Op: op, Registry: r.ref.Registry, Repository: r.ref.Repository, Reference: reference, Err: classify(r.ref.Registry, err), redact: r.c.guard.secretList()}
 }
 
 // remote returns the oras-go repository, deciding on first use whether the
@@ -182,9 +183,13 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 	}
 	var tags []string
 	max := r.c.cfg.maxTags
+	pages := 0
 	err = repo.Tags(ctx, "", func(page []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if pages++; pages > r.c.cfg.maxTagPages {
+			return &oci.LimitError{Name: "MaxTagPages", Limit: int64(r.c.cfg.maxTagPages)}
 		}
 		if len(tags)+len(page) > max {
 			return &oci.LimitError{Name: "MaxTags", Limit: int64(max)}

@@ -1,0 +1,9 @@
+package cache
+
+// Work returns how many scans of the blob directory the cache made and how
+// many index.json entries it wrote.
+func (c *Cache) Work() (scans, indexEntries int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.scans, c.indexEntriesWritten
+}
