@@ -68,7 +68,7 @@
 // (XP604), packages of the graph whose Crossplane constraint excludes the
 // target version (XP605), pipeline steps naming no Function of the graph
 // (XP606) and composed types no CRD, XRD or MRD of the graph serves
-// (XP607), validating the composed bases against the schema of the CRD
+// (XP607), validating the root's composed bases against the schema of the CRD
 // that serves them (package linter/schema). Rules returns the rules for catalogs; their IDs and names are
 // API.
 //

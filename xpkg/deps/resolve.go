@@ -431,7 +431,6 @@ func (s *resolution) expand(ctx context.Context) error {
 		for _, k := range want {
 			if f := s.fetched[k]; f != nil && f.pkg != nil {
 				level = append(level, f.pkg)
-				s.wantComposed(f.pkg)
 			}
 		}
 	}
@@ -439,7 +438,8 @@ func (s *resolution) expand(ctx context.Context) error {
 }
 
 // wantComposed adds the types p's Compositions compose to the types whose
-// definitions the summaries keep.
+// definitions the summaries keep: the root's only, since only the root's
+// composed bases are validated (a dependency's summary keeps none).
 func (s *resolution) wantComposed(p *Package) {
 	for _, c := range p.Compositions {
 		for _, r := range c.Composed {

@@ -207,15 +207,19 @@ resource of the Composition fails to compose it. The rule runs only when
 every package of the graph was fetched (else XP601 says what is missing).
 Types composed by other functions (templates, code) are not seen.
 
-The base is then validated against the schema of the CRD (or the CRD
-Crossplane derives from the XRD) that serves it, without the required
+The bases of the root package's Compositions are then validated against
+the schema of the CRD (or the CRD Crossplane derives from the XRD) that
+serves it, without the required
 fields check (patches fill fields in), as the API server would validate
 the composed resource (package linter/schema): a field of the wrong type is
 an error; other violations (enums, patterns, unknown fields, which the API
 server prunes) are warnings, since a patch may still set the field. Only
-definitions fetched after the Composition that composes them are kept for
-this (the resolver keeps no other schema in memory); types served by the
-root package itself are checked for presence only.`,
+the definitions of the types the root composes are kept for this (the
+resolver keeps no other schema in memory); types served by the root
+package itself are checked for presence only, and so are the composed
+types of the graph's other packages, once per Composition and type (their
+bases are not kept: a graph of many packages composing many resources
+would otherwise hold them all).`,
 			Bad:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
 			Good: "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
 		}, checkComposedTypes},
