@@ -329,7 +329,12 @@ const maxComposedPerComposition = 10000
 // one Ref.
 func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (Composition, bool) {
 	c := Composition{Object: linter.RefOf(o), Name: o.Name}
-	u, err := o.Unstructured()
+	// One parse of the document for its content and its positions.
+	loc, locErr := o.FieldLocator()
+	if locErr != nil {
+		return c, false
+	}
+	u, err := loc.Unstructured()
 	if err != nil {
 		return c, false
 	}
@@ -386,14 +391,11 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 		addBases(rs, []string{"spec", "resources"})
 	}
 	if len(refs) > 0 {
-		loc, locErr := o.FieldLocator()
 		for _, p := range refs {
 			r := p.ref
 			r.Pos, r.Field = pos(o.Pos), linter.FieldPath(p.path...)
-			if locErr == nil {
-				if fp, err := loc.FieldPosition(p.path...); err == nil {
-					r.Pos = pos(fp)
-				}
+			if fp, err := loc.FieldPosition(p.path...); err == nil {
+				r.Pos = pos(fp)
 			}
 			if p.fn {
 				c.Functions = append(c.Functions, r)
