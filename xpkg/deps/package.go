@@ -173,7 +173,7 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 		return p
 	}
 	if len(pkg.Meta) == 1 {
-		if err := summarizeMeta(s, pkg, pos); err != nil {
+		if err := summarizeMeta(ctx, s, pkg, pos); err != nil {
 			return nil, err
 		}
 	}
@@ -212,7 +212,7 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 	return s, nil
 }
 
-func summarizeMeta(s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
+func summarizeMeta(ctx context.Context, s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
 	o := pkg.Meta[0]
 	s.Meta = linter.RefOf(o)
 	s.MetaName = o.Name
@@ -239,6 +239,11 @@ func summarizeMeta(s *Package, pkg *parser.Package, pos func(parser.Position) pa
 		s.CrossplanePos = at("spec", "crossplane", "version")
 	}
 	for i, d := range p.GetDependencies() {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		dep := Dependency{Index: i, Constraint: d.Version}
 		idx := strconv.Itoa(i)
 		switch {

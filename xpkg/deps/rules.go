@@ -345,12 +345,22 @@ func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnost
 		p.summarize()
 		all = append(all, p.diags...)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	linter.SortDiagnostics(all)
 	return all, nil
 }
 
+// done reports whether the pass's context is done; checks call it once
+// per package of the graph (and Lint then returns the context's error).
+func (p *graphPass) done() bool { return p.ctx.Err() != nil }
+
 func checkUnresolved(p *graphPass) {
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		for _, e := range n.Edges {
 			switch {
 			case e.Unresolved != "":
@@ -373,6 +383,9 @@ func checkUnresolved(p *graphPass) {
 
 func checkConflict(p *graphPass) {
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		if n.Conflict == "" {
 			continue
 		}
@@ -459,6 +472,9 @@ func cmpOr(s, def string) string {
 
 func checkKind(p *graphPass) {
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		for _, e := range n.Edges {
 			if e.To == nil || e.To.Package == nil || e.Dep.Kind == "" || e.To.Package.Kind == "" {
 				continue
@@ -475,6 +491,9 @@ func checkCrossplaneVersion(p *graphPass) {
 		return
 	}
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
 			continue
 		}
@@ -536,7 +555,7 @@ func checkFunctions(p *graphPass) {
 	}
 	slices.Sort(sorted)
 	for _, n := range p.g.Nodes {
-		if n.Package == nil {
+		if n.Package == nil || p.done() {
 			continue
 		}
 		for ci := range n.Package.Compositions {
