@@ -10,6 +10,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
 
 const exampleMeta = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\n"
@@ -108,5 +109,47 @@ func TestExamplesShareTheBudget(t *testing.T) {
 	}
 	if got := p.Examples.Usage.Documents; got < 120 {
 		t.Errorf("examples' usage: %d documents, want the package's counted too", got)
+	}
+}
+
+// TestExamplesLayerUnreadable checks that an example of an image's
+// examples layer that does not parse is an XP001 error at
+// .up/examples.yaml, not dropped.
+func TestExamplesLayerUnreadable(t *testing.T) {
+	t.Parallel()
+	p := xpkgtest.NewConfiguration("example").
+		WithExample([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n")).
+		WithExample([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: [\n"))
+	img, err := p.Image(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "p.xpkg")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := img.WriteXpkg(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := xpkg.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pkg.Lint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range res.Diagnostics {
+		if d.RuleID == "XP001" && d.Pos.File == xpkg.ExamplesFile {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no XP001 at %s: %v", xpkg.ExamplesFile, res.Diagnostics)
 	}
 }
