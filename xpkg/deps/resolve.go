@@ -707,6 +707,9 @@ func (s *resolution) check(ctx context.Context, name string, vs []tagVersion, c 
 			}
 		}
 		if ck.first < 0 {
+			if err := s.spend(ctx, int64(len(vs))); err != nil {
+				return nil, err
+			}
 			ck.nearest = nearestTags(vs, c, 5)
 		}
 	}
