@@ -45,7 +45,40 @@ func reportDocumentErrors(p *Pass) error {
 		}
 		p.Report(Diagnostic{Message: documentErrorMessage(e), Pos: e.Pos})
 	}
+	if p.Rule.ID == "XP001" && p.Examples != nil {
+		for _, e := range p.Examples.Errors {
+			if p.canceled() {
+				return p.Context().Err()
+			}
+			if e == nil || e.Err == nil || !exampleRefused(e.Err) {
+				continue
+			}
+			p.Report(Diagnostic{Message: "example " + documentErrorMessage(e) + "; crossplane xpkg build refuses the package (\"failed to parse examples\"), and XP408 cannot check the example", Pos: e.Pos})
+		}
+	}
 	return nil
+}
+
+// exampleRefused reports whether Crossplane's examples parser refuses an
+// example whose document error is err. It splits the stream with
+// apimachinery's YAMLReader and decodes each document with sigs.k8s.io/yaml
+// into an Unstructured (crossplane v2.1.0 internal/xpkg/parser/examples,
+// Parser.Parse; crossplane-runtime v2.4.0 pkg/xpkg/parser/examples, the
+// same): invalid YAML, a value JSON cannot hold, a document that is a
+// list or a scalar, and one without a kind fail; one with a kind and no
+// apiVersion, a null document, and any kind or field type decode. A
+// document over one of our parser's limits cannot be read, so it is
+// reported too.
+func exampleRefused(err error) bool {
+	switch {
+	case errors.Is(err, parser.ErrUnknownKind), errors.Is(err, parser.ErrDecode):
+		return false
+	case errors.Is(err, parser.ErrMissingType):
+		return !strings.HasSuffix(err.Error(), ": no apiVersion")
+	case errors.Is(err, parser.ErrNotObject):
+		return !strings.HasSuffix(err.Error(), "found a null")
+	}
+	return true
 }
 
 func ruleYAMLSyntax() *Rule {
@@ -59,7 +92,26 @@ parser's limits (size, depth, alias expansion), in which case the message
 names the limit. Crossplane rejects the whole package when one document
 cannot be read (crossplane-runtime v2.1.0, pkg/parser, PackageParser.Parse,
 which crossplane xpkg build and the package revision reconciler call). The
-limits are xpkgkit's own, set far above what real packages need.`,
+limits are xpkgkit's own, set far above what real packages need.
+
+It also reports each example (the YAML files under examples/ of a package
+directory, .up/examples.yaml of an image's examples layer) that
+crossplane xpkg build cannot parse: Builder.Build parses the examples
+and fails with "failed to parse examples" (crossplane v2.1.0
+internal/xpkg/build.go and internal/xpkg/parser/examples, Parser.Parse;
+from v2.3 crossplane-runtime pkg/xpkg/build.go and
+pkg/xpkg/parser/examples, unchanged at v2.4.0). That parser splits the
+stream with apimachinery's YAMLReader and decodes each document into an
+Unstructured, so invalid YAML, a list or a scalar, and a document without
+a kind fail (one without an apiVersion does not). Its file reader
+(FsReadCloser.Read, pkg/parser/fsreader.go) appends "
+...
+" and
+"
+---
+" to every file, so the last document of a file must hold an
+object: a file ending in "---" (or in blank lines or comments after one)
+fails, and so does a "---" line followed by anything but a comment.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: [unclosed\n",
 		Good: metaHead,
 		Run:  reportDocumentErrors,

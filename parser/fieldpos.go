@@ -113,7 +113,22 @@ func (o *Object) FieldLocator() (*FieldLocator, error) {
 	if err != nil {
 		return nil, err
 	}
+	loc.indexLines()
 	return &FieldLocator{root: root, loc: loc}, nil
+}
+
+// Unstructured is Object.Unstructured from the locator's parse: a caller
+// that needs both the object's content and the positions of its fields
+// parses the document once, not twice.
+func (l *FieldLocator) Unstructured() (*unstructured.Unstructured, error) {
+	if l.root.Kind != yaml.MappingNode {
+		return nil, l.loc.errorf(l.root, "%w: found a %s", ErrNotObject, kindName(l.root))
+	}
+	m, err := converter{maxDepth: -1, loc: l.loc}.mapping(l.root, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
 }
 
 // FieldPosition is Object.FieldPosition without parsing the object again.

@@ -43,3 +43,29 @@ func TestPartialLimitsKeepDepth(t *testing.T) {
 		t.Fatalf("MaxDepth Unlimited: %v, %v", err, p)
 	}
 }
+
+// TestWithUsage checks that a parse given another's usage counts on from
+// it: the documents and bytes of both count against one limit, and the
+// error names the limit as set.
+func TestWithUsage(t *testing.T) {
+	t.Parallel()
+	doc := "---\napiVersion: v1\nkind: ConfigMap\n"
+	lim := Limits{MaxDocuments: 10}
+	first, err := Parse(context.Background(), strings.NewReader(strings.Repeat(doc, 6)), WithLimits(lim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Usage.Documents != 6 || first.Usage.Bytes != int64(6*len(doc)) {
+		t.Fatalf("usage %+v, want 6 documents of %d bytes", first.Usage, 6*len(doc))
+	}
+	_, err = Parse(context.Background(), strings.NewReader(strings.Repeat(doc, 6)), WithLimits(lim), WithUsage(first.Usage))
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "MaxDocuments" || le.Value != 10 {
+		t.Fatalf("got %v, want MaxDocuments 10", err)
+	}
+	lim = Limits{MaxTotalBytes: int64(10 * len(doc))}
+	_, err = Parse(context.Background(), strings.NewReader(strings.Repeat(doc, 6)), WithLimits(lim), WithUsage(first.Usage))
+	if !errors.As(err, &le) || le.Limit != "MaxTotalBytes" {
+		t.Fatalf("got %v, want MaxTotalBytes", err)
+	}
+}

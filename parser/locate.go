@@ -15,6 +15,22 @@ import (
 type locator struct {
 	data []byte
 	base Position // the position of data[0], with the document's index
+	// starts, when not nil, holds the offset in data of each line's start
+	// (starts[0] is line 1), so that at costs no scan of the lines before:
+	// a FieldLocator asked for thousands of fields of one document would
+	// otherwise scan it once per field.
+	starts []int
+}
+
+// indexLines fills l.starts.
+func (l *locator) indexLines() {
+	starts := make([]int, 1, bytes.Count(l.data, []byte{'\n'})+1)
+	for i, c := range l.data {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	l.starts = starts
 }
 
 // at returns the stream position of line and column (0 for the line's
@@ -25,12 +41,19 @@ func (l locator) at(line, col int) Position {
 		return p
 	}
 	start := 0
-	for i := 1; i < line; i++ {
-		j := bytes.IndexByte(l.data[start:], '\n')
-		if j < 0 {
+	if l.starts != nil {
+		if line > len(l.starts) {
 			return p
 		}
-		start += j + 1
+		start = l.starts[line-1]
+	} else {
+		for i := 1; i < line; i++ {
+			j := bytes.IndexByte(l.data[start:], '\n')
+			if j < 0 {
+				return p
+			}
+			start += j + 1
+		}
 	}
 	text := l.data[start:]
 	if j := bytes.IndexByte(text, '\n'); j >= 0 {

@@ -27,6 +27,7 @@ type config struct {
 	concurrency  int
 	discardRaw   bool
 	decodeMemory int64
+	used         Usage
 }
 
 func newConfig(opts []Option) *config {
@@ -87,6 +88,13 @@ func WithOutlineDepth(depth int) Option { return func(c *config) { c.outlineDept
 // (runtime.GOMAXPROCS(0) by default; n <= 0 restores the default).
 // WithDecodeMemory bounds them further.
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+
+// WithUsage makes a parse count u against its limits (MaxDocuments,
+// MaxTotalBytes) before it reads anything, as if it went on from a parse
+// that used u: so that two parses of one upload (a package and its
+// examples) share one budget, give the second the first's Package.Usage.
+// The limits' errors name the limits as set, not what was left of them.
+func WithUsage(u Usage) Option { return func(c *config) { c.used = u } }
 
 // WithDecodeMemory sets the memory budget, in bytes, of the documents one
 // parse decodes at once (DefaultDecodeMemory, 64 MiB, by default; n <= 0

@@ -32,6 +32,16 @@ type Package struct {
 	// otherwise). The linter takes it from here; empty means
 	// DefaultMetaGroup.
 	MetaGroup string
+	// Usage is what the parse counted against its limits, including what
+	// WithUsage gave it.
+	Usage Usage
+}
+
+// Usage is what a parse counts against Limits: the documents (empty ones
+// included) and the bytes read.
+type Usage struct {
+	Documents int
+	Bytes     int64
 }
 
 // SkippedFile is an entry of a package's on-disk format that ParseFS did

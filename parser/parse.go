@@ -319,6 +319,8 @@ func newRun(ctx context.Context, c *config) (*run, error) {
 		},
 		sem:    make(chan struct{}, c.concurrency),
 		budget: newBudget(c.decodeMemory),
+		bytes:  max(c.used.Bytes, 0),
+		docs:   max(c.used.Documents, 0),
 	}, nil
 }
 
@@ -422,7 +424,7 @@ func (r *run) finish() (*Package, error) {
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := &Package{MetaGroup: r.c.metaGroup}
+	p := &Package{MetaGroup: r.c.metaGroup, Usage: Usage{Documents: r.docs, Bytes: r.bytes}}
 	for _, s := range r.slots {
 		switch {
 		case s.err != nil:

@@ -182,7 +182,7 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 		},
 	}
 	if sel.Examples != nil {
-		if p.Examples, err = loadExamples(ctx, f, *sel.Examples, c); err != nil {
+		if p.Examples, err = loadExamples(ctx, f, *sel.Examples, c, pkg.Usage); err != nil {
 			return nil, err
 		}
 	}
@@ -191,7 +191,9 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 
 // loadExamples parses ExamplesFile of the examples layer; nil when the
 // layer does not hold it.
-func loadExamples(ctx context.Context, f oci.Fetcher, layer ocispec.Descriptor, c *openConfig) (*parser.Package, error) {
+// The examples count against the parser's limits on from used, the
+// package's usage: one budget covers the upload.
+func loadExamples(ctx context.Context, f oci.Fetcher, layer ocispec.Descriptor, c *openConfig, used parser.Usage) (*parser.Package, error) {
 	file, err := oci.ReadLayerFile(ctx, f, layer, ExamplesFile, c.ociOptions()...)
 	if errors.Is(err, oci.ErrNotFound) {
 		return nil, nil
@@ -200,7 +202,7 @@ func loadExamples(ctx context.Context, f oci.Fetcher, layer ocispec.Descriptor, 
 		return nil, fmt.Errorf("xpkg: reading examples: %w", err)
 	}
 	defer file.Close()
-	ex, err := parser.Parse(ctx, file, c.parseOptions(ExamplesFile)...)
+	ex, err := parser.Parse(ctx, file, append(c.parseOptions(ExamplesFile), parser.WithUsage(used))...)
 	if err != nil {
 		return nil, fmt.Errorf("xpkg: reading %s from layer %s: %w", ExamplesFile, layer.Digest, err)
 	}

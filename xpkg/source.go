@@ -118,10 +118,17 @@ func openPackageDir(ctx context.Context, root string, c *openConfig) (*Package, 
 		if err != nil {
 			return nil, err
 		}
-		ex, err := parser.ParseFS(ctx, sub, c.parseOptions("")...)
+		// One budget for the upload: the examples' documents and bytes
+		// count on from the package's.
+		ex, err := parser.ParseFS(ctx, sub, append(c.parseOptions(""), parser.WithUsage(pkg.Usage))...)
 		if err != nil {
 			return nil, fmt.Errorf("xpkg: reading %s: %w", ExamplesDir, err)
 		}
+		bad, err := crossplaneExampleErrors(ctx, sub, ex.Files)
+		if err != nil {
+			return nil, fmt.Errorf("xpkg: reading %s: %w", ExamplesDir, err)
+		}
+		ex.Errors = append(ex.Errors, bad...)
 		for _, o := range ex.Meta {
 			o.Pos.File = filepath.ToSlash(filepath.Join(ExamplesDir, o.Pos.File))
 		}

@@ -214,8 +214,13 @@ func verdicts(g *deps.Graph, ds []linter.Diagnostic) map[*deps.Node]*report.Coun
 	return m
 }
 
-// maxTreeLines bounds the tree drawn for one graph.
-const maxTreeLines = 5000
+// maxTreeLines bounds the tree drawn for one graph, and maxTreeDepth its
+// depth (so its indentation: a chain of 2,000 packages drawn whole would
+// indent its last lines by 8,000 columns).
+const (
+	maxTreeLines = 5000
+	maxTreeDepth = 32
+)
 
 // drawTree draws the graph from its root, each package once: a package
 // met again is marked "(see above)", one on the current path "(cycle)".
@@ -242,8 +247,14 @@ func drawTree(w io.Writer, g *deps.Graph, counts map[*deps.Node]*report.Counts) 
 	lines := 0
 	shown := map[*deps.Node]bool{g.Root: true}
 	onPath := map[*deps.Node]bool{g.Root: true}
-	var walk func(n *deps.Node, indent string)
-	walk = func(n *deps.Node, indent string) {
+	var walk func(n *deps.Node, indent string, depth int)
+	walk = func(n *deps.Node, indent string, depth int) {
+		if depth >= maxTreeDepth && len(n.Edges) > 0 {
+			if lines++; lines <= maxTreeLines {
+				fmt.Fprintf(w, "%s└── … (%d dependencies deeper than %d levels not drawn)\n", indent, len(n.Edges), maxTreeDepth)
+			}
+			return
+		}
 		for i, e := range n.Edges {
 			if lines++; lines > maxTreeLines {
 				if lines == maxTreeLines+1 {
@@ -275,10 +286,10 @@ func drawTree(w io.Writer, g *deps.Graph, counts map[*deps.Node]*report.Counts) 
 				shown[t] = true
 				fmt.Fprintf(w, "%s%s%s: %s\n", indent, branch, name, verdict(t))
 				onPath[t] = true
-				walk(t, indent+next)
+				walk(t, indent+next, depth+1)
 				onPath[t] = false
 			}
 		}
 	}
-	walk(g.Root, "")
+	walk(g.Root, "", 0)
 }

@@ -219,7 +219,7 @@ func TestHostileCLISIGINT(t *testing.T) {
 		if isLarge {
 			large++
 		}
-		if sigintCase(t, bin, c) {
+		if sigintCase(t, bin, c, nil, sigintWork) {
 			interrupted++
 		} else if isLarge {
 			t.Logf("%s: finished before spending %v of CPU: not interrupted", c.Name, sigintWork)
@@ -232,8 +232,10 @@ func TestHostileCLISIGINT(t *testing.T) {
 }
 
 // sigintCase writes c, runs xpkg-lint on it and interrupts it once it has
-// spent sigintWork of CPU time; it reports whether it did.
-func sigintCase(t *testing.T, bin string, c hostile.Case) bool {
+// spent work of CPU time; it reports whether it did. extra, when not
+// nil, gives the arguments put before the source besides cliArgs, from the
+// directory the case was written in.
+func sigintCase(t *testing.T, bin string, c hostile.Case, extra func(dir string) []string, work time.Duration) bool {
 	t.Helper()
 	dir := t.TempDir()
 	src, err := c.Write(t.Context(), dir)
@@ -242,7 +244,11 @@ func sigintCase(t *testing.T, bin string, c hostile.Case) bool {
 	}
 	defer os.RemoveAll(dir)
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, append(append([]string(nil), cliArgs...), src)...)
+	args := append([]string(nil), cliArgs...)
+	if extra != nil {
+		args = append(args, extra(dir)...)
+	}
+	cmd := exec.Command(bin, append(args, src)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -258,7 +264,7 @@ func sigintCase(t *testing.T, bin string, c hostile.Case) bool {
 		case <-tick.C:
 		}
 		cpu, ok := procCPU(cmd.Process.Pid)
-		if !ok || cpu < sigintWork {
+		if !ok || cpu < work {
 			continue
 		}
 		sent := time.Now()

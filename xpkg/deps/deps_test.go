@@ -160,6 +160,23 @@ func TestResolve(t *testing.T) {
 		root: cfg.WithDependency(meta.KindConfiguration, cfgX, "v1"),
 		want: []want{{"XP603", cfgY + ":v1.0.0/package.yaml:15", `closes a dependency cycle: ` + regexp.QuoteMeta(cfgX+":v1.0.0 → "+cfgY+":v1.0.0 → "+cfgX+":v1.0.0")}},
 	}, {
+		name: "cycles among many packages: one per set",
+		graph: xpkgtest.NewGraph().
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("x").WithDependency(meta.KindConfiguration, cfgY, "v1")).
+			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("y").WithDependency(meta.KindConfiguration, cfgX, "v1").WithDependency(meta.KindConfiguration, reg+"configuration-z", "v1")).
+			Add(reg+"configuration-z", "v1.0.0", xpkgtest.NewConfiguration("z").WithDependency(meta.KindConfiguration, cfgX, "v1").WithDependency(meta.KindConfiguration, cfgY, "v1")),
+		root: cfg.WithDependency(meta.KindConfiguration, cfgX, "v1"),
+		want: []want{{"XP603", cfgY + ":v1.0.0/package.yaml:15", `closes a dependency cycle: ` + regexp.QuoteMeta(cfgX+":v1.0.0 → "+cfgY+":v1.0.0 → "+cfgX+":v1.0.0") + ` \(one of the cycles among 3 packages`}},
+	}, {
+		// p v2 needs q, q needs p <v2: each walk flips p.
+		name: "unsettled walk",
+		graph: xpkgtest.NewGraph().
+			Add(cfgX, "v1.0.0", xpkgtest.NewConfiguration("p")).
+			Add(cfgX, "v2.0.0", xpkgtest.NewConfiguration("p").WithDependency(meta.KindConfiguration, cfgY, ">=v1.0.0")).
+			Add(cfgY, "v1.0.0", xpkgtest.NewConfiguration("q").WithDependency(meta.KindConfiguration, cfgX, "<v2.0.0")),
+		root: cfg.WithDependency(meta.KindConfiguration, cfgX, ">=v1.0.0"),
+		want: []want{{"XP608", "root.yaml:15", `the version of ` + regexp.QuoteMeta(cfgX) + ` does not settle: .*\(in turn v2.0.0, v1.0.0, v2.0.0\); the packages that flip are "` + regexp.QuoteMeta(cfgX) + `"`}},
+	}, {
 		name:  "kind mismatch",
 		graph: base,
 		root:  cfg.WithDependency(meta.KindProvider, fnP, ">=v0.1.0"),
@@ -201,6 +218,50 @@ func TestResolve(t *testing.T) {
 			}
 			checkDiags(t, ds, tc.want)
 		})
+	}
+}
+
+// TestLintCap checks that a graph rule reports at most WithMaxDiagnostics
+// diagnostics and one more that says how many it left out, with their
+// severity.
+func TestLintCap(t *testing.T) {
+	t.Parallel()
+	root := xpkgtest.NewConfiguration("root")
+	for i := range 7 {
+		root = root.WithDependency(meta.KindProvider, fmt.Sprintf("%sprovider-missing-%d", reg, i), ">=v1.0.0")
+	}
+	src := xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
+	_, ds := resolve(t, src, root, deps.WithMaxDiagnostics(3))
+	if len(ds) != 4 {
+		t.Fatalf("got %d diagnostics, want 3 and a summary", len(ds))
+	}
+	last := ds[3]
+	if last.RuleID != "XP601" || last.Severity != linter.SeverityError || !strings.Contains(last.Message, "4 more diagnostics of this rule were left out") {
+		t.Errorf("summary: got %s", last)
+	}
+	_, ds = resolve(t, src, root, deps.WithMaxDiagnostics(0))
+	if len(ds) != 7 {
+		t.Errorf("without a cap: got %d diagnostics, want 7", len(ds))
+	}
+}
+
+// TestVersionChecksLimit checks that choosing versions stops with a
+// *LimitError once it has compared more tags against constraints than
+// MaxVersionChecks allows.
+func TestVersionChecksLimit(t *testing.T) {
+	t.Parallel()
+	g := xpkgtest.NewGraph()
+	for i := range 50 {
+		g.Add(provA, fmt.Sprintf("v1.0.%d", i), xpkgtest.NewProvider("provider-a"))
+	}
+	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, provA, ">=v9.0.0 || =v8.0.0 || =v7.0.0")
+	_, err := deps.NewResolver(g.Source(t), deps.WithLimits(deps.Limits{MaxVersionChecks: 100})).Resolve(context.Background(), rootSummary(t, root))
+	var le *deps.LimitError
+	if !errors.As(err, &le) || le.Limit != "MaxVersionChecks" {
+		t.Fatalf("got %v, want a MaxVersionChecks *LimitError", err)
+	}
+	if _, err := deps.NewResolver(g.Source(t)).Resolve(context.Background(), rootSummary(t, root)); err != nil {
+		t.Fatalf("under the default limit: %v", err)
 	}
 }
 

@@ -61,12 +61,14 @@
 // constraint alone selects, so the rest of the graph is still checked.
 // Because a selection decides which dependencies a package brings, the
 // resolver walks the graph again when the complete set of constraints
-// changes a selection (at most 8 times). It also reports cycles with their
-// path (XP603), entries whose package is of another kind than declared
+// changes a selection (at most 8 times, and no further once a selection
+// repeats); a walk that does not settle is a finding of its own (XP608),
+// naming the packages that flip. It also reports cycles with their
+// path (XP603, one per set of packages that depend on each other), entries whose package is of another kind than declared
 // (XP604), packages of the graph whose Crossplane constraint excludes the
 // target version (XP605), pipeline steps naming no Function of the graph
 // (XP606) and composed types no CRD, XRD or MRD of the graph serves
-// (XP607), validating the composed bases against the schema of the CRD
+// (XP607), validating the root's composed bases against the schema of the CRD
 // that serves them (package linter/schema). Rules returns the rules for catalogs; their IDs and names are
 // API.
 //
@@ -79,7 +81,11 @@
 // only summaries: a package's parsed objects
 // are released once its summary is taken, so memory grows with the largest
 // package plus the summaries, not with the sum of the packages. Limits
-// bounds the packages, the dependsOn entries and the tags considered, with
-// a *LimitError; every loop over the graph is linear in its packages and
-// entries, and checks the context.
+// bounds the packages, the dependsOn entries, the tags considered and the
+// comparisons of tags against constraints (each distinct constraint on a
+// package is parsed and checked against its sorted tags once per Resolve
+// call), with a *LimitError; every loop over the graph is linear in its
+// packages and entries, and checks the context. Cycles are found as
+// strongly connected components (Tarjan), linear in the graph, and each
+// graph rule reports at most WithMaxDiagnostics diagnostics.
 package deps

@@ -118,7 +118,7 @@ type Ref struct {
 	Pos        parser.Position `json:"-"`
 	Field      string          `json:"-"`
 	// Base is the composed resource's base, for schema validation; nil
-	// for a functionRef.
+	// for a functionRef, and in a dependency's summary (see Summarize).
 	Base map[string]any `json:"-"`
 }
 
@@ -156,7 +156,10 @@ func withWanted(ctx context.Context, w *wanted) context.Context {
 // are in. When ctx comes from a Resolver's Fetch, the summary keeps the
 // definitions of the types the Compositions fetched so far compose, for
 // XP607 to validate against; everything else of the package is released.
-// It fails only when ctx is done.
+// Such a dependency's summary keeps no composed base and one composed Ref
+// per Composition and type: XP607 validates the root's bases, and checks
+// that a dependency's composed types are served. It fails only when ctx is
+// done.
 func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Package, error) {
 	s := &Package{FilePrefix: prefix}
 	pos := func(p parser.Position) parser.Position {
@@ -170,7 +173,7 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 		return p
 	}
 	if len(pkg.Meta) == 1 {
-		if err := summarizeMeta(s, pkg, pos); err != nil {
+		if err := summarizeMeta(ctx, s, pkg, pos); err != nil {
 			return nil, err
 		}
 	}
@@ -201,7 +204,7 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 		case "CompositeResourceDefinition.apiextensions.crossplane.io":
 			keep(o, typesOf(o, "CompositeResourceDefinition", true))
 		case "Composition.apiextensions.crossplane.io":
-			if c, ok := summarizeComposition(o, pos); ok {
+			if c, ok := summarizeComposition(o, pos, want != nil); ok {
 				s.Compositions = append(s.Compositions, c)
 			}
 		}
@@ -209,7 +212,7 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 	return s, nil
 }
 
-func summarizeMeta(s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
+func summarizeMeta(ctx context.Context, s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
 	o := pkg.Meta[0]
 	s.Meta = linter.RefOf(o)
 	s.MetaName = o.Name
@@ -236,6 +239,11 @@ func summarizeMeta(s *Package, pkg *parser.Package, pos func(parser.Position) pa
 		s.CrossplanePos = at("spec", "crossplane", "version")
 	}
 	for i, d := range p.GetDependencies() {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		dep := Dependency{Index: i, Constraint: d.Version}
 		idx := strconv.Itoa(i)
 		switch {
@@ -325,9 +333,19 @@ func typesOf(o *parser.Object, by string, claims bool) []Type {
 // maxComposedPerComposition bounds what one Composition contributes.
 const maxComposedPerComposition = 10000
 
-func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position) (Composition, bool) {
+// summarizeComposition takes what the graph rules need of a Composition.
+// For a dependency (dep), whose Compositions XP607 checks for presence
+// only, it keeps no base and one Ref per composed apiVersion and kind (the
+// first), so that a dependency composing the same type many times weighs
+// one Ref.
+func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (Composition, bool) {
 	c := Composition{Object: linter.RefOf(o), Name: o.Name}
-	u, err := o.Unstructured()
+	// One parse of the document for its content and its positions.
+	loc, locErr := o.FieldLocator()
+	if locErr != nil {
+		return c, false
+	}
+	u, err := loc.Unstructured()
 	if err != nil {
 		return c, false
 	}
@@ -338,6 +356,8 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 		fn   bool
 	}
 	var refs []pending
+	type gvk struct{ apiVersion, kind string }
+	seen := map[gvk]bool{}
 	addBases := func(resources []any, path []string) {
 		for j, r := range resources {
 			if len(refs) >= maxComposedPerComposition {
@@ -349,6 +369,13 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 			k, _ := base["kind"].(string)
 			if av == "" || k == "" {
 				continue
+			}
+			if dep {
+				if seen[gvk{av, k}] {
+					continue
+				}
+				seen[gvk{av, k}] = true
+				base = nil
 			}
 			p := append(append([]string(nil), path...), strconv.Itoa(j), "base", "kind")
 			refs = append(refs, pending{ref: Ref{APIVersion: av, Kind: k, Base: base}, path: p})
@@ -375,14 +402,11 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 		addBases(rs, []string{"spec", "resources"})
 	}
 	if len(refs) > 0 {
-		loc, locErr := o.FieldLocator()
 		for _, p := range refs {
 			r := p.ref
 			r.Pos, r.Field = pos(o.Pos), linter.FieldPath(p.path...)
-			if locErr == nil {
-				if fp, err := loc.FieldPosition(p.path...); err == nil {
-					r.Pos = pos(fp)
-				}
+			if fp, err := loc.FieldPosition(p.path...); err == nil {
+				r.Pos = pos(fp)
 			}
 			if p.fn {
 				c.Functions = append(c.Functions, r)

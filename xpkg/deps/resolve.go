@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/Masterminds/semver/v3"
 
 	"github.com/xpkgkit/xpkgkit/internal/semverv1"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -24,14 +27,23 @@ type Limits struct {
 	MaxEdges int
 	// MaxTags is the most tags considered for one package. Default 10000.
 	MaxTags int
+	// MaxVersionChecks is the most comparisons of tags against the terms
+	// of version constraints one Resolve call makes (each distinct
+	// constraint on a package is checked against its tags once; a check
+	// costs one comparison per term, per ',' and '||' group). Default
+	// 50,000,000, a few seconds of CPU.
+	MaxVersionChecks int64
 }
 
 // DefaultLimits returns the default limits.
-func DefaultLimits() Limits { return Limits{MaxPackages: 2000, MaxEdges: 50000, MaxTags: 10000} }
+func DefaultLimits() Limits {
+	return Limits{MaxPackages: 2000, MaxEdges: 50000, MaxTags: 10000, MaxVersionChecks: 50_000_000}
+}
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	return Limits{MaxPackages: cmp.Or(l.MaxPackages, d.MaxPackages), MaxEdges: cmp.Or(l.MaxEdges, d.MaxEdges), MaxTags: cmp.Or(l.MaxTags, d.MaxTags)}
+	return Limits{MaxPackages: cmp.Or(l.MaxPackages, d.MaxPackages), MaxEdges: cmp.Or(l.MaxEdges, d.MaxEdges), MaxTags: cmp.Or(l.MaxTags, d.MaxTags),
+		MaxVersionChecks: cmp.Or(l.MaxVersionChecks, d.MaxVersionChecks)}
 }
 
 // ErrLimit is wrapped by *LimitError.
@@ -39,7 +51,8 @@ var ErrLimit = errors.New("deps: limit exceeded")
 
 // LimitError says which limit a graph exceeded.
 type LimitError struct {
-	// Limit names the Limits field: "MaxPackages", "MaxEdges" or "MaxTags".
+	// Limit names the Limits field: "MaxPackages", "MaxEdges", "MaxTags" or
+	// "MaxVersionChecks".
 	Limit string
 	// Max is its value.
 	Max int
@@ -100,9 +113,24 @@ type Graph struct {
 	// Nodes are the packages of the graph, the root first, then the others
 	// sorted by name.
 	Nodes []*Node
-	// Cycles are the dependency cycles found, each as the edges that make
-	// it up, the closing edge last.
+	// Cycles are dependency cycles, one for each set of packages that
+	// depend on each other (a strongly connected component of the graph),
+	// each as the edges that make it up, the closing edge last; at most
+	// 1000 of them (CycleCount says how many there are).
 	Cycles [][]*Edge
+	// CycleSets are the packages of each cycle's strongly connected
+	// component, in the order of Cycles: every package of a set depends,
+	// directly or not, on every other.
+	CycleSets [][]*Node
+	// CycleCount is how many strongly connected components hold a cycle;
+	// more than len(Cycles) when the graph has more than Cycles keeps.
+	CycleCount int
+	// Unsettled names the packages whose selected version still changed
+	// when the resolver stopped re-walking the graph (see Resolve): each
+	// version brings dependencies whose constraints choose another. The
+	// graph is that of the last walk, which may miss packages; empty when
+	// the walk settled.
+	Unsettled []Flip
 
 	prefixOnce sync.Once
 	byPrefix   map[string]*Node
@@ -168,6 +196,16 @@ func (n *Node) Label() string {
 	return n.Name + ":" + n.Version
 }
 
+// Flip is a package whose selection did not settle: the versions the
+// resolver's walks selected in turn, each different from the one before.
+type Flip struct {
+	// Name is the package's name.
+	Name string
+	// Versions are the versions selected in turn ("" for none), the last
+	// selected last.
+	Versions []string
+}
+
 // Edge is one dependsOn entry of a package of the graph.
 type Edge struct {
 	// From is the package whose entry it is.
@@ -225,6 +263,8 @@ type resolution struct {
 	edges   map[string][]edgeRef // of the last expansion
 	order   []string             // names in the order the last expansion met them
 	want    *wanted              // composed types, whose definitions summaries keep
+	checks  map[checkKey]*checked
+	work    int64 // comparisons of tags against constraints so far
 }
 
 // maxPasses bounds how often the resolver re-expands the graph after the
@@ -242,22 +282,89 @@ func (r *Resolver) Resolve(ctx context.Context, root *Package) (*Graph, error) {
 	if root == nil {
 		return nil, errors.New("deps: nil root package")
 	}
-	s := &resolution{r: r, root: root, tags: map[string]*tagsResult{}, fetched: map[fetchKey]*fetchResult{}, sel: map[string]*selection{}, want: &wanted{m: map[string]bool{}}}
+	s := &resolution{r: r, root: root, tags: map[string]*tagsResult{}, fetched: map[fetchKey]*fetchResult{}, sel: map[string]*selection{}, checks: map[checkKey]*checked{}, want: &wanted{m: map[string]bool{}}}
 	s.wantComposed(root)
 	ctx = withWanted(ctx, s.want)
+	var history []map[string]string // the selections after each pass
+	var unsettled []Flip
 	for pass := 0; ; pass++ {
 		if err := s.expand(ctx); err != nil {
 			return nil, err
+		}
+		if pass == 0 {
+			history = append(history, s.selections())
 		}
 		changed, err := s.reselect(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if !changed || pass+1 >= maxPasses {
+		if !changed {
+			break
+		}
+		now := s.selections()
+		history = append(history, now)
+		// A selection seen before means the walk cycles: stop now.
+		repeat := slices.IndexFunc(history[:len(history)-1], func(h map[string]string) bool { return maps.Equal(h, now) })
+		if repeat >= 0 || pass+1 >= maxPasses {
+			from := max(repeat, 0)
+			if repeat < 0 {
+				from = len(history) - 2
+			}
+			unsettled = flips(history[from:])
 			break
 		}
 	}
-	return s.build(), nil
+	g := s.build(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g.Unsettled = unsettled
+	return g, nil
+}
+
+// selections returns the version selected for each package ("" for none,
+// "\x00" prefixed for an unversioned copy).
+func (s *resolution) selections() map[string]string {
+	m := make(map[string]string, len(s.sel))
+	for n, sel := range s.sel {
+		switch {
+		case !sel.ok:
+			m[n] = ""
+		case sel.version == "":
+			m[n] = "\x00unversioned"
+		default:
+			m[n] = sel.version
+		}
+	}
+	return m
+}
+
+// flips returns, sorted by name, the packages whose selection differs
+// between the states of history, with the versions each took in turn.
+func flips(history []map[string]string) []Flip {
+	var out []Flip
+	names := map[string]bool{}
+	for _, h := range history {
+		for n := range h {
+			names[n] = true
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		var vs []string
+		for _, h := range history {
+			v := h[n]
+			if v == "\x00unversioned" {
+				v = ""
+			}
+			if len(vs) == 0 || vs[len(vs)-1] != v {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) > 1 {
+			out = append(out, Flip{Name: n, Versions: vs})
+		}
+	}
+	return out
 }
 
 // expand walks the graph from the root, level by level, choosing a version
@@ -307,7 +414,10 @@ func (s *resolution) expand(ctx context.Context) error {
 		for _, n := range fresh {
 			sel, ok := s.sel[n]
 			if !ok {
-				sel = s.choose(n)
+				var err error
+				if sel, err = s.choose(ctx, n); err != nil {
+					return err
+				}
 				s.sel[n] = sel
 			}
 			if sel.ok {
@@ -321,7 +431,6 @@ func (s *resolution) expand(ctx context.Context) error {
 		for _, k := range want {
 			if f := s.fetched[k]; f != nil && f.pkg != nil {
 				level = append(level, f.pkg)
-				s.wantComposed(f.pkg)
 			}
 		}
 	}
@@ -329,7 +438,8 @@ func (s *resolution) expand(ctx context.Context) error {
 }
 
 // wantComposed adds the types p's Compositions compose to the types whose
-// definitions the summaries keep.
+// definitions the summaries keep: the root's only, since only the root's
+// composed bases are validated (a dependency's summary keeps none).
 func (s *resolution) wantComposed(p *Package) {
 	for _, c := range p.Compositions {
 		for _, r := range c.Composed {
@@ -353,7 +463,10 @@ func (s *resolution) reselect(ctx context.Context) (bool, error) {
 		if n == s.root.Name {
 			continue
 		}
-		sel := s.choose(n)
+		sel, err := s.choose(ctx, n)
+		if err != nil {
+			return false, err
+		}
 		if old, ok := s.sel[n]; ok && (old.ok != sel.ok || old.version != sel.version) {
 			changed = true
 		}
@@ -442,7 +555,7 @@ func (s *resolution) fetch(ctx context.Context, keys []fetchKey) error {
 
 // choose selects the version of name that every constraint known on it
 // allows, as described in the package doc.
-func (s *resolution) choose(name string) *selection {
+func (s *resolution) choose(ctx context.Context, name string) (*selection, error) {
 	sel := &selection{edgeErr: map[*Dependency]unresolved{}}
 	edges := s.edges[name]
 	var digests []string
@@ -464,12 +577,12 @@ func (s *resolution) choose(name string) *selection {
 		case len(semvers) > 0:
 			sel.conflict = "pinned to a digest by one entry and constrained by version by another (Crossplane cannot satisfy both)"
 		}
-		return sel
+		return sel, nil
 	}
 	t := s.tags[name]
 	switch {
 	case t == nil:
-		return sel
+		return sel, nil
 	case t.err != nil:
 		why := "cannot list its versions: " + shorten(t.err.Error())
 		if errors.Is(t.err, ErrNotFound) {
@@ -478,71 +591,148 @@ func (s *resolution) choose(name string) *selection {
 		for _, e := range semvers {
 			sel.edgeErr[e.dep] = unresolved{why: why}
 		}
-		return sel
+		return sel, nil
 	case t.unversioned:
 		// The source holds one copy and no version: take it, as Crossplane
 		// takes an installed package without re-checking its version.
 		sel.ok = true
-		return sel
+		return sel, nil
 	}
-	type cons struct {
-		e edgeRef
-		c *semverv1.Constraints
-	}
-	var ok []cons
+	var ok []*checked
 	for _, e := range semvers {
-		c, err := semverv1.Parse(e.dep.Constraint)
-		if err != nil {
-			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("version %s is not a constraint Crossplane reads: %s", quote(e.dep.Constraint), shorten(err.Error()))}
-			continue
-		}
-		found := false
-		for _, tv := range t.vs {
-			if c.Check(tv.v) {
-				found = true
-				break
+		ck, err := s.check(ctx, name, t.vs, e.dep.Constraint)
+		switch {
+		case err != nil:
+			return nil, err
+		case ck.err != nil:
+			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("version %s is not a constraint Crossplane reads: %s", quote(e.dep.Constraint), shorten(ck.err.Error()))}
+		case ck.first < 0:
+			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("no tag satisfies %s", quote(e.dep.Constraint)), nearest: ck.nearest}
+		default:
+			if !slices.Contains(ok, ck) {
+				ok = append(ok, ck)
 			}
 		}
-		if !found {
-			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("no tag satisfies %s", quote(e.dep.Constraint)), nearest: nearestTags(t.vs, e.dep.Constraint, 5)}
-			continue
-		}
-		ok = append(ok, cons{e, c})
 	}
 	if len(ok) == 0 {
-		return sel
+		return sel, nil
 	}
-	for _, tv := range t.vs {
+	// The highest tag every constraint allows is at or below the highest
+	// each allows alone.
+	from := 0
+	for _, ck := range ok {
+		from = max(from, ck.first)
+	}
+	for i := from; i < len(t.vs); i++ {
 		all := true
-		for _, c := range ok {
-			if !c.c.Check(tv.v) {
-				all = false
-				break
+		for _, ck := range ok {
+			if i != ck.first {
+				if err := s.spend(ctx, ck.cost); err != nil {
+					return nil, err
+				}
+				if !ck.c.Check(t.vs[i].v) {
+					all = false
+					break
+				}
 			}
 		}
 		if all {
-			sel.version, sel.ok = tv.tag, true
-			return sel
+			sel.version, sel.ok = t.vs[i].tag, true
+			return sel, nil
 		}
 	}
 	// No tag satisfies them all: a conflict. Go on with the highest tag
 	// the first constraint allows, so the graph below is still checked.
 	var cs []string
-	for _, c := range ok {
-		cs = append(cs, quote(c.e.dep.Constraint))
-	}
-	sel.conflict = "no tag satisfies all of " + strings.Join(cs, ", ")
-	for _, tv := range t.vs {
-		if ok[0].c.Check(tv.v) {
-			sel.version, sel.ok = tv.tag, true
-			break
+	for _, e := range semvers {
+		if _, bad := sel.edgeErr[e.dep]; !bad {
+			cs = append(cs, quote(e.dep.Constraint))
 		}
 	}
-	return sel
+	sel.conflict = "no tag satisfies all of " + list(cs, func(s string) string { return s })
+	sel.version, sel.ok = t.vs[ok[0].first].tag, true
+	return sel, nil
+}
+
+// constraint is a parsed version constraint, as the target's semver
+// engine reads it.
+type constraint interface {
+	Check(*semver.Version) bool
+}
+
+// parseConstraint parses a dependency's version constraint; it is the one
+// place that decides how constraints are read.
+func parseConstraint(s string) (constraint, error) {
+	c, err := semverv1.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checked is a constraint on one package, parsed once per Resolve call,
+// with the highest tag it allows.
+type checked struct {
+	c   constraint
+	err error // why the constraint does not parse
+	// cost is the work of one Check, in comparisons: at most one per
+	// term of the constraint.
+	cost int64
+	// first is the index in the package's sorted tags of the highest tag
+	// the constraint allows; -1 when none does.
+	first   int
+	nearest []string
+}
+
+type checkKey struct{ name, constraint string }
+
+// check returns the constraint c on name parsed, with the highest of vs it
+// allows; each (name, constraint) is parsed and checked against the tags
+// once per Resolve call.
+func (s *resolution) check(ctx context.Context, name string, vs []tagVersion, c string) (*checked, error) {
+	k := checkKey{name, c}
+	if ck, ok := s.checks[k]; ok {
+		return ck, nil
+	}
+	ck := &checked{first: -1, cost: 1 + int64(strings.Count(c, "||")+strings.Count(c, ",")+strings.Count(c, " "))}
+	ck.c, ck.err = parseConstraint(c)
+	if ck.err == nil {
+		for i, tv := range vs {
+			if err := s.spend(ctx, ck.cost); err != nil {
+				return nil, err
+			}
+			if ck.c.Check(tv.v) {
+				ck.first = i
+				break
+			}
+		}
+		if ck.first < 0 {
+			if err := s.spend(ctx, int64(len(vs))); err != nil {
+				return nil, err
+			}
+			ck.nearest = nearestTags(vs, c, 5)
+		}
+	}
+	s.checks[k] = ck
+	return ck, nil
+}
+
+// spend counts n comparisons of tags against constraints, fails when they
+// exceed MaxVersionChecks, and checks ctx every so often.
+func (s *resolution) spend(ctx context.Context, n int64) error {
+	before := s.work
+	s.work += n
+	if s.work > s.r.cfg.limits.MaxVersionChecks {
+		return &LimitError{Limit: "MaxVersionChecks", Max: int(s.r.cfg.limits.MaxVersionChecks)}
+	}
+	if before>>12 != s.work>>12 {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // build turns the last expansion into a Graph.
-func (s *resolution) build() *Graph {
+func (s *resolution) build(ctx context.Context) *Graph {
 	g := &Graph{}
 	nodes := map[string]*Node{}
 	g.Root = &Node{Name: s.root.Name, Version: s.root.Version, Package: s.root}
@@ -598,59 +788,129 @@ func (s *resolution) build() *Graph {
 			node.Edges = append(node.Edges, e)
 		}
 	}
-	g.Cycles = findCycles(g)
+	g.Cycles, g.CycleSets, g.CycleCount = findCycles(ctx, g)
 	return g
 }
 
-// findCycles finds the cycles of the graph with one depth-first search
-// from the root: each back edge closes one cycle.
-func findCycles(g *Graph) [][]*Edge {
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := map[*Node]int{}
-	var cycles [][]*Edge
+// maxCycles bounds the cycles a graph records; Graph.CycleCount says how
+// many strongly connected components hold one.
+const maxCycles = 1000
+
+// findCycles finds, with Tarjan's algorithm (linear in the nodes and
+// edges, iterative), the strongly connected components of the packages
+// reachable from the root that hold a cycle, and for each of the first
+// maxCycles one cycle through it: a shortest path back to the
+// component's first node met, found by a breadth-first search inside the
+// component. It returns the cycles, their components and how many
+// components hold a cycle. A graph of n packages has at most n such
+// components, however many cycles they hold.
+func findCycles(ctx context.Context, g *Graph) (cycles [][]*Edge, comps [][]*Node, count int) {
+	follow := func(e *Edge) bool { return e.To != nil && (e.To.Package != nil || e.To == g.Root) }
+	index := map[*Node]int{}
+	low := map[*Node]int{}
+	onStack := map[*Node]bool{}
+	var stack []*Node
 	type frame struct {
 		n    *Node
 		next int
-		via  *Edge
 	}
-	stack := []frame{{n: g.Root}}
-	color[g.Root] = grey
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next >= len(top.n.Edges) {
-			color[top.n] = black
+	var call []frame
+	next := 0
+	visit := func(n *Node) {
+		index[n], low[n] = next, next
+		next++
+		stack = append(stack, n)
+		onStack[n] = true
+		call = append(call, frame{n: n})
+	}
+	visit(g.Root)
+	steps := 0
+	for len(call) > 0 {
+		if steps++; steps%1024 == 0 && ctx.Err() != nil {
+			return cycles, comps, count
+		}
+		top := &call[len(call)-1]
+		if top.next < len(top.n.Edges) {
+			e := top.n.Edges[top.next]
+			top.next++
+			if !follow(e) {
+				continue
+			}
+			if _, seen := index[e.To]; !seen {
+				visit(e.To)
+			} else if onStack[e.To] {
+				low[top.n] = min(low[top.n], index[e.To])
+			}
+			continue
+		}
+		n := top.n
+		call = call[:len(call)-1]
+		if len(call) > 0 {
+			parent := call[len(call)-1].n
+			low[parent] = min(low[parent], low[n])
+		}
+		if low[n] != index[n] {
+			continue
+		}
+		var comp []*Node
+		for {
+			m := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			continue
-		}
-		e := top.n.Edges[top.next]
-		top.next++
-		if e.To == nil || e.To.Package == nil && e.To != g.Root {
-			continue
-		}
-		switch color[e.To] {
-		case white:
-			color[e.To] = grey
-			stack = append(stack, frame{n: e.To, via: e})
-		case grey:
-			var path []*Edge
-			start := 0
-			for i := len(stack) - 1; i >= 0; i-- {
-				if stack[i].n == e.To {
-					start = i
-					break
-				}
+			onStack[m] = false
+			comp = append(comp, m)
+			if m == n {
+				break
 			}
-			for _, f := range stack[start+1:] {
-				path = append(path, f.via)
-			}
-			cycles = append(cycles, append(path, e))
+		}
+		if len(comp) == 1 && !slices.ContainsFunc(n.Edges, func(e *Edge) bool { return e.To == n && follow(e) }) {
+			continue // a single package without a self-edge holds no cycle
+		}
+		count++
+		if len(cycles) < maxCycles {
+			slices.Reverse(comp) // in the order the search met them
+			cycles = append(cycles, cycleThrough(comp, follow))
+			comps = append(comps, comp)
 		}
 	}
-	return cycles
+	// Components complete in reverse topological order; report them from
+	// the root down.
+	slices.Reverse(cycles)
+	slices.Reverse(comps)
+	return cycles, comps, count
+}
+
+// cycleThrough returns a shortest cycle through comp[0] inside the
+// strongly connected component comp, as its edges, the closing edge last.
+func cycleThrough(comp []*Node, follow func(*Edge) bool) []*Edge {
+	in := make(map[*Node]bool, len(comp))
+	for _, n := range comp {
+		in[n] = true
+	}
+	start := comp[0]
+	via := map[*Node]*Edge{}
+	queue := []*Node{start}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, e := range n.Edges {
+			if !follow(e) || !in[e.To] {
+				continue
+			}
+			if e.To == start {
+				path := []*Edge{e}
+				for m := n; m != start; m = via[m].From {
+					path = append(path, via[m])
+				}
+				slices.Reverse(path)
+				return path
+			}
+			if _, seen := via[e.To]; !seen {
+				via[e.To] = e
+				queue = append(queue, e.To)
+			}
+		}
+	}
+	return nil // not reached: comp is strongly connected
 }
 
 // parallel runs fn(0..n-1) with at most limit at once, and returns

@@ -28,6 +28,47 @@ type graphPass struct {
 	target *semver.Version
 	rule   *linter.Rule
 	diags  []linter.Diagnostic
+	// max is how many diagnostics the pass keeps (0: no cap); those
+	// reported beyond it are counted in dropped, with the highest
+	// severity among them in droppedSev and the first one's place in
+	// droppedAt, and summarized in one diagnostic at the end.
+	max        int
+	dropped    int
+	droppedSev linter.Severity
+	droppedAt  linter.Diagnostic
+}
+
+// add keeps d, or counts it when the pass is at its cap.
+func (p *graphPass) add(d linter.Diagnostic) {
+	if p.max > 0 && len(p.diags) >= p.max {
+		if p.dropped == 0 {
+			p.droppedAt = d
+		}
+		p.dropped++
+		p.droppedSev = max(p.droppedSev, d.Severity)
+		return
+	}
+	p.diags = append(p.diags, d)
+}
+
+// atCap reports whether the pass keeps no more diagnostics, so that a
+// check may skip the work of their messages (it must still count them
+// with add to keep the summary's count and severity right).
+func (p *graphPass) atCap() bool { return p.max > 0 && len(p.diags) >= p.max }
+
+// summarize adds, when diagnostics were left out, one diagnostic saying
+// how many, at the place of the first left out, with the highest severity
+// among them (so that a graph failing on them still fails), as the
+// package linter does (linter.WithMaxDiagnostics).
+func (p *graphPass) summarize() {
+	if p.dropped == 0 {
+		return
+	}
+	d := p.droppedAt
+	d.Severity = p.droppedSev
+	d.Message = fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max)
+	p.diags = append(p.diags, d)
+	p.dropped = 0
 }
 
 // reportEdge reports a problem positioned at the dependsOn entry e.
@@ -36,10 +77,14 @@ func (p *graphPass) reportEdge(e *Edge, format string, args ...any) {
 	if e.From.Package != nil {
 		obj = e.From.Package.Meta
 	}
-	p.diags = append(p.diags, linter.Diagnostic{
+	d := linter.Diagnostic{
 		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: p.rule.Severity,
-		Message: fmt.Sprintf(format, args...), Pos: e.Dep.Pos, Field: e.Dep.Field, Object: obj,
-	})
+		Pos: e.Dep.Pos, Field: e.Dep.Field, Object: obj,
+	}
+	if !p.atCap() {
+		d.Message = fmt.Sprintf(format, args...)
+	}
+	p.add(d)
 }
 
 func (p *graphPass) reportRef(c *Composition, r Ref, format string, args ...any) {
@@ -47,10 +92,14 @@ func (p *graphPass) reportRef(c *Composition, r Ref, format string, args ...any)
 }
 
 func (p *graphPass) reportRefSeverity(sev linter.Severity, c *Composition, r Ref, format string, args ...any) {
-	p.diags = append(p.diags, linter.Diagnostic{
+	d := linter.Diagnostic{
 		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: sev,
-		Message: fmt.Sprintf(format, args...), Pos: r.Pos, Field: r.Field, Object: c.Object,
-	})
+		Pos: r.Pos, Field: r.Field, Object: c.Object,
+	}
+	if !p.atCap() {
+		d.Message = fmt.Sprintf(format, args...)
+	}
+	p.add(d)
 }
 
 // noRun is the Run of the rules Rules returns: a graph rule looks at a
@@ -158,18 +207,48 @@ resource of the Composition fails to compose it. The rule runs only when
 every package of the graph was fetched (else XP601 says what is missing).
 Types composed by other functions (templates, code) are not seen.
 
-The base is then validated against the schema of the CRD (or the CRD
-Crossplane derives from the XRD) that serves it, without the required
+The bases of the root package's Compositions are then validated against
+the schema of the CRD (or the CRD Crossplane derives from the XRD) that
+serves it, without the required
 fields check (patches fill fields in), as the API server would validate
 the composed resource (package linter/schema): a field of the wrong type is
 an error; other violations (enums, patterns, unknown fields, which the API
 server prunes) are warnings, since a patch may still set the field. Only
-definitions fetched after the Composition that composes them are kept for
-this (the resolver keeps no other schema in memory); types served by the
-root package itself are checked for presence only.`,
+the definitions of the types the root composes are kept for this (the
+resolver keeps no other schema in memory); types served by the root
+package itself are checked for presence only, and so are the composed
+types of the graph's other packages, once per Composition and type (their
+bases are not kept: a graph of many packages composing many resources
+would otherwise hold them all).`,
 			Bad:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
 			Good: "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
 		}, checkComposedTypes},
+		{linter.Rule{
+			ID: "XP608", Name: "dependency-unsettled", Severity: linter.SeverityError,
+			Doc: `The versions selected for the graph do not settle
+
+A package's selected version decides which dependencies it brings, and
+those may constrain the package itself: root needs p ">=v1", p v2 needs q,
+and q needs p "<v2". With p at v2 the graph holds q, whose constraint
+selects v1; with p at v1 it does not, and the highest tag, v2, is selected
+again. The resolver re-walks the graph while selections change (at most 8
+times) and stops when a selection repeats: the graph it shows is that of
+its last walk and may miss packages (q above), so every other graph rule's
+verdict on it is unreliable. The message names the packages that flip and
+the versions they took in turn.
+
+Crossplane installs the highest tag the first constraint met allows
+(internal/controller/pkg/resolver/reconciler.go,
+findDependencyVersionToInstall: p v2 above), then installs what that
+version depends on (q), whose constraint the installed version does not
+meet: the dependency manager
+(internal/controller/pkg/revision/dependency.go, Resolve) reports
+"incompatible dependencies" and the revision stays unhealthy. Loosen or
+tighten the constraints so that one version of each package satisfies
+every constraint of the graph it brings.`,
+			Bad:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0\"\n",
+			Good: "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0, <v2.0.0\"\n",
+		}, checkUnsettled},
 	}
 }
 
@@ -195,6 +274,16 @@ type lintConfig struct {
 	target     string
 	disabled   []string
 	severities map[string]linter.Severity
+	maxDiags   int
+	maxSet     bool
+}
+
+// WithMaxDiagnostics sets how many diagnostics each graph rule reports at
+// most (linter.DefaultMaxDiagnostics by default, as for package rules);
+// n <= 0 removes the cap. Those left out are counted in one diagnostic at
+// the end of the rule's, with the highest severity among them.
+func WithMaxDiagnostics(n int) LintOption {
+	return func(c *lintConfig) { c.maxDiags, c.maxSet = max(n, 0), true }
 }
 
 // WithCrossplaneVersion sets the Crossplane version the graph must install
@@ -218,11 +307,16 @@ func WithSeverity(idOrName string, s linter.Severity) LintOption {
 
 // Lint runs the graph rules over g and returns their diagnostics sorted by
 // position. Each is positioned at the dependsOn entry, or the Composition
-// field, of the package that causes it.
+// field, of the package that causes it. Each rule reports at most
+// WithMaxDiagnostics diagnostics (linter.DefaultMaxDiagnostics by default)
+// and one more saying how many it left out.
 func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnostic, error) {
 	c := lintConfig{}
 	for _, o := range opts {
 		o(&c)
+	}
+	if !c.maxSet {
+		c.maxDiags = linter.DefaultMaxDiagnostics
 	}
 	var target *semver.Version
 	if c.target != "" {
@@ -246,16 +340,27 @@ func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnost
 				r.Severity = s
 			}
 		}
-		p := &graphPass{ctx: ctx, g: g, target: target, rule: &r}
+		p := &graphPass{ctx: ctx, g: g, target: target, rule: &r, max: c.maxDiags}
 		gr.check(p)
+		p.summarize()
 		all = append(all, p.diags...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	linter.SortDiagnostics(all)
 	return all, nil
 }
 
+// done reports whether the pass's context is done; checks call it once
+// per package of the graph (and Lint then returns the context's error).
+func (p *graphPass) done() bool { return p.ctx.Err() != nil }
+
 func checkUnresolved(p *graphPass) {
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		for _, e := range n.Edges {
 			switch {
 			case e.Unresolved != "":
@@ -278,6 +383,9 @@ func checkUnresolved(p *graphPass) {
 
 func checkConflict(p *graphPass) {
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		if n.Conflict == "" {
 			continue
 		}
@@ -293,7 +401,10 @@ func checkConflict(p *graphPass) {
 }
 
 func checkCycle(p *graphPass) {
-	for _, c := range p.g.Cycles {
+	for i, c := range p.g.Cycles {
+		if len(c) == 0 {
+			continue
+		}
 		names := []string{c[0].From.Label()}
 		for _, e := range c {
 			names = append(names, e.To.Label())
@@ -302,12 +413,68 @@ func checkCycle(p *graphPass) {
 		if len(names) > maxListItems {
 			names = append(names[:maxListItems/2:maxListItems/2], "…", names[len(names)-1])
 		}
-		p.reportEdge(last, "dependency %d closes a dependency cycle: %s", last.Dep.Index, strings.Join(names, " → "))
+		more := ""
+		if i < len(p.g.CycleSets) && len(p.g.CycleSets[i]) > len(c) {
+			more = fmt.Sprintf(" (one of the cycles among %d packages that depend on each other)", len(p.g.CycleSets[i]))
+		}
+		p.reportEdge(last, "dependency %d closes a dependency cycle: %s%s", last.Dep.Index, strings.Join(names, " → "), more)
 	}
+	if n := p.g.CycleCount - len(p.g.Cycles); n > 0 && len(p.g.Cycles) > 0 {
+		c := p.g.Cycles[len(p.g.Cycles)-1]
+		last := c[len(c)-1]
+		p.reportEdge(last, "%d more sets of packages that depend on each other in a cycle were left out: at most %d are reported", n, len(p.g.Cycles))
+	}
+}
+
+func checkUnsettled(p *graphPass) {
+	if len(p.g.Unsettled) == 0 {
+		return
+	}
+	byName := map[string]*Node{}
+	for _, n := range p.g.Nodes {
+		byName[n.Name] = n
+	}
+	var names []string
+	for _, f := range p.g.Unsettled {
+		names = append(names, f.Name)
+	}
+	all := list(names, quote)
+	reported := false
+	for _, f := range p.g.Unsettled {
+		n := byName[f.Name]
+		if n == nil || len(n.In) == 0 {
+			continue
+		}
+		e := n.In[0]
+		vs := make([]string, len(f.Versions))
+		for i, v := range f.Versions {
+			vs[i] = cmpOr(v, "none")
+		}
+		p.reportEdge(e, "dependency %d: the version of %s does not settle: each version selected brings dependencies whose constraints select another (in turn %s); the packages that flip are %s, and the graph shown may miss packages", e.Dep.Index, n.Name, list(vs, token), all)
+		reported = true
+	}
+	if !reported {
+		// No flipping package is in the last walk's graph: report at the
+		// root's first entry, so that the graph never passes.
+		for _, e := range p.g.Root.Edges {
+			p.reportEdge(e, "the dependency graph does not settle: the versions of %s flip, each bringing dependencies whose constraints select another; the graph shown may miss packages", all)
+			break
+		}
+	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func checkKind(p *graphPass) {
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		for _, e := range n.Edges {
 			if e.To == nil || e.To.Package == nil || e.Dep.Kind == "" || e.To.Package.Kind == "" {
 				continue
@@ -324,6 +491,9 @@ func checkCrossplaneVersion(p *graphPass) {
 		return
 	}
 	for _, n := range p.g.Nodes {
+		if p.done() {
+			return
+		}
 		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
 			continue
 		}
@@ -385,7 +555,7 @@ func checkFunctions(p *graphPass) {
 	}
 	slices.Sort(sorted)
 	for _, n := range p.g.Nodes {
-		if n.Package == nil {
+		if n.Package == nil || p.done() {
 			continue
 		}
 		for ci := range n.Package.Compositions {
