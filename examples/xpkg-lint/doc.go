@@ -41,6 +41,9 @@
 // or the flags are wrong; each unreadable source gets one line on standard
 // error.
 //
+// It is package linter/checker with the built-in rules: a program of one
+// line. --version prints the module's version from the build info.
+//
 // Run it on the package shipped in the repository:
 //
 //	go run ./examples/xpkg-lint xpkg/testdata/build/provider-example

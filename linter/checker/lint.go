@@ -1,4 +1,4 @@
-package main
+package checker
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -139,6 +139,12 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 // lintOptions returns the linter options the flags ask for.
 func (c *config) lintOptions() []linter.Option {
 	var opts []linter.Option
+	switch {
+	case !c.ck.builtin:
+		opts = append(opts, linter.WithRuleSet(c.ck.rules...))
+	case len(c.ck.rules) > 0:
+		opts = append(opts, linter.WithRules(c.ck.rules...))
+	}
 	if c.xpVersion != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -46,7 +47,7 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown output format %q (want %s)", s, strings.Join(names, ", "))
 }
 
-// Source is what was found in one source given to xpkg-lint.
+// Source is what was found in one source given to the checker.
 type Source struct {
 	// Name is the source as given on the command line (StdinName for
 	// standard input).
@@ -113,6 +114,8 @@ type Options struct {
 	Severities map[string]linter.Severity
 	// ToolVersion is the version SARIF gives the tool; empty for none.
 	ToolVersion string
+	// ToolName is the name SARIF gives the tool; empty for ToolName.
+	ToolName string
 }
 
 // Writer writes a report: Source once for each source, in the order they
@@ -135,7 +138,7 @@ func New(f Format, w io.Writer, opts Options) (Writer, error) {
 	case FormatSARIF:
 		return newSARIFWriter(w, opts), nil
 	case FormatGitHub:
-		return &githubWriter{w: errWriter{w: w}}, nil
+		return &githubWriter{w: errWriter{w: w}, name: cmp.Or(opts.ToolName, ToolName)}, nil
 	}
 	_, err := ParseFormat(string(f))
 	return nil, err

@@ -1,4 +1,4 @@
-package main
+package checker
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -71,26 +71,6 @@ func (f *depsFlags) apply() (depsConfig, error) {
 		c.registry = client
 	}
 	return c, nil
-}
-
-// allRules returns every rule the command knows: the linter's built-in
-// rules and the graph rules.
-func allRules() []*linter.Rule {
-	return append(linter.Builtin(), deps.Rules()...)
-}
-
-// lookupRule is linter.Lookup over allRules.
-func lookupRule(idOrName string) *linter.Rule {
-	if r := linter.Lookup(idOrName); r != nil {
-		return r
-	}
-	idOrName = strings.TrimSpace(idOrName)
-	for _, r := range deps.Rules() {
-		if r.Matches(idOrName) {
-			return r
-		}
-	}
-	return nil
 }
 
 // isGraphRule reports whether id is the ID of a graph rule (XP6xx), which

@@ -1,4 +1,5 @@
-// Package report writes the diagnostics of xpkg-lint in its output formats:
+// Package report writes the diagnostics of a checker (xpkg-lint, or a
+// program of package checker) in its output formats:
 // text for people (grouped by source, with a summary line, coloured on a
 // terminal), JSON for scripts, SARIF 2.1.0 for code-scanning services, and
 // GitHub Actions workflow commands, which show as annotations on a pull

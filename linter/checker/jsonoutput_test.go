@@ -1,4 +1,4 @@
-package main
+package checker
 
 import (
 	"encoding/json"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )

@@ -3,8 +3,8 @@ package report_test
 import (
 	"os"
 
-	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

@@ -1,4 +1,4 @@
-package main
+package checker
 
 import (
 	"encoding/json"
@@ -7,14 +7,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 )
 
 // explain writes the documentation of the rule named (by ID or name): its
 // title, severity, kinds, description and examples.
-func explain(w io.Writer, idOrName string) error {
-	r := lookupRule(idOrName)
+func (ck *Checker) explain(w io.Writer, idOrName string) error {
+	r := ck.lookupRule(idOrName)
 	if r == nil {
 		return fmt.Errorf("unknown rule %q", idOrName)
 	}
@@ -54,8 +54,8 @@ type ruleEntry struct {
 
 // listRules writes the rule catalog: a table, or a JSON array for the
 // json format.
-func listRules(w io.Writer, f report.Format) error {
-	rules := allRules()
+func (ck *Checker) listRules(w io.Writer, f report.Format) error {
+	rules := ck.allRules()
 	if f == report.FormatJSON {
 		entries := make([]ruleEntry, 0, len(rules))
 		for _, r := range rules {

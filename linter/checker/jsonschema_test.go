@@ -1,4 +1,4 @@
-package main
+package checker
 
 // A small JSON Schema (draft-04) validator, enough for the SARIF 2.1.0
 // schema: it checks the SARIF output of xpkg-lint in TestSARIFSchema. It

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/url"
@@ -160,7 +161,7 @@ func newSARIFWriter(w io.Writer, opts Options) *sarifWriter {
 		Schema:  SARIFSchema,
 		Version: SARIFVersion,
 		Runs: []sarifRun{{
-			Tool:        sarifTool{Driver: sarifDriver{Name: ToolName, Version: opts.ToolVersion, Rules: rules}},
+			Tool:        sarifTool{Driver: sarifDriver{Name: cmp.Or(opts.ToolName, ToolName), Version: opts.ToolVersion, Rules: rules}},
 			Invocations: []sarifInvocation{inv},
 			Results:     []sarifResult{},
 		}},

@@ -1,4 +1,4 @@
-package main
+package checker
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -18,8 +19,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
@@ -651,4 +652,34 @@ type jsonFinding struct {
 	Suppressed *struct {
 		Reason string `json:"reason"`
 	} `json:"suppressed"`
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "--version")
+	if r.code != exitOK || r.stderr != "" || !strings.HasPrefix(r.stdout, "xpkg-lint ") {
+		t.Errorf("--version: exit code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "--version", cleanPackage); r.code != exitOK {
+		t.Errorf("--version with a source: exit code %d", r.code)
+	}
+	for _, tc := range []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, "devel"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+		{&debug.BuildInfo{Main: debug.Module{Path: "example.org/acme", Version: "(devel)"}, Deps: []*debug.Module{{Path: modulePath, Version: "v0.9.0"}}}, "devel (xpkgkit v0.9.0)"},
+		{&debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}}}, "devel+0123456789ab"},
+	} {
+		if got := buildVersion(tc.bi, tc.bi != nil); got != tc.want {
+			t.Errorf("buildVersion(%+v) = %q, want %q", tc.bi, got, tc.want)
+		}
+	}
+	v := New(WithVersion("v9.9.9"))
+	var out bytes.Buffer
+	if code := v.Run(t.Context(), []string{"--version"}, nil, &out, io.Discard); code != exitOK || !strings.HasSuffix(out.String(), " v9.9.9\n") {
+		t.Errorf("WithVersion: exit %d, %q", code, out.String())
+	}
 }

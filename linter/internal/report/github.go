@@ -11,6 +11,7 @@ import (
 // diagnostic, then a summary line.
 type githubWriter struct {
 	w          errWriter
+	name       string // the tool's name
 	sources    int
 	unreadable int
 	total      Counts
@@ -30,7 +31,7 @@ func (g *githubWriter) Source(s *Source) error {
 }
 
 func (g *githubWriter) Close() error {
-	line := "xpkg-lint: " + plural(g.sources, "source") + ": " + g.total.String()
+	line := g.name + ": " + plural(g.sources, "source") + ": " + g.total.String()
 	if g.unreadable > 0 {
 		line += ", " + plural(g.unreadable, "unreadable source")
 	}

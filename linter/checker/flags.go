@@ -1,4 +1,4 @@
-package main
+package checker
 
 import (
 	"errors"
@@ -12,8 +12,8 @@ import (
 	"github.com/Masterminds/semver/v3"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -29,6 +29,8 @@ type config struct {
 	jobs       int
 	explain    string
 	listRules  bool
+	version    bool
+	ck         *Checker // the rule set
 	sources    []string
 	openOpts   []xpkg.Option // remote.go: the registry client
 	deps       depsConfig    // deps.go
@@ -112,6 +114,7 @@ Flags:
                              (it records no tags: versions are not checked)
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
+  --version                  print the version and exit
   -h, --help                 show this help
 
 Exit status: 0 when no diagnostic is at or above --fail-on, 1 when one is,
@@ -120,8 +123,9 @@ Exit status: 0 when no diagnostic is at or above --fail-on, 1 when one is,
 
 // parseArgs parses the command line. It returns errUsage for --help, and an
 // error saying what is wrong with the flags otherwise.
-func parseArgs(args []string) (*config, error) {
+func (ck *Checker) parseArgs(args []string) (*config, error) {
 	c := &config{
+		ck:         ck,
 		format:     report.FormatText,
 		severities: map[string]linter.Severity{},
 		failOn:     linter.SeverityError,
@@ -175,7 +179,7 @@ type flagValues struct {
 	maxLayer, maxDoc                             sizeFlag
 	maxDocs                                      countFlag
 	jobs                                         int
-	listRules                                    bool
+	listRules, version                           bool
 	remote                                       remoteFlags
 	deps                                         depsFlags // deps.go
 }
@@ -195,6 +199,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.jobs, "jobs", 0, "sources linted at once")
 	fs.BoolVar(&f.listRules, "list-rules", false, "list the rules")
 	fs.StringVar(&f.explain, "explain", "", "describe a rule")
+	fs.BoolVar(&f.version, "version", false, "print the version")
 	f.remote.register(fs)
 	f.deps.register(fs)
 }
@@ -209,7 +214,7 @@ func (f *flagValues) apply(c *config) error {
 		return fmt.Errorf("--fail-on: unknown level %q (want error, warning or info)", f.failOn)
 	}
 	for _, name := range f.disable {
-		r := lookupRule(name)
+		r := c.ck.lookupRule(name)
 		if r == nil {
 			return fmt.Errorf("--disable: unknown rule %q (see --list-rules)", name)
 		}
@@ -220,7 +225,7 @@ func (f *flagValues) apply(c *config) error {
 		if !ok {
 			return fmt.Errorf("--severity: %q is not RULE=LEVEL", item)
 		}
-		r := lookupRule(strings.TrimSpace(name))
+		r := c.ck.lookupRule(strings.TrimSpace(name))
 		if r == nil {
 			return fmt.Errorf("--severity: unknown rule %q (see --list-rules)", name)
 		}
@@ -263,13 +268,14 @@ func (f *flagValues) apply(c *config) error {
 		c.jobs = f.jobs
 	}
 	c.listRules = f.listRules
+	c.version = f.version
 	f.deps.offline = f.remote.offline // one --offline for references and the graph
 	f.deps.remote = &f.remote         // the graph's registry client
 	if c.deps, err = f.deps.apply(); err != nil {
 		return err
 	}
 	if f.explain != "" {
-		if lookupRule(f.explain) == nil {
+		if c.ck.lookupRule(f.explain) == nil {
 			return fmt.Errorf("--explain: unknown rule %q (see --list-rules)", f.explain)
 		}
 		c.explain = f.explain
@@ -279,6 +285,9 @@ func (f *flagValues) apply(c *config) error {
 
 // check checks what needs every flag: the sources.
 func (c *config) check() error {
+	if c.version {
+		return nil
+	}
 	if c.explain != "" || c.listRules {
 		if len(c.sources) > 0 {
 			return errors.New("--explain and --list-rules take no SOURCE")
