@@ -46,7 +46,9 @@ func (g *githubWriter) Close() error {
 // it), and its message starts with that file's position
 // ("package.yaml:12:3: "), so that several images' findings stay apart. An
 // image-level diagnostic (line 0) annotates the source itself, and nothing
-// when the source is standard input (StdinName or "-").
+// when the source is standard input (StdinName or "-"); a line-0
+// diagnostic of a directory that names one of its files (XP006: a file
+// not read) annotates that file, without a line.
 func GitHubCommand(s *Source, d linter.Diagnostic) string {
 	cmd := "notice"
 	switch d.Severity {
@@ -72,6 +74,12 @@ func GitHubCommand(s *Source, d linter.Diagnostic) string {
 			b.WriteString(",col=")
 			b.WriteString(strconv.Itoa(d.Pos.Column))
 		}
+		b.WriteString(",")
+	case !s.Image && isFileOf(s, d):
+		// A file of a directory that was not read (XP006): it exists,
+		// but no line of it was read.
+		b.WriteString("file=")
+		b.WriteString(escapeProperty(d.Pos.File))
 		b.WriteString(",")
 	case !onStdin:
 		b.WriteString("file=")
@@ -103,3 +111,10 @@ var (
 	dataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 )
+
+// isFileOf reports whether d, of a source that is not an image, names a
+// file other than the source itself (and other than standard input).
+func isFileOf(s *Source, d linter.Diagnostic) bool {
+	f := d.Pos.File
+	return f != "" && f != s.Name && f != StdinName && f != "-"
+}

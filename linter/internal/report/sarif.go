@@ -230,6 +230,9 @@ func (s *sarifWriter) Source(src *Source) error {
 			loc.LogicalLocations = []sarifLogical{{Name: d.Pos.File, FullyQualifiedName: src.Name + "/" + d.Pos.File, Kind: "resource"}}
 		case d.Pos.Line > 0:
 			loc.PhysicalLocation.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: max(d.Pos.Column, 0)}
+		case !src.Image && isFileOf(src, d):
+			// A file of a directory that was not read (XP006): the file,
+			// without a region.
 		default:
 			// An image-level diagnostic: it points at the image, and
 			// says which file (a layer digest) it was about.
