@@ -162,7 +162,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 var diagnosticSchema []byte
 
 // DiagnosticSchema returns the JSON Schema (draft-04) of an array of
-// diagnostics in their JSON encoding: xpkg-lint's -o json output.
+// diagnostics in their JSON encoding, or of the report object xpkg-lint's
+// -o json prints (its findings, suppressed and baselined findings, and a
+// summary).
 func DiagnosticSchema() []byte { return slices.Clone(diagnosticSchema) }
 
 // MarshalJSON encodes the rule's failure as {"rule", "name", "error"}, the

@@ -222,7 +222,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			}
 		}
 	})
-	if err := w.Close(); err != nil && writeErr == nil {
+	if err := w.Close(0); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	if writeErr != nil {

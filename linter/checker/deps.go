@@ -137,8 +137,14 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	if c.deps.registry != nil {
 		srcs = append(srcs, deps.NewRegistrySource(c.deps.registry, limits))
 	}
-	g, err := deps.NewResolver(deps.Sources(srcs...), deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)
+	src := &watchedSource{Source: deps.Sources(srcs...)}
+	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)
 	if err != nil {
+		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+	}
+	if err := src.err(); err != nil {
+		// A network or registry failure is no verdict on the package:
+		// the source is unreadable (exit 2), with the cause.
 		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
 	var opts []deps.LintOption

@@ -2,6 +2,9 @@ package checker
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -169,5 +172,49 @@ func TestDepsConflictPositions(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d XP602 diagnostics, want 2 (one at each entry)", n)
+	}
+}
+
+// TestDepsUnreachable: a registry that cannot be reached, or fails, while
+// the graph is resolved makes the source unreadable (exit 2, with the
+// cause on stderr), never a finding; a registry that says a package does
+// not exist is a finding (exit 1).
+func TestDepsUnreachable(t *testing.T) {
+	t.Parallel()
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(failing.Close)
+	missing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v2/" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"errors":[{"code":"NAME_UNKNOWN","message":"repository name not known to registry"}]}`)
+	}))
+	t.Cleanup(missing.Close)
+	host := func(s *httptest.Server) string { return strings.TrimPrefix(s.URL, "http://") }
+	for _, tc := range []struct {
+		name, pkg string
+		code      int
+		stderr    string
+	}{
+		{"connection refused", "127.0.0.1:1/acme/provider-a", exitError, "dependencies could not be read"},
+		{"server error", host(failing) + "/acme/provider-a", exitError, "dependencies could not be read"},
+		{"no such package", host(missing) + "/acme/provider-a", exitProblems, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, tc.pkg, "v1").Dir(t)
+			r := runCLI(t, nil, "--deps", "--cache-dir", t.TempDir(), root)
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q\n%s", r.code, r.stderr, tc.code, tc.stderr, r.stdout)
+			}
+			if tc.code == exitError && strings.Contains(r.stdout, "XP601") {
+				t.Errorf("a finding for an unreachable registry:\n%s", r.stdout)
+			}
+		})
 	}
 }

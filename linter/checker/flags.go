@@ -118,7 +118,8 @@ Flags:
   -h, --help                 show this help
 
 Exit status: 0 when no diagnostic is at or above --fail-on, 1 when one is,
-2 when a source cannot be read or linted, or the flags are wrong.
+2 when a source cannot be read or linted (with --deps: a dependency cannot
+be read for a network or registry failure), or the flags are wrong.
 `
 
 // parseArgs parses the command line. It returns errUsage for --help, and an

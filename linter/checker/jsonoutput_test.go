@@ -13,8 +13,9 @@ import (
 )
 
 // TestJSONSchema validates -o json output against linter's
-// diagnostic.schema.json, and checks that it decodes into
-// []linter.Diagnostic: the CLI's shape and the library's are one.
+// diagnostic.schema.json (its report definition), and checks that its
+// lists decode into []linter.Diagnostic: the CLI's shape of a diagnostic
+// and the library's are one.
 func TestJSONSchema(t *testing.T) {
 	t.Parallel()
 	sv, err := newSchemaValidator(linter.DiagnosticSchema())
@@ -33,7 +34,7 @@ func TestJSONSchema(t *testing.T) {
 		check func(t *testing.T, ds []linter.Diagnostic)
 	}{
 		{name: "problems", args: []string{badPackage, warnPackage}, code: exitProblems},
-		{name: "clean is an empty array", args: []string{cleanPackage}, code: exitOK, check: func(t *testing.T, ds []linter.Diagnostic) {
+		{name: "clean has empty arrays", args: []string{cleanPackage}, code: exitOK, check: func(t *testing.T, ds []linter.Diagnostic) {
 			if len(ds) != 0 {
 				t.Errorf("%d diagnostics, want none", len(ds))
 			}
@@ -79,25 +80,36 @@ func TestJSONSchema(t *testing.T) {
 			for _, e := range errs {
 				t.Errorf("output violates diagnostic.schema.json: %s", e)
 			}
-			var ds []linter.Diagnostic
-			if err := json.Unmarshal([]byte(r.stdout), &ds); err != nil {
-				t.Fatalf("output does not decode into []linter.Diagnostic: %v", err)
+			var rep report.JSONReport
+			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+				t.Fatalf("output does not decode into a report of []linter.Diagnostic: %v", err)
 			}
 			// Encoding what was decoded gives the output back.
-			again, err := json.MarshalIndent(ds, "", "  ")
+			again, err := json.MarshalIndent(rep, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(again)+"\n" != r.stdout {
 				t.Errorf("re-encoded output differs:\n%s\nwant:\n%s", again, r.stdout)
 			}
+			// The summary counts what the lists hold.
+			var c report.Counts
+			for _, d := range rep.Diagnostics {
+				if d.RuleID != report.UnreadableRuleID { // counted as an unreadable source
+					c.Add([]linter.Diagnostic{d})
+				}
+			}
+			if sum := rep.Summary; sum.Errors != c.Errors || sum.Warnings != c.Warnings || sum.Info != c.Infos ||
+				sum.Suppressed != len(rep.Suppressed) || sum.Baselined != len(rep.Baselined) || sum.Sources != len(tt.args) {
+				t.Errorf("summary %+v does not count the lists (%+v, %d suppressed)", sum, c, len(rep.Suppressed))
+			}
 			if tt.check != nil {
-				tt.check(t, ds)
+				tt.check(t, append(rep.Diagnostics, rep.Suppressed...))
 			}
 		})
 	}
 	// The schema refuses what is not a finding.
-	for _, bad := range []string{`null`, `{}`, `[{}]`, `[{"rule":"XP1","name":"x","severity":"fatal","message":"","file":"","document":0,"line":0,"column":0}]`} {
+	for _, bad := range []string{`null`, `{}`, `[{}]`, `{"diagnostics":[],"suppressed":[],"baselined":[]}`, `{"diagnostics":[{}],"suppressed":[],"baselined":[],"summary":{"sources":1,"unreadable":0,"errors":0,"warnings":0,"info":0,"suppressed":0,"baselined":0,"staleBaseline":0}}`, `[{"rule":"XP1","name":"x","severity":"fatal","message":"","file":"","document":0,"line":0,"column":0}]`} {
 		if errs, err := sv.validate([]byte(bad)); err != nil || len(errs) == 0 {
 			t.Errorf("schema accepts %s", bad)
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
@@ -197,14 +198,29 @@ func checkStderr(t *testing.T, stderr, pattern string, lines int) {
 	}
 }
 
-// jsonOutput runs the program with -o json and decodes its output.
+// jsonReport is the JSON format's report object.
+type jsonReport struct {
+	Diagnostics, Suppressed, Baselined []jsonFinding
+	Summary                            report.Summary
+}
+
+// decodeReport decodes the JSON format: the findings that count, then the
+// suppressed and the baselined ones.
+func decodeReport(t *testing.T, r result) ([]jsonFinding, jsonReport) {
+	t.Helper()
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("output is not a JSON report: %v\n%s\nstderr: %s", err, r.stdout, r.stderr)
+	}
+	return append(append(slices.Clip(rep.Diagnostics), rep.Suppressed...), rep.Baselined...), rep
+}
+
+// jsonOutput runs the program with -o json and decodes its output: the
+// findings that count, then the suppressed and the baselined ones.
 func jsonOutput(t *testing.T, stdin []byte, args ...string) ([]jsonFinding, result) {
 	t.Helper()
 	r := runCLI(t, stdin, append([]string{"-o", "json"}, args...)...)
-	var ds []jsonFinding
-	if err := json.Unmarshal([]byte(r.stdout), &ds); err != nil {
-		t.Fatalf("output is not a JSON array: %v\n%s\nstderr: %s", err, r.stdout, r.stderr)
-	}
+	ds, _ := decodeReport(t, r)
 	return ds, r
 }
 
@@ -340,10 +356,7 @@ func TestParallelOrder(t *testing.T) {
 		if r.code != exitProblems {
 			t.Fatalf("-j %s: exit code %d, want %d; stderr %s", jobs, r.code, exitProblems, r.stderr)
 		}
-		var ds []jsonFinding
-		if err := json.Unmarshal([]byte(r.stdout), &ds); err != nil {
-			t.Fatal(err)
-		}
+		ds, _ := decodeReport(t, r)
 		var order []string
 		for _, d := range ds {
 			if len(order) == 0 || order[len(order)-1] != d.Source {
@@ -681,5 +694,26 @@ func TestVersion(t *testing.T) {
 	var out bytes.Buffer
 	if code := v.Run(t.Context(), []string{"--version"}, nil, &out, io.Discard); code != exitOK || !strings.HasSuffix(out.String(), " v9.9.9\n") {
 		t.Errorf("WithVersion: exit %d, %q", code, out.String())
+	}
+}
+
+// TestSuppressedCounted: the text and github formats leave suppressed
+// findings out but say how many there were; JSON lists them apart and
+// counts them in its summary.
+func TestSuppressedCounted(t *testing.T) {
+	t.Parallel()
+	pkg := xpkgtest.NewProvider("provider-suppressed").
+		WithoutAnnotation(meta.AnnotationDescription).
+		WithAnnotation(linter.SuppressAnnotation, "XP206: described in the README").PackageYAMLFile(t)
+	for _, f := range []string{"text", "github"} {
+		r := runCLI(t, nil, "-o", f, "--fail-on", "info", pkg)
+		if r.code != exitOK || !strings.Contains(r.stdout, "; 1 suppressed by annotation\n") || strings.Contains(r.stdout, "XP206") {
+			t.Errorf("-o %s: exit %d, output:\n%s", f, r.code, r.stdout)
+		}
+	}
+	r := runCLI(t, nil, "-o", "json", pkg)
+	ds, rep := decodeReport(t, r)
+	if len(rep.Diagnostics) != 0 || len(rep.Suppressed) != 1 || rep.Summary.Suppressed != 1 || len(ds) != 1 {
+		t.Errorf("json: %+v", rep)
 	}
 }

@@ -24,7 +24,7 @@ func Example() {
 			Pos:      parser.Position{File: "provider-example/crossplane.yaml", Line: 7, Column: 5},
 		}},
 	})
-	if err := w.Close(); err != nil {
+	if err := w.Close(0); err != nil {
 		panic(err)
 	}
 	// Output:

@@ -10,32 +10,25 @@ import (
 // githubWriter writes GitHub Actions workflow commands: one annotation per
 // diagnostic, then a summary line.
 type githubWriter struct {
-	w          errWriter
-	name       string // the tool's name
-	sources    int
-	unreadable int
-	total      Counts
+	w    errWriter
+	name string // the tool's name
+	sum  Summary
 }
 
 func (g *githubWriter) Source(s *Source) error {
-	g.sources++
+	g.sum.Add(s)
 	if s.Err != nil {
-		g.unreadable++
 		return g.w.err
 	}
-	g.total.Add(s.Diagnostics)
 	for _, d := range s.Diagnostics {
 		g.w.printf("%s\n", GitHubCommand(s, d))
 	}
 	return g.w.err
 }
 
-func (g *githubWriter) Close() error {
-	line := g.name + ": " + plural(g.sources, "source") + ": " + g.total.String()
-	if g.unreadable > 0 {
-		line += ", " + plural(g.unreadable, "unreadable source")
-	}
-	g.w.printf("%s\n", line)
+func (g *githubWriter) Close(stale int) error {
+	g.sum.StaleBaseline = stale
+	g.w.printf("%s: %s\n", g.name, g.sum.Line())
 	return g.w.err
 }
 

@@ -7,35 +7,55 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 )
 
-// jsonWriter collects every diagnostic and writes one indented array of
-// linter.Diagnostic in its JSON encoding (linter/diagnostic.schema.json):
-// each source's diagnostics with their source, then its suppressed ones;
-// an unreadable source as one UnreadableRuleID finding; [] when there is
-// nothing.
+// JSONReport is the JSON format: one object (linter/diagnostic.schema.json,
+// definition "report") with the findings that count, the suppressed ones,
+// the baselined ones, and the summary. Every list is an array, [] when
+// empty, never null.
+type JSONReport struct {
+	// Diagnostics are the findings that count, each with its source; an
+	// unreadable source is one UnreadableRuleID finding.
+	Diagnostics []linter.Diagnostic `json:"diagnostics"`
+	// Suppressed are the findings an annotation silenced, each with its
+	// "suppressed" reason.
+	Suppressed []linter.Diagnostic `json:"suppressed"`
+	// Baselined are the findings the baseline holds.
+	Baselined []linter.Diagnostic `json:"baselined"`
+	// Summary tallies the report.
+	Summary Summary `json:"summary"`
+}
+
+// jsonWriter collects every diagnostic and writes one indented JSONReport.
 type jsonWriter struct {
-	w     io.Writer
-	diags []linter.Diagnostic
+	w   io.Writer
+	rep JSONReport
 }
 
 func (j *jsonWriter) Source(s *Source) error {
+	j.rep.Summary.Add(s)
 	if s.Err != nil {
-		j.diags = append(j.diags, UnreadableDiagnostic(s))
+		j.rep.Diagnostics = append(j.rep.Diagnostics, UnreadableDiagnostic(s))
 		return nil
 	}
-	for _, list := range [][]linter.Diagnostic{s.Diagnostics, s.Suppressed} {
-		for _, d := range list {
+	for _, l := range []struct {
+		from []linter.Diagnostic
+		to   *[]linter.Diagnostic
+	}{{s.Diagnostics, &j.rep.Diagnostics}, {s.Suppressed, &j.rep.Suppressed}, {s.Baselined, &j.rep.Baselined}} {
+		for _, d := range l.from {
 			d.Source = s.Name
-			j.diags = append(j.diags, d)
+			*l.to = append(*l.to, d)
 		}
 	}
 	return nil
 }
 
-func (j *jsonWriter) Close() error {
-	if j.diags == nil {
-		j.diags = []linter.Diagnostic{}
+func (j *jsonWriter) Close(stale int) error {
+	j.rep.Summary.StaleBaseline = stale
+	for _, l := range []*[]linter.Diagnostic{&j.rep.Diagnostics, &j.rep.Suppressed, &j.rep.Baselined} {
+		if *l == nil {
+			*l = []linter.Diagnostic{}
+		}
 	}
 	enc := json.NewEncoder(j.w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(j.diags)
+	return enc.Encode(j.rep)
 }

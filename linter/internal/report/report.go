@@ -66,8 +66,13 @@ type Source struct {
 	Diagnostics []linter.Diagnostic
 	// Suppressed are the diagnostics an annotation silenced, each with its
 	// Suppression (the reason): JSON and SARIF carry them as suppressed;
-	// the text and github formats leave them out.
+	// the text and github formats leave them out and count them.
 	Suppressed []linter.Diagnostic
+	// Baselined are the diagnostics the baseline (--baseline) holds: they
+	// count for nothing. JSON carries them apart, SARIF with baselineState
+	// "unchanged"; the text and github formats leave them out and count
+	// them.
+	Baselined []linter.Diagnostic
 	// Err is why the source could not be read or linted; nil when it was.
 	// A source with an error has no diagnostics.
 	Err error
@@ -124,8 +129,70 @@ type Writer interface {
 	// Source adds one source's diagnostics (or its error) to the report.
 	Source(s *Source) error
 	// Close finishes the report: the summary line, or the rest of the
-	// document. It does not close the underlying io.Writer.
-	Close() error
+	// document, with stale baseline entries counted (the entries of the
+	// baseline that no finding matched; 0 without a baseline). It does not
+	// close the underlying io.Writer.
+	Close(stale int) error
+}
+
+// Summary tallies a whole report: what the summary line says, and the
+// JSON format's "summary" object.
+type Summary struct {
+	// Sources counts the sources, Unreadable those that could not be read
+	// or linted.
+	Sources    int `json:"sources"`
+	Unreadable int `json:"unreadable"`
+	// Errors, Warnings and Info count the findings that count, by severity.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Info     int `json:"info"`
+	// Suppressed counts the findings an annotation silenced; Baselined
+	// those the baseline holds.
+	Suppressed int `json:"suppressed"`
+	Baselined  int `json:"baselined"`
+	// StaleBaseline counts the baseline's entries that no finding matched
+	// (fixed, or moved out of what the key names).
+	StaleBaseline int `json:"staleBaseline"`
+}
+
+// Add counts one source.
+func (s *Summary) Add(src *Source) {
+	s.Sources++
+	if src.Err != nil {
+		s.Unreadable++
+		return
+	}
+	var c Counts
+	c.Add(src.Diagnostics)
+	s.Errors += c.Errors
+	s.Warnings += c.Warnings
+	s.Info += c.Infos
+	s.Suppressed += len(src.Suppressed)
+	s.Baselined += len(src.Baselined)
+}
+
+// Line returns the summary line: "2 sources: 1 error, 0 warnings, 0
+// info", then the unreadable sources, the suppressed and baselined
+// findings and the stale baseline entries, each when there are any.
+func (s Summary) Line() string {
+	line := plural(s.Sources, "source") + ": " + Counts{Errors: s.Errors, Warnings: s.Warnings, Infos: s.Info}.String()
+	if s.Unreadable > 0 {
+		line += ", " + plural(s.Unreadable, "unreadable source")
+	}
+	var more []string
+	if s.Suppressed > 0 {
+		more = append(more, fmt.Sprintf("%d suppressed by annotation", s.Suppressed))
+	}
+	if s.Baselined > 0 {
+		more = append(more, fmt.Sprintf("%d in the baseline", s.Baselined))
+	}
+	if s.StaleBaseline > 0 {
+		more = append(more, plural(s.StaleBaseline, "baseline entry")+" no longer "+map[bool]string{true: "matches", false: "match"}[s.StaleBaseline == 1])
+	}
+	if len(more) > 0 {
+		line += "; " + strings.Join(more, ", ")
+	}
+	return line
 }
 
 // New returns a Writer of format f writing to w.
@@ -171,6 +238,9 @@ func (c Counts) String() string {
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
+	}
+	if strings.HasSuffix(word, "ry") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }

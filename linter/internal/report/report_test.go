@@ -94,7 +94,7 @@ func TestText(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := w.Close(); err != nil {
+		if err := w.Close(0); err != nil {
 			t.Fatal(err)
 		}
 		if got := buf.String(); got != tt.want {
@@ -108,11 +108,37 @@ func TestJSONEmpty(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := New(FormatJSON, &buf, Options{})
 	w.Source(&Source{Name: "clean"})
-	if err := w.Close(); err != nil {
+	if err := w.Close(0); err != nil {
 		t.Fatal(err)
 	}
-	if got := buf.String(); got != "[]\n" {
-		t.Errorf("no diagnostics: %q, want an empty array", got)
+	var rep JSONReport
+	if err := json.Unmarshal(buf.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{`"diagnostics": []`, `"suppressed": []`, `"baselined": []`} {
+		if !strings.Contains(buf.String(), l) {
+			t.Errorf("no diagnostics: %q lacks %s", buf.String(), l)
+		}
+	}
+	if rep.Summary != (Summary{Sources: 1}) {
+		t.Errorf("summary %+v, want one source", rep.Summary)
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    Summary
+		want string
+	}{
+		{Summary{Sources: 1}, "1 source: 0 errors, 0 warnings, 0 info"},
+		{Summary{Sources: 2, Unreadable: 1, Errors: 1, Suppressed: 3}, "2 sources: 1 error, 0 warnings, 0 info, 1 unreadable source; 3 suppressed by annotation"},
+		{Summary{Sources: 1, Warnings: 2, Baselined: 4, StaleBaseline: 1}, "1 source: 0 errors, 2 warnings, 0 info; 4 in the baseline, 1 baseline entry no longer matches"},
+		{Summary{Sources: 1, StaleBaseline: 2}, "1 source: 0 errors, 0 warnings, 0 info; 2 baseline entries no longer match"},
+	} {
+		if got := tc.s.Line(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
+		}
 	}
 }
 
@@ -122,7 +148,7 @@ func TestSARIFRules(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := New(FormatSARIF, &buf, Options{Rules: rules})
 	w.Source(&Source{Name: "p", Diagnostics: []linter.Diagnostic{diag("XP201", linter.SeverityError, "p/x.yaml", 1, 1, "m")}})
-	if err := w.Close(); err != nil {
+	if err := w.Close(0); err != nil {
 		t.Fatal(err)
 	}
 	var log sarifLog

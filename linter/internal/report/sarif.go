@@ -253,7 +253,7 @@ func (s *sarifWriter) Source(src *Source) error {
 	return nil
 }
 
-func (s *sarifWriter) Close() error {
+func (s *sarifWriter) Close(int) error {
 	enc := json.NewEncoder(s.w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(s.log)

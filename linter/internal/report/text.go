@@ -18,12 +18,10 @@ const (
 // its counts, then one line per diagnostic; a blank line between sources;
 // and a summary line at the end.
 type textWriter struct {
-	w          errWriter
-	color      bool
-	sources    int
-	unreadable int
-	printed    int
-	total      Counts
+	w       errWriter
+	color   bool
+	printed int
+	sum     Summary
 }
 
 func (t *textWriter) paint(code, s string) string {
@@ -34,10 +32,9 @@ func (t *textWriter) paint(code, s string) string {
 }
 
 func (t *textWriter) Source(s *Source) error {
-	t.sources++
+	t.sum.Add(s)
 	if s.Err != nil {
 		// The error itself goes to stderr; the summary counts it.
-		t.unreadable++
 		return t.w.err
 	}
 	if t.printed > 0 {
@@ -46,7 +43,6 @@ func (t *textWriter) Source(s *Source) error {
 	t.printed++
 	var c Counts
 	c.Add(s.Diagnostics)
-	t.total.Add(s.Diagnostics)
 	head := safetext.Escape(s.Name)
 	if s.Kind != "" {
 		head += " (" + s.Kind + ")"
@@ -74,14 +70,11 @@ func (t *textWriter) severity(s linter.Severity) string {
 	return t.paint(ansiCyan, s.String())
 }
 
-func (t *textWriter) Close() error {
+func (t *textWriter) Close(stale int) error {
 	if t.printed > 0 {
 		t.w.printf("\n")
 	}
-	line := plural(t.sources, "source") + ": " + t.total.String()
-	if t.unreadable > 0 {
-		line += ", " + plural(t.unreadable, "unreadable source")
-	}
-	t.w.printf("%s\n", t.paint(ansiBold, line))
+	t.sum.StaleBaseline = stale
+	t.w.printf("%s\n", t.paint(ansiBold, t.sum.Line()))
 	return t.w.err
 }
