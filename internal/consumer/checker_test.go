@@ -52,6 +52,8 @@ func TestCheckerProgram(t *testing.T) {
 		{"json", []string{"-o", "json", clean}, 0, []string{`"rule": "ACME001"`}, ""},
 		{"sarif", []string{"-o", "sarif", clean}, 0, []string{`"name": "mylint"`, `"id": "ACME001"`, `"ruleId": "ACME001"`}, ""},
 		{"github", []string{"-o", "github", clean}, 0, []string{"::warning file=", "title=ACME001 team-annotation::", "mylint: 1 source"}, ""},
+		{"configuration", []string{"--config", "testdata/mylint.yaml", clean}, 0, []string{"no problems"}, ""},
+		{"configuration fails", []string{"--config", "testdata/mylint.yaml", "--disable", "XP999", clean}, 2, nil, "unknown rule"},
 		{"unreadable", []string{missing}, 2, nil, "mylint: " + missing + ": no such file or directory"},
 		{"bad flag", []string{"--fail-on", "fatal", clean}, 2, nil, "--fail-on"},
 		{"unknown rule", []string{"--disable", "ACME999", clean}, 2, nil, `unknown rule "ACME999"`},

@@ -210,7 +210,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			fmt.Fprintf(stderr, "%s: %s: %s\n", ck.name, s.Name, errorLine(s.Name, f))
 			code = exitError
 		}
-		if code == exitOK && atOrAbove(s.Diagnostics, c.failOn) {
+		if code == exitOK && atOrAbove(s.Diagnostics, o.failOn) {
 			code = exitProblems
 		}
 		if err := w.Source(s); err != nil && writeErr == nil {

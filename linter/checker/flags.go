@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -31,6 +32,12 @@ type config struct {
 	listRules  bool
 	version    bool
 	ck         *Checker // the rule set
+	failOnSet  bool     // --fail-on was given: it wins over the configuration
+	ignore     []string // --ignore globs
+	// project is the configuration --config names; nil to look for
+	// ConfigFile from each source upward (configs).
+	project *projectConfig
+	configs *configFinder
 	sources    []string
 	openOpts   []xpkg.Option // remote.go: the registry client
 	deps       depsConfig    // deps.go
@@ -85,6 +92,14 @@ Flags:
   --severity RULE=LEVEL      regrade a rule's diagnostics to error, warning or
                              info (repeatable)
   --crossplane-version V     check that the package allows Crossplane V (XP203)
+  --config FILE              the configuration file (default: the first
+                             .xpkg-lint.yaml in the source's directory or a
+                             parent, up to the repository root); flags win
+                             over its keys
+  --ignore GLOBS             leave out files of a package directory, as
+                             crossplane xpkg build --ignore does (globs
+                             relative to the package root; comma-separated;
+                             repeatable)
   --platform OS/ARCH[/VAR]   the image to read from a multi-platform index
                              (default linux/amd64)
   --max-layer-size SIZE      most decompressed bytes of one image layer
@@ -158,8 +173,21 @@ func (ck *Checker) parseArgs(args []string) (*config, error) {
 		c.sources = append(c.sources, left[0])
 		rest = left[1:]
 	}
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "fail-on" {
+			c.failOnSet = true
+		}
+	})
 	if err := f.apply(c); err != nil {
 		return nil, err
+	}
+	c.configs = &configFinder{ck: ck, byDir: map[string]configResult{}}
+	if f.configFile != "" {
+		p, err := ck.readConfig(f.configFile)
+		if err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
+		}
+		c.project = p
 	}
 	return c, c.check()
 }
@@ -175,7 +203,8 @@ func newFlagSet() *flag.FlagSet {
 // flagValues holds the raw flag values before they are checked.
 type flagValues struct {
 	output, failOn, xpVersion, platform, explain string
-	disable                                      listFlag
+	configFile                                   string
+	disable, ignore                              listFlag
 	severity                                     listFlag
 	maxLayer, maxDoc                             sizeFlag
 	maxDocs                                      countFlag
@@ -201,6 +230,8 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.listRules, "list-rules", false, "list the rules")
 	fs.StringVar(&f.explain, "explain", "", "describe a rule")
 	fs.BoolVar(&f.version, "version", false, "print the version")
+	fs.StringVar(&f.configFile, "config", "", "configuration file")
+	fs.Var(&f.ignore, "ignore", "globs of files to leave out")
 	f.remote.register(fs)
 	f.deps.register(fs)
 }
@@ -235,6 +266,12 @@ func (f *flagValues) apply(c *config) error {
 			return fmt.Errorf("--severity: %s: unknown level %q (want error, warning or info)", name, level)
 		}
 		c.severities[r.ID] = sev
+	}
+	for _, g := range f.ignore {
+		if _, err := filepath.Match(g, ""); err != nil {
+			return fmt.Errorf("--ignore: %q is not a glob", g)
+		}
+		c.ignore = append(c.ignore, g)
 	}
 	if f.xpVersion != "" {
 		if _, err := semver.NewVersion(f.xpVersion); err != nil {

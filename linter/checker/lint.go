@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -27,6 +29,9 @@ type outcome struct {
 	failures []error
 	// tree is the dependency graph drawn for the text format (--deps).
 	tree string
+	// failOn is the least severity that fails the run for this source:
+	// --fail-on, else the configuration's fail-on.
+	failOn linter.Severity
 }
 
 // loader opens a source. It is xpkg.Open and xpkg.OpenReader in the
@@ -62,7 +67,7 @@ func lintAll(ctx context.Context, c *config, l loader, stdin io.Reader, emit fun
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				outcomes[i] = outcome{src: unreadable(source, ctx.Err())}
+				outcomes[i] = outcome{src: unreadable(source, ctx.Err()), failOn: c.failOn}
 				return
 			}
 			defer func() { <-sem }()
@@ -80,14 +85,57 @@ func lintAll(ctx context.Context, c *config, l loader, stdin io.Reader, emit fun
 func lintSafely(ctx context.Context, c *config, l loader, source string, stdin io.Reader) (o outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			o = outcome{src: unreadable(source, fmt.Errorf("internal error: %v", r))}
+			o = outcome{src: unreadable(source, fmt.Errorf("internal error: %v", r)), failOn: c.failOn}
 		}
 	}()
 	return lintSource(ctx, c, l, source, stdin)
 }
 
-// lintSource opens and lints one source.
+// lintSource opens and lints one source, with the configuration that
+// applies to it.
 func lintSource(ctx context.Context, c *config, l loader, source string, stdin io.Reader) outcome {
+	c, err := c.forSource(source)
+	if err != nil {
+		return outcome{src: unreadable(source, err), failOn: c.failOn}
+	}
+	o := lintWith(ctx, c, l, source, stdin)
+	o.failOn = c.failOn
+	return o
+}
+
+// forSource returns the flags merged with the configuration file that
+// applies to source (--config's, or the first found from the source
+// upward): flags win; lists (disable, ignore, deps-from) add up.
+func (c *config) forSource(source string) (*config, error) {
+	p := c.project
+	if p == nil && c.configs != nil {
+		var err error
+		if p, err = c.configs.find(source); err != nil {
+			return c, fmt.Errorf("configuration: %w", err)
+		}
+	}
+	if p == nil {
+		return c, nil
+	}
+	m := *c
+	m.disabled = append(slices.Clip(p.disabled), c.disabled...)
+	m.severities = maps.Clone(p.severities)
+	maps.Copy(m.severities, c.severities)
+	if !c.failOnSet && p.failOn != nil {
+		m.failOn = *p.failOn
+	}
+	if m.xpVersion == "" {
+		m.xpVersion = p.xpVersion
+	}
+	m.ignore = append(slices.Clip(p.ignore), c.ignore...)
+	if m.deps.enabled {
+		m.deps.from = append(slices.Clip(c.deps.from), p.depsFrom...)
+	}
+	return &m, nil
+}
+
+// lintWith opens and lints one source with c.
+func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.Reader) outcome {
 	var opts []xpkg.Option
 	if c.platform != nil {
 		opts = append(opts, xpkg.WithPlatform(*c.platform))
@@ -108,6 +156,7 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
+	applyIgnore(p, c.ignore)
 	res, err := p.Lint(ctx, c.lintOptions()...)
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
