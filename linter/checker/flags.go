@@ -36,11 +36,11 @@ type config struct {
 	ignore     []string // --ignore globs
 	// project is the configuration --config names; nil to look for
 	// ConfigFile from each source upward (configs).
-	project *projectConfig
-	configs *configFinder
-	sources    []string
-	openOpts   []xpkg.Option // remote.go: the registry client
-	deps       depsConfig    // deps.go
+	project  *projectConfig
+	configs  *configFinder
+	sources  []string
+	openOpts []xpkg.Option // remote.go: the registry client
+	deps     depsConfig    // deps.go
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
