@@ -183,7 +183,15 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		return ck.done(stderr, ck.listRules(stdout, c.format))
 	}
 
+	var bl *baseline
+	if c.baseline != "" {
+		if bl, err = openBaseline(c.baseline); err != nil {
+			fmt.Fprintf(stderr, "%s: --baseline: %v\n", ck.name, err)
+			return exitError
+		}
+	}
 	w, err := report.New(c.format, stdout, report.Options{
+		Baseline:    bl != nil,
 		Color:       c.format == report.FormatText && useColor(stdout),
 		Rules:       ck.allRules(),
 		Disabled:    c.disabled,
@@ -206,6 +214,9 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			s.Err = errors.New(line)
 			code = exitError
 		}
+		if bl != nil {
+			bl.apply(s)
+		}
 		for _, f := range o.failures {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", ck.name, s.Name, errorLine(s.Name, f))
 			code = exitError
@@ -222,8 +233,23 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			}
 		}
 	})
-	if err := w.Close(0); err != nil && writeErr == nil {
+	stale := 0
+	if bl != nil {
+		stale = bl.stale()
+	}
+	if err := w.Close(stale); err != nil && writeErr == nil {
 		writeErr = err
+	}
+	if bl != nil && bl.write {
+		if err := bl.save(ck.name); err != nil {
+			fmt.Fprintf(stderr, "%s: --baseline: %v\n", ck.name, err)
+			return exitError
+		}
+		n := 0
+		for _, e := range bl.written {
+			n += e.Count
+		}
+		fmt.Fprintf(stderr, "%s: wrote the baseline %s (%d findings)\n", ck.name, c.baseline, n)
 	}
 	if writeErr != nil {
 		fmt.Fprintf(stderr, "%s: writing the report: %v\n", ck.name, writeErr)

@@ -34,6 +34,7 @@ type config struct {
 	ck         *Checker // the rule set
 	failOnSet  bool     // --fail-on was given: it wins over the configuration
 	ignore     []string // --ignore globs
+	baseline   string   // --baseline FILE
 	// project is the configuration --config names; nil to look for
 	// ConfigFile from each source upward (configs).
 	project  *projectConfig
@@ -96,6 +97,10 @@ Flags:
                              .xpkg-lint.yaml in the source's directory or a
                              parent, up to the repository root); flags win
                              over its keys
+  --baseline FILE            accept the findings FILE holds: only new ones
+                             count toward the exit status; without FILE,
+                             write the current findings to it (keyed by
+                             rule, file, object and field, not by line)
   --ignore GLOBS             leave out files of a package directory, as
                              crossplane xpkg build --ignore does (globs
                              relative to the package root; comma-separated;
@@ -203,7 +208,7 @@ func newFlagSet() *flag.FlagSet {
 // flagValues holds the raw flag values before they are checked.
 type flagValues struct {
 	output, failOn, xpVersion, platform, explain string
-	configFile                                   string
+	configFile, baseline                         string
 	disable, ignore                              listFlag
 	severity                                     listFlag
 	maxLayer, maxDoc                             sizeFlag
@@ -231,6 +236,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.explain, "explain", "", "describe a rule")
 	fs.BoolVar(&f.version, "version", false, "print the version")
 	fs.StringVar(&f.configFile, "config", "", "configuration file")
+	fs.StringVar(&f.baseline, "baseline", "", "baseline file")
 	fs.Var(&f.ignore, "ignore", "globs of files to leave out")
 	f.remote.register(fs)
 	f.deps.register(fs)
@@ -306,6 +312,7 @@ func (f *flagValues) apply(c *config) error {
 		c.jobs = f.jobs
 	}
 	c.listRules = f.listRules
+	c.baseline = f.baseline
 	c.version = f.version
 	f.deps.offline = f.remote.offline // one --offline for references and the graph
 	f.deps.remote = &f.remote         // the graph's registry client

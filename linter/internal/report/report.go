@@ -121,6 +121,9 @@ type Options struct {
 	ToolVersion string
 	// ToolName is the name SARIF gives the tool; empty for ToolName.
 	ToolName string
+	// Baseline says a baseline is in use: SARIF results carry a
+	// baselineState, "new" or "unchanged" (for Source.Baselined).
+	Baseline bool
 }
 
 // Writer writes a report: Source once for each source, in the order they

@@ -105,6 +105,7 @@ type (
 		Locations      []sarifLocation    `json:"locations"`
 		Suppressions   []sarifSuppression `json:"suppressions,omitempty"`
 		Properties     map[string]string  `json:"properties,omitempty"`
+		BaselineState  string             `json:"baselineState,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysical  `json:"physicalLocation"`
@@ -129,10 +130,13 @@ type sarifWriter struct {
 	w       io.Writer
 	log     sarifLog
 	ruleIdx map[string]int
+	// baseline: a baseline is in use, and results say whether they are
+	// new or in it (baselineState).
+	baseline bool
 }
 
 func newSARIFWriter(w io.Writer, opts Options) *sarifWriter {
-	s := &sarifWriter{w: w, ruleIdx: map[string]int{}}
+	s := &sarifWriter{w: w, ruleIdx: map[string]int{}, baseline: opts.Baseline}
 	rules := make([]sarifRule, 0, len(opts.Rules))
 	for i, r := range opts.Rules {
 		s.ruleIdx[r.ID] = i
@@ -200,8 +204,9 @@ func (s *sarifWriter) Source(src *Source) error {
 		i := imageIdx
 		target.Index = &i
 	}
-	add := func(d linter.Diagnostic) {
+	add := func(d linter.Diagnostic, state string) {
 		r := sarifResult{
+			BaselineState:  state,
 			RuleID:         d.RuleID,
 			Level:          Level(d.Severity),
 			Message:        sarifText{Text: d.Message},
@@ -244,11 +249,20 @@ func (s *sarifWriter) Source(src *Source) error {
 		r.Locations = []sarifLocation{loc}
 		run.Results = append(run.Results, r)
 	}
+	state := func(st string) string {
+		if !s.baseline {
+			return ""
+		}
+		return st
+	}
 	for _, d := range src.Diagnostics {
-		add(d)
+		add(d, state("new"))
 	}
 	for _, d := range src.Suppressed {
-		add(d)
+		add(d, "")
+	}
+	for _, d := range src.Baselined {
+		add(d, state("unchanged"))
 	}
 	return nil
 }
