@@ -261,7 +261,16 @@ Configuration or Function) and package.`,
 					if !ok {
 						continue
 					}
-					p.Reportf(o, join(d.path, k), "dependency %d: %s is deprecated: write apiVersion: pkg.crossplane.io/v1, kind: %s, package: %s",
+					var fix *SuggestedFix
+					_, hasAPI := d.entry["apiVersion"]
+					_, hasKind := d.entry["kind"]
+					_, hasPkg := d.entry["package"]
+					if pkg := valueText(o, join(d.path, k)...); !hasAPI && !hasKind && !hasPkg && pkg != "" {
+						fix = replaceFieldFix(o, "write apiVersion, kind and package", [][2]string{
+							{"apiVersion", "pkg.crossplane.io/v1"}, {"kind", packageKinds[i]}, {"package", pkg},
+						}, join(d.path, k)...)
+					}
+					p.reportFixf(fix, o, join(d.path, k), "dependency %d: %s is deprecated: write apiVersion: pkg.crossplane.io/v1, kind: %s, package: %s",
 						d.index, k, packageKinds[i], token(v))
 				}
 			}

@@ -183,6 +183,14 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		return ck.done(stderr, ck.listRules(stdout, c.format))
 	}
 
+	if c.diff {
+		return ck.fixAll(ctx, c, l, stdin, stdout, stderr)
+	}
+	if c.fix {
+		if code := ck.fixAll(ctx, c, l, stdin, io.Discard, stderr); code != exitOK {
+			return code
+		}
+	}
 	var bl *baseline
 	if c.baseline != "" {
 		if bl, err = openBaseline(c.baseline); err != nil {

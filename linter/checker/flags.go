@@ -35,6 +35,7 @@ type config struct {
 	failOnSet  bool     // --fail-on was given: it wins over the configuration
 	ignore     []string // --ignore globs
 	baseline   string   // --baseline FILE
+	fix, diff  bool     // --fix, --diff
 	// project is the configuration --config names; nil to look for
 	// ConfigFile from each source upward (configs).
 	project  *projectConfig
@@ -101,6 +102,12 @@ Flags:
                              count toward the exit status; without FILE,
                              write the current findings to it (keyed by
                              rule, file, object and field, not by line)
+  --fix                      apply the suggested fixes to the package files
+                             in place (comments and formatting kept), then
+                             report what remains; a fix that does not apply
+                             cleanly is skipped and said so
+  --diff                     print the suggested fixes as a unified diff
+                             instead of the report
   --ignore GLOBS             leave out files of a package directory, as
                              crossplane xpkg build --ignore does (globs
                              relative to the package root; comma-separated;
@@ -214,7 +221,7 @@ type flagValues struct {
 	maxLayer, maxDoc                             sizeFlag
 	maxDocs                                      countFlag
 	jobs                                         int
-	listRules, version                           bool
+	listRules, version, fix, diff                bool
 	remote                                       remoteFlags
 	deps                                         depsFlags // deps.go
 }
@@ -237,6 +244,8 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.version, "version", false, "print the version")
 	fs.StringVar(&f.configFile, "config", "", "configuration file")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline file")
+	fs.BoolVar(&f.fix, "fix", false, "apply suggested fixes")
+	fs.BoolVar(&f.diff, "diff", false, "print suggested fixes as a diff")
 	fs.Var(&f.ignore, "ignore", "globs of files to leave out")
 	f.remote.register(fs)
 	f.deps.register(fs)
@@ -313,6 +322,10 @@ func (f *flagValues) apply(c *config) error {
 	}
 	c.listRules = f.listRules
 	c.baseline = f.baseline
+	c.fix, c.diff = f.fix, f.diff
+	if c.fix && c.diff {
+		return errors.New("give --fix or --diff, not both")
+	}
 	c.version = f.version
 	f.deps.offline = f.remote.offline // one --offline for references and the graph
 	f.deps.remote = &f.remote         // the graph's registry client

@@ -13,6 +13,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
+	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -167,6 +168,11 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		for i := range list {
 			list[i].Pos.File = displayFile(p, list[i])
 			list[i].Source = src.Name
+			for _, f := range list[i].SuggestedFixes {
+				for j := range f.TextEdits {
+					f.TextEdits[j].File = displayFile(p, linter.Diagnostic{Pos: parser.Position{File: f.TextEdits[j].File}})
+				}
+			}
 		}
 	}
 	var tree string

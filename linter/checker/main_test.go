@@ -665,6 +665,7 @@ type jsonFinding struct {
 	Suppressed *struct {
 		Reason string `json:"reason"`
 	} `json:"suppressed"`
+	Fixes []linter.SuggestedFix `json:"fixes"`
 }
 
 func TestVersion(t *testing.T) {

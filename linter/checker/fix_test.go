@@ -1,0 +1,105 @@
+package checker
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+)
+
+// fixPackage holds one instance of each finding --fix resolves.
+const fixPackage = "testdata/fix"
+
+// fixedRules are the rules whose findings fixPackage holds and --fix
+// resolves.
+var fixedRules = []string{"XP103", "XP304"}
+
+// TestFixDiffGolden: --diff prints the fixes of fixPackage as a unified
+// diff, which patch applies.
+func TestFixDiffGolden(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "--diff", fixPackage)
+	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 2 findings in 1 files") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	checkGolden(t, "fix.diff.golden", r.stdout)
+}
+
+// TestFixThenLint: --fix on a copy of fixPackage resolves the findings, keeps
+// every comment, and a second lint finds none of them.
+func TestFixThenLint(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "fix")
+	copyDir(t, fixPackage, dir)
+	before, err := os.ReadFile(filepath.Join(dir, "crossplane.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := jsonOutput(t, nil, dir)
+	for _, id := range fixedRules {
+		if !hasRule(ds, id) {
+			t.Fatalf("the fixture has no %s finding", id)
+		}
+	}
+	for _, d := range ds {
+		if len(d.Fixes) == 0 {
+			t.Errorf("%s has no fix in -o json", d.Rule)
+		}
+	}
+	r := runCLI(t, nil, "--fix", "--fail-on", "info", dir)
+	if r.code != exitOK || !strings.Contains(r.stderr, "fixed 2 findings in 1 files") {
+		t.Errorf("--fix: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
+	}
+	after, err := os.ReadFile(filepath.Join(dir, "crossplane.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(before), "\n") {
+		if i := strings.Index(line, "#"); i >= 0 && !strings.Contains(string(after), line[i:]) {
+			t.Errorf("comment %q lost", line[i:])
+		}
+	}
+	ds, r = jsonOutput(t, nil, "--fail-on", "info", dir)
+	if r.code != exitOK || len(ds) != 0 {
+		t.Errorf("after --fix: exit %d, findings %+v", r.code, ds)
+	}
+	// Nothing left to fix: a second --fix changes nothing.
+	if r := runCLI(t, nil, "--fix", dir); !strings.Contains(r.stderr, "fixed 0 findings") {
+		t.Errorf("second --fix: %q", r.stderr)
+	}
+}
+
+func hasRule(ds []jsonFinding, id string) bool {
+	for _, d := range ds {
+		if d.Rule == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestApplyFixesSkips: a fix that overlaps one taken, or lies outside the
+// file, is skipped and said so; the others apply.
+func TestApplyFixesSkips(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(file, []byte("a: 1\nb: 2\nc: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fix := func(off, end int64, text string) fileFix {
+		return fileFix{diag: linter.Diagnostic{RuleID: "XP999"}, fix: linter.SuggestedFix{Message: "m", TextEdits: []linter.TextEdit{{File: file, Offset: off, End: end, NewText: text}}}}
+	}
+	r := applyFixes(file, []fileFix{fix(3, 4, "10"), fix(3, 4, "11"), fix(8, 9, "20"), fix(100, 101, "x")})
+	if r.applied != 2 || len(r.skipped) != 2 || string(r.new) != "a: 10\nb: 20\nc: 3\n" {
+		t.Errorf("applied %d, skipped %q, new %q", r.applied, r.skipped, r.new)
+	}
+	if !strings.Contains(r.skipped[0], "overlaps another fix") || !strings.Contains(r.skipped[1], "changed since it was read") {
+		t.Errorf("skipped: %q", r.skipped)
+	}
+	want := "--- a/" + file + "\n+++ b/" + file + "\n@@ -1,3 +1,3 @@\n-a: 1\n-b: 2\n+a: 10\n+b: 20\n c: 3\n"
+	if got := unifiedDiff(file, r.old, r.edits); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+}
