@@ -29,9 +29,18 @@ type scalarSpan struct {
 // from the position of its key in the object's raw bytes. It fails (false)
 // when the value is not a plain or quoted scalar on the key's line, or the
 // raw bytes were not kept.
-func valueSpan(obj *parser.Object, path ...string) (scalarSpan, bool) {
+//
+// loc, when not nil, is obj's FieldLocator: a rule fixing many fields of
+// one object parses it once.
+func valueSpan(obj *parser.Object, loc *parser.FieldLocator, path ...string) (scalarSpan, bool) {
 	raw := obj.Raw()
-	pos, err := obj.FieldPosition(path...)
+	var pos parser.Position
+	var err error
+	if loc != nil {
+		pos, err = loc.FieldPosition(path...)
+	} else {
+		pos, err = obj.FieldPosition(path...)
+	}
 	if raw == nil || err != nil || pos.Offset < obj.RawOffset() {
 		return scalarSpan{}, false
 	}
@@ -100,7 +109,7 @@ func closingQuote(s []byte, q byte) int {
 // replaceValueFix returns a fix that replaces the value of the field at
 // path of obj with text, nil when the value cannot be found.
 func replaceValueFix(obj *parser.Object, message, text string, path ...string) *SuggestedFix {
-	sp, ok := valueSpan(obj, path...)
+	sp, ok := valueSpan(obj, nil, path...)
 	if !ok {
 		return nil
 	}
@@ -110,8 +119,8 @@ func replaceValueFix(obj *parser.Object, message, text string, path ...string) *
 // replaceFieldFix returns a fix that replaces a whole "key: value" field
 // (from its key to the end of its value) with the fields given, one per
 // line at the key's indentation; nil when the value cannot be found.
-func replaceFieldFix(obj *parser.Object, message string, fields [][2]string, path ...string) *SuggestedFix {
-	sp, ok := valueSpan(obj, path...)
+func replaceFieldFix(obj *parser.Object, loc *parser.FieldLocator, message string, fields [][2]string, path ...string) *SuggestedFix {
+	sp, ok := valueSpan(obj, loc, path...)
 	if !ok || len(fields) == 0 || sp.column < 1 {
 		return nil
 	}
@@ -128,8 +137,8 @@ func replaceFieldFix(obj *parser.Object, message string, fields [][2]string, pat
 
 // valueText returns the value of the field at path as written (quotes
 // included), "" when it cannot be found.
-func valueText(obj *parser.Object, path ...string) string {
-	sp, ok := valueSpan(obj, path...)
+func valueText(obj *parser.Object, loc *parser.FieldLocator, path ...string) string {
+	sp, ok := valueSpan(obj, loc, path...)
 	if !ok {
 		return ""
 	}

@@ -217,11 +217,20 @@ func unifiedDiff(file string, old []byte, edits []linter.TextEdit) string {
 		}
 		return int64(len(old))
 	}
-	// Changes: runs of edits on shared lines, as old line ranges and new text.
+	// Changes: runs of edits on shared lines, as old line ranges and new
+	// lines.
 	type change struct {
 		from, to int // old lines [from, to)
-		text     string
+		lines    []string
 	}
+	lines := func(s string) []string {
+		s = strings.TrimSuffix(s, "\n")
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, "\n")
+	}
+	oldLine := func(l int) string { return strings.TrimSuffix(string(old[starts[l]:lineEnd(l)]), "\n") }
 	var changes []change
 	for i := 0; i < len(edits); {
 		from := lineOf(edits[i].Offset)
@@ -240,23 +249,26 @@ func unifiedDiff(file string, old []byte, edits []linter.TextEdit) string {
 			at = e.End
 		}
 		b.Write(old[at:lineEnd(to-1)])
+		nl := lines(b.String())
+		// Lines the edit left as they were are context, not change.
+		for from < to && len(nl) > 0 && oldLine(from) == nl[0] {
+			from, nl = from+1, nl[1:]
+		}
+		for from < to && len(nl) > 0 && oldLine(to-1) == nl[len(nl)-1] {
+			to, nl = to-1, nl[:len(nl)-1]
+		}
+		i = j
+		if from == to && len(nl) == 0 {
+			continue
+		}
 		if n := len(changes); n > 0 && changes[n-1].to == from {
 			// Adjacent lines: one change, as diff shows it.
 			changes[n-1].to = to
-			changes[n-1].text += b.String()
+			changes[n-1].lines = append(changes[n-1].lines, nl...)
 		} else {
-			changes = append(changes, change{from, to, b.String()})
+			changes = append(changes, change{from, to, nl})
 		}
-		i = j
 	}
-	lines := func(s string) []string {
-		s = strings.TrimSuffix(s, "\n")
-		if s == "" {
-			return nil
-		}
-		return strings.Split(s, "\n")
-	}
-	oldLine := func(l int) string { return strings.TrimSuffix(string(old[starts[l]:lineEnd(l)]), "\n") }
 	var out strings.Builder
 	fmt.Fprintf(&out, "--- a/%s\n+++ b/%s\n", file, file)
 	delta := 0
@@ -280,7 +292,7 @@ func unifiedDiff(file string, old []byte, edits []linter.TextEdit) string {
 				body.WriteString("-" + oldLine(at) + "\n")
 				oldN++
 			}
-			for _, nl := range lines(ch.text) {
+			for _, nl := range ch.lines {
 				body.WriteString("+" + nl + "\n")
 				newN++
 			}

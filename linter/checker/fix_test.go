@@ -14,14 +14,14 @@ const fixPackage = "testdata/fix"
 
 // fixedRules are the rules whose findings fixPackage holds and --fix
 // resolves.
-var fixedRules = []string{"XP103", "XP304"}
+var fixedRules = []string{"XP103", "XP304", "XP410"}
 
 // TestFixDiffGolden: --diff prints the fixes of fixPackage as a unified
 // diff, which patch applies.
 func TestFixDiffGolden(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "--diff", fixPackage)
-	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 2 findings in 1 files") {
+	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 3 findings in 2 files") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	checkGolden(t, "fix.diff.golden", r.stdout)
@@ -33,9 +33,16 @@ func TestFixThenLint(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "fix")
 	copyDir(t, fixPackage, dir)
-	before, err := os.ReadFile(filepath.Join(dir, "crossplane.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	// The files' comments (none is inside the Composition's spec, which
+	// the XP410 fix writes anew).
+	files := []string{"crossplane.yaml", "composition.yaml"}
+	before := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = string(data)
 	}
 	ds, _ := jsonOutput(t, nil, dir)
 	for _, id := range fixedRules {
@@ -49,16 +56,18 @@ func TestFixThenLint(t *testing.T) {
 		}
 	}
 	r := runCLI(t, nil, "--fix", "--fail-on", "info", dir)
-	if r.code != exitOK || !strings.Contains(r.stderr, "fixed 2 findings in 1 files") {
+	if r.code != exitOK || !strings.Contains(r.stderr, "fixed 3 findings in 2 files") {
 		t.Errorf("--fix: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
-	after, err := os.ReadFile(filepath.Join(dir, "crossplane.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(before), "\n") {
-		if i := strings.Index(line, "#"); i >= 0 && !strings.Contains(string(after), line[i:]) {
-			t.Errorf("comment %q lost", line[i:])
+	for _, f := range files {
+		after, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(before[f], "\n") {
+			if i := strings.Index(line, "#"); i >= 0 && !strings.Contains(string(after), line[i:]) {
+				t.Errorf("%s: comment %q lost", f, line[i:])
+			}
 		}
 	}
 	ds, r = jsonOutput(t, nil, "--fail-on", "info", dir)
