@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -44,7 +45,14 @@ func reportDocumentErrors(p *Pass) error {
 		if e == nil || e.Err == nil || errorRuleID(e.Err) != p.Rule.ID {
 			continue
 		}
-		p.Report(Diagnostic{Message: documentErrorMessage(e), Pos: e.Pos})
+		d := Diagnostic{Message: documentErrorMessage(e), Pos: e.Pos}
+		if u := e.Unquoted; u != nil && u.Pos.Offset >= 0 {
+			d.SuggestedFixes = []SuggestedFix{{
+				Message:   "quote " + token(u.Text) + " to make it a string",
+				TextEdits: []TextEdit{{File: e.Pos.File, Offset: u.Pos.Offset, End: u.Pos.Offset + int64(len(u.Text)), NewText: strconv.Quote(u.Text)}},
+			}}
+		}
+		p.Report(d)
 	}
 	return nil
 }

@@ -184,7 +184,8 @@ func TestConfigFound(t *testing.T) {
 // .xpkg-lint.yaml that leaves out its .github workflows, lints clean with
 // --fail-on warning. The same file also turns off XP103 and XP304, the
 // deprecations (meta v1alpha1, dependsOn provider:) these repositories
-// really carry; without that line those warnings, and only those, remain.
+// really carry; without that line those warnings, and only those, remain,
+// and --fix migrates them away.
 func TestCorpusConfigurationsWithConfig(t *testing.T) {
 	t.Parallel()
 	dir := testcorpus.Dir(t)
@@ -218,6 +219,13 @@ func TestCorpusConfigurationsWithConfig(t *testing.T) {
 				if d.Severity == "warning" && d.Rule != "XP103" && d.Rule != "XP304" {
 					t.Errorf("%s:%d: %s %s: %s", d.File, d.Line, d.Severity, d.Rule, d.Message)
 				}
+			}
+			// --fix migrates them: then the ignore line alone is enough.
+			if r := runCLI(t, nil, "--fix", "--fail-on", "warning", repo); r.code != exitOK {
+				t.Errorf("--fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if r := runCLI(t, nil, "--fail-on", "warning", repo); r.code != exitOK {
+				t.Errorf("after --fix: exit %d\n%s", r.code, r.stdout)
 			}
 		})
 	}

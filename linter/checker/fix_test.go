@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,12 +10,17 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 )
 
-// fixPackage holds one instance of each finding --fix resolves.
-const fixPackage = "testdata/fix"
+// The fix fixtures: fixPackage holds one instance of each finding --fix
+// resolves but XP005, which fails the meta object's decoding (so the meta
+// rules cannot run) and has a package of its own, quotePackage.
+const (
+	fixPackage   = "testdata/fix"
+	quotePackage = "testdata/fix-quote"
+)
 
-// fixedRules are the rules whose findings fixPackage holds and --fix
+// fixedRules are the rules whose findings the fixtures hold and --fix
 // resolves.
-var fixedRules = []string{"XP103", "XP304", "XP410"}
+var fixedRules = map[string][]string{fixPackage: {"XP103", "XP304", "XP410"}, quotePackage: {"XP005"}}
 
 // TestFixDiffGolden: --diff prints the fixes of fixPackage as a unified
 // diff, which patch applies.
@@ -25,17 +31,31 @@ func TestFixDiffGolden(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	checkGolden(t, "fix.diff.golden", r.stdout)
+	r = runCLI(t, nil, "--diff", quotePackage)
+	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 1 findings in 1 files") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	checkGolden(t, "fix-quote.diff.golden", r.stdout)
 }
 
 // TestFixThenLint: --fix on a copy of fixPackage resolves the findings, keeps
 // every comment, and a second lint finds none of them.
 func TestFixThenLint(t *testing.T) {
 	t.Parallel()
+	for pkg, files := range map[string][]string{fixPackage: {"crossplane.yaml", "composition.yaml"}, quotePackage: {"crossplane.yaml"}} {
+		t.Run(filepath.Base(pkg), func(t *testing.T) {
+			t.Parallel()
+			fixThenLint(t, pkg, files)
+		})
+	}
+}
+
+// fixThenLint checks --fix on a copy of pkg; files are those it edits.
+func fixThenLint(t *testing.T, pkg string, files []string) {
 	dir := filepath.Join(t.TempDir(), "fix")
-	copyDir(t, fixPackage, dir)
+	copyDir(t, pkg, dir)
 	// The files' comments (none is inside the Composition's spec, which
 	// the XP410 fix writes anew).
-	files := []string{"crossplane.yaml", "composition.yaml"}
 	before := map[string]string{}
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
@@ -45,7 +65,7 @@ func TestFixThenLint(t *testing.T) {
 		before[f] = string(data)
 	}
 	ds, _ := jsonOutput(t, nil, dir)
-	for _, id := range fixedRules {
+	for _, id := range fixedRules[pkg] {
 		if !hasRule(ds, id) {
 			t.Fatalf("the fixture has no %s finding", id)
 		}
@@ -56,7 +76,8 @@ func TestFixThenLint(t *testing.T) {
 		}
 	}
 	r := runCLI(t, nil, "--fix", "--fail-on", "info", dir)
-	if r.code != exitOK || !strings.Contains(r.stderr, "fixed 3 findings in 2 files") {
+	want := fmt.Sprintf("fixed %d findings in %d files", len(fixedRules[pkg]), len(files))
+	if r.code != exitOK || !strings.Contains(r.stderr, want) {
 		t.Errorf("--fix: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 	for _, f := range files {
