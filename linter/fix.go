@@ -144,3 +144,41 @@ func valueText(obj *parser.Object, loc *parser.FieldLocator, path ...string) str
 	}
 	return sp.text
 }
+
+// deleteFieldFix returns a fix that deletes the field at path of obj: its
+// key's line and every following line indented deeper (blank lines and
+// comments inside included); nil when the field cannot be found or does
+// not start its line.
+func deleteFieldFix(obj *parser.Object, message string, path ...string) *SuggestedFix {
+	raw := obj.Raw()
+	pos, err := obj.FieldPosition(path...)
+	if raw == nil || err != nil || pos.Column < 1 || pos.Offset < obj.RawOffset() {
+		return nil
+	}
+	key := int(pos.Offset - obj.RawOffset())
+	start := key - (pos.Column - 1)
+	if key >= len(raw) || start < 0 || len(bytes.TrimLeft(raw[start:key], " ")) != 0 {
+		return nil // the key does not start its line (a "- key:" entry)
+	}
+	indent := pos.Column - 1
+	end := bytes.IndexByte(raw[key:], '\n')
+	if end < 0 {
+		end = len(raw)
+	} else {
+		end += key + 1
+	}
+	for end < len(raw) {
+		next := bytes.IndexByte(raw[end:], '\n')
+		line := raw[end:]
+		if next >= 0 {
+			line = raw[end : end+next+1]
+		}
+		body := bytes.TrimLeft(line, " ")
+		if t := bytes.TrimSpace(body); len(t) > 0 && len(line)-len(body) <= indent {
+			break // a line of the parent mapping (or a comment at its level)
+		}
+		end += len(line)
+	}
+	base := obj.RawOffset()
+	return &SuggestedFix{Message: message, TextEdits: []TextEdit{{File: obj.Pos.File, Offset: base + int64(start), End: base + int64(end)}}}
+}

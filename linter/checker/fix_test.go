@@ -11,16 +11,18 @@ import (
 )
 
 // The fix fixtures: fixPackage holds one instance of each finding --fix
-// resolves but XP005, which fails the meta object's decoding (so the meta
-// rules cannot run) and has a package of its own, quotePackage.
+// resolves in a Configuration; XP005 fails the meta object's decoding (so
+// the meta rules cannot run) and has a package of its own, quotePackage;
+// XP208 is a Provider's, in providerPackage.
 const (
-	fixPackage   = "testdata/fix"
-	quotePackage = "testdata/fix-quote"
+	fixPackage      = "testdata/fix"
+	quotePackage    = "testdata/fix-quote"
+	providerPackage = "testdata/fix-provider"
 )
 
 // fixedRules are the rules whose findings the fixtures hold and --fix
 // resolves.
-var fixedRules = map[string][]string{fixPackage: {"XP103", "XP304", "XP410"}, quotePackage: {"XP005"}}
+var fixedRules = map[string][]string{fixPackage: {"XP103", "XP304", "XP410"}, quotePackage: {"XP005"}, providerPackage: {"XP208"}}
 
 // TestFixDiffGolden: --diff prints the fixes of fixPackage as a unified
 // diff, which patch applies.
@@ -31,18 +33,20 @@ func TestFixDiffGolden(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	checkGolden(t, "fix.diff.golden", r.stdout)
-	r = runCLI(t, nil, "--diff", quotePackage)
-	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 1 findings in 1 files") {
-		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	for _, pkg := range []string{quotePackage, providerPackage} {
+		r = runCLI(t, nil, "--diff", pkg)
+		if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 1 findings in 1 files") {
+			t.Errorf("%s: exit %d, stderr %q", pkg, r.code, r.stderr)
+		}
+		checkGolden(t, filepath.Base(pkg)+".diff.golden", r.stdout)
 	}
-	checkGolden(t, "fix-quote.diff.golden", r.stdout)
 }
 
 // TestFixThenLint: --fix on a copy of fixPackage resolves the findings, keeps
 // every comment, and a second lint finds none of them.
 func TestFixThenLint(t *testing.T) {
 	t.Parallel()
-	for pkg, files := range map[string][]string{fixPackage: {"crossplane.yaml", "composition.yaml"}, quotePackage: {"crossplane.yaml"}} {
+	for pkg, files := range map[string][]string{fixPackage: {"crossplane.yaml", "composition.yaml"}, quotePackage: {"crossplane.yaml"}, providerPackage: {"crossplane.yaml"}} {
 		t.Run(filepath.Base(pkg), func(t *testing.T) {
 			t.Parallel()
 			fixThenLint(t, pkg, files)
