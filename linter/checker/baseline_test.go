@@ -96,3 +96,16 @@ func TestBaselineErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineBound: a baseline over the size cap is an error, read no
+// further than the cap.
+func TestBaselineBound(t *testing.T) {
+	t.Parallel()
+	big := filepath.Join(t.TempDir(), "b.json")
+	if err := os.WriteFile(big, []byte(`{"version":1,"entries":[`+strings.Repeat(" ", maxBaselineSize)+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openBaseline(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("too large: %v", err)
+	}
+}

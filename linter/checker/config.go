@@ -33,8 +33,12 @@ var configSchema []byte
 // ConfigSchema returns the JSON Schema (draft-04) of ConfigFile.
 func ConfigSchema() []byte { return slices.Clone(configSchema) }
 
-// maxConfigSize bounds a configuration file.
-const maxConfigSize = 1 << 20
+// Bounds of a configuration file: its size, and its ignore globs (every
+// file of a package is matched against each).
+const (
+	maxConfigSize  = 1 << 20
+	maxIgnoreGlobs = 1000
+)
 
 // projectConfig is what a configuration file says. Keys are named like the
 // flags; a flag given on the command line wins over its key.
@@ -114,6 +118,9 @@ func (ck *Checker) parseConfig(file string, data []byte) (*projectConfig, error)
 		switch k.Value {
 		case "ignore":
 			c.ignore, err = stringList(file, k.Value, v)
+			if len(c.ignore) > maxIgnoreGlobs {
+				return nil, configError(file, v, "ignore: %d globs, more than %d", len(c.ignore), maxIgnoreGlobs)
+			}
 			for _, g := range c.ignore {
 				if _, merr := filepath.Match(g, ""); merr != nil || g == "" {
 					return nil, configError(file, v, "ignore: %q is not a glob (the syntax of crossplane xpkg build --ignore, Go's filepath.Match)", g)

@@ -253,3 +253,20 @@ func warnPackageDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestConfigBounds: a configuration over the size cap, or with more ignore
+// globs than the cap, is an error, not a slow run.
+func TestConfigBounds(t *testing.T) {
+	t.Parallel()
+	globs := "ignore:\n" + strings.Repeat("  - a/*\n", maxIgnoreGlobs+1)
+	if _, err := builtinChecker.parseConfig("f.yaml", []byte(globs)); err == nil || !strings.Contains(err.Error(), "f.yaml:2: ignore: 1001 globs") {
+		t.Errorf("too many globs: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), ConfigFile)
+	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", maxConfigSize)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := builtinChecker.readConfig(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("too large: %v", err)
+	}
+}
