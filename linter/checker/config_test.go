@@ -270,3 +270,19 @@ func TestConfigBounds(t *testing.T) {
 		t.Errorf("too large: %v", err)
 	}
 }
+
+// TestConfigDepsFrom: deps-from in the configuration is a local source of
+// --deps, relative to the configuration's directory, enough for --offline.
+func TestConfigDepsFrom(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	copyDir(t, depsRoot, filepath.Join(repo, "root"))
+	copyDir(t, depsRegistry, filepath.Join(repo, "vendor"))
+	if err := os.WriteFile(filepath.Join(repo, ConfigFile), []byte("deps-from: [vendor]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, r := jsonOutput(t, nil, "--deps", "--offline", filepath.Join(repo, "root"))
+	if r.code != exitProblems || !hasRule(ds, "XP601") || hasRule(ds, "XP000") {
+		t.Errorf("exit %d, stderr %q, %d findings", r.code, r.stderr, len(ds))
+	}
+}

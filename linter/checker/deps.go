@@ -58,9 +58,8 @@ func (f *depsFlags) apply() (depsConfig, error) {
 		return c, nil
 	}
 	if c.offline {
-		if len(c.from) == 0 && len(c.cache) == 0 {
-			return c, errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR or --deps-cache DIR")
-		}
+		// A local source may also come from the configuration
+		// (deps-from): config.forSource checks there is one.
 		return c, nil
 	}
 	if f.remote != nil {
@@ -72,6 +71,9 @@ func (f *depsFlags) apply() (depsConfig, error) {
 	}
 	return c, nil
 }
+
+// errNoLocalSource is the error of --deps --offline without a local source.
+var errNoLocalSource = errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR (or deps-from in the configuration) or --deps-cache DIR")
 
 // isGraphRule reports whether id is the ID of a graph rule (XP6xx), which
 // the package linter does not know.

@@ -116,7 +116,7 @@ func (c *config) forSource(source string) (*config, error) {
 		}
 	}
 	if p == nil {
-		return c, nil
+		return c, c.checkDeps()
 	}
 	m := *c
 	m.disabled = append(slices.Clip(p.disabled), c.disabled...)
@@ -132,7 +132,16 @@ func (c *config) forSource(source string) (*config, error) {
 	if m.deps.enabled {
 		m.deps.from = append(slices.Clip(c.deps.from), p.depsFrom...)
 	}
-	return &m, nil
+	return &m, m.checkDeps()
+}
+
+// checkDeps checks that --deps --offline has a local source, from the
+// flags or the configuration.
+func (c *config) checkDeps() error {
+	if c.deps.enabled && c.deps.offline && len(c.deps.from) == 0 && len(c.deps.cache) == 0 {
+		return errNoLocalSource
+	}
+	return nil
 }
 
 // lintWith opens and lints one source with c.
