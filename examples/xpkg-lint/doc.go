@@ -46,6 +46,13 @@
 // nothing about it, such as a network or registry failure) or the flags are
 // wrong; each unreadable source gets one line on standard error.
 //
+// A repository configures it in .xpkg-lint.yaml (found from each source
+// upward, or --config FILE; keys named like the flags: ignore, disable,
+// severity, fail-on, crossplane-version, deps-from). --baseline FILE
+// accepts the findings FILE holds (writing it when absent), so that only
+// new ones fail the run. --fix applies the rules' suggested fixes to a
+// package directory in place, --diff prints them as a unified diff.
+//
 // It is package linter/checker with the built-in rules: a program of one
 // line. --version prints the module's version from the build info.
 //
