@@ -185,7 +185,7 @@ func TestMaxDiagnostics(t *testing.T) {
 			}
 			i := 0
 			for _, d := range res.Diagnostics {
-				if d == *summary {
+				if d.Message == summary.Message {
 					continue
 				}
 				if d.Message != fmt.Sprintf("finding %d", i) {

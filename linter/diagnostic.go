@@ -56,6 +56,29 @@ type Diagnostic struct {
 	// Suppression is set on the diagnostics an annotation silenced
 	// (Result.Suppressed); nil on those that stand.
 	Suppression *Suppression
+	// SuggestedFixes are changes that resolve the diagnostic, as
+	// go/analysis's: each a message and text edits of the package's files.
+	// A rule attaches them where the change is mechanical; nil when there
+	// is none.
+	SuggestedFixes []SuggestedFix
+}
+
+// SuggestedFix is a change that resolves a diagnostic: a message saying
+// what it does, and the text edits that do it, applied together or not at
+// all.
+type SuggestedFix struct {
+	Message   string     `json:"message"`
+	TextEdits []TextEdit `json:"edits"`
+}
+
+// TextEdit replaces the bytes [Offset, End) of File with NewText. File is
+// named as the diagnostic's Pos.File is; offsets are bytes in the file as
+// it was read. An insertion has End equal to Offset.
+type TextEdit struct {
+	File    string `json:"file"`
+	Offset  int64  `json:"offset"`
+	End     int64  `json:"end"`
+	NewText string `json:"newText"`
 }
 
 // Suppression says why a diagnostic was silenced: the reason given after
@@ -68,18 +91,19 @@ type Suppression struct {
 
 // jsonDiagnostic is the JSON form of a Diagnostic.
 type jsonDiagnostic struct {
-	Rule       string       `json:"rule"`
-	Name       string       `json:"name"`
-	Severity   Severity     `json:"severity"`
-	Message    string       `json:"message"`
-	Source     string       `json:"source,omitempty"`
-	File       string       `json:"file"`
-	Document   int          `json:"document"`
-	Line       int          `json:"line"`
-	Column     int          `json:"column"`
-	Field      string       `json:"field,omitempty"`
-	Object     *ObjectRef   `json:"object,omitempty"`
-	Suppressed *Suppression `json:"suppressed,omitempty"`
+	Rule       string         `json:"rule"`
+	Name       string         `json:"name"`
+	Severity   Severity       `json:"severity"`
+	Message    string         `json:"message"`
+	Source     string         `json:"source,omitempty"`
+	File       string         `json:"file"`
+	Document   int            `json:"document"`
+	Line       int            `json:"line"`
+	Column     int            `json:"column"`
+	Field      string         `json:"field,omitempty"`
+	Object     *ObjectRef     `json:"object,omitempty"`
+	Suppressed *Suppression   `json:"suppressed,omitempty"`
+	Fixes      []SuggestedFix `json:"fixes,omitempty"`
 }
 
 // MarshalJSON encodes d in the flat form described on Diagnostic.
@@ -87,7 +111,7 @@ func (d Diagnostic) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jsonDiagnostic{
 		Rule: d.RuleID, Name: d.RuleName, Severity: d.Severity, Message: d.Message,
 		Source: d.Source, File: d.Pos.File, Document: d.Pos.Document, Line: d.Pos.Line, Column: d.Pos.Column,
-		Field: d.Field, Object: d.Object, Suppressed: d.Suppression,
+		Field: d.Field, Object: d.Object, Suppressed: d.Suppression, Fixes: d.SuggestedFixes,
 	})
 }
 
@@ -101,7 +125,7 @@ func (d *Diagnostic) UnmarshalJSON(b []byte) error {
 	*d = Diagnostic{
 		RuleID: j.Rule, RuleName: j.Name, Severity: j.Severity, Message: j.Message, Source: j.Source,
 		Pos:   parser.Position{File: j.File, Document: j.Document, Line: j.Line, Column: j.Column},
-		Field: j.Field, Object: j.Object, Suppression: j.Suppressed,
+		Field: j.Field, Object: j.Object, Suppression: j.Suppressed, SuggestedFixes: j.Fixes,
 	}
 	return nil
 }
@@ -162,7 +186,9 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 var diagnosticSchema []byte
 
 // DiagnosticSchema returns the JSON Schema (draft-04) of an array of
-// diagnostics in their JSON encoding: xpkg-lint's -o json output.
+// diagnostics in their JSON encoding, or of the report object xpkg-lint's
+// -o json prints (its findings, suppressed and baselined findings, and a
+// summary).
 func DiagnosticSchema() []byte { return slices.Clone(diagnosticSchema) }
 
 // MarshalJSON encodes the rule's failure as {"rule", "name", "error"}, the

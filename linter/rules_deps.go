@@ -252,6 +252,7 @@ Configuration or Function) and package.`,
 			if err != nil {
 				return err
 			}
+			var loc *parser.FieldLocator // parsed for the first fix
 			for _, d := range deps {
 				if p.canceled() {
 					return p.Context().Err()
@@ -261,7 +262,22 @@ Configuration or Function) and package.`,
 					if !ok {
 						continue
 					}
-					p.Reportf(o, join(d.path, k), "dependency %d: %s is deprecated: write apiVersion: pkg.crossplane.io/v1, kind: %s, package: %s",
+					var fix *SuggestedFix
+					_, hasAPI := d.entry["apiVersion"]
+					_, hasKind := d.entry["kind"]
+					_, hasPkg := d.entry["package"]
+					if !hasAPI && !hasKind && !hasPkg && !p.atCap() {
+						// One parse of the meta object for every entry's fix.
+						if loc == nil {
+							loc, _ = o.FieldLocator()
+						}
+						if pkg := valueText(o, loc, join(d.path, k)...); loc != nil && pkg != "" {
+							fix = replaceFieldFix(o, loc, "write apiVersion, kind and package", [][2]string{
+								{"apiVersion", "pkg.crossplane.io/v1"}, {"kind", packageKinds[i]}, {"package", pkg},
+							}, join(d.path, k)...)
+						}
+					}
+					p.reportFixf(fix, o, join(d.path, k), "dependency %d: %s is deprecated: write apiVersion: pkg.crossplane.io/v1, kind: %s, package: %s",
 						d.index, k, packageKinds[i], token(v))
 				}
 			}

@@ -468,7 +468,8 @@ about.`,
 			}
 			v1 := targetsV1(p)
 			if !v1 {
-				p.Reportf(o, []string{"spec", "controller"}, "spec.controller is deprecated: Crossplane v2 ignores it and runs the provider from the package image, configured by a DeploymentRuntimeConfig")
+				fix := deleteFieldFix(o, "delete spec.controller, which Crossplane v2 ignores", "spec", "controller")
+				p.reportFixf(fix, o, []string{"spec", "controller"}, "spec.controller is deprecated: Crossplane v2 ignores it and runs the provider from the package image, configured by a DeploymentRuntimeConfig")
 			}
 			img, ok := lookup(c, "image")
 			if !ok || img == nil {

@@ -516,9 +516,9 @@ step of a pipeline.`,
 				_, hasResources := lookup(m, "spec", "resources")
 				switch {
 				case hasMode && mode != "Pipeline":
-					p.Reportf(o, []string{"spec", "mode"}, "Composition %s has mode %s: Crossplane v2 allows only mode Pipeline, and the API server rejects the Composition; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name), quote(mode))
+					p.reportFixf(pipelineFix(p, o), o, []string{"spec", "mode"}, "Composition %s has mode %s: Crossplane v2 allows only mode Pipeline, and the API server rejects the Composition; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name), quote(mode))
 				case !hasMode && hasResources:
-					p.Reportf(o, []string{"spec", "resources"}, "Composition %s gives spec.resources without a mode: Crossplane v2 defaults to mode Pipeline and drops spec.resources, so the Composition composes nothing; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name))
+					p.reportFixf(pipelineFix(p, o), o, []string{"spec", "resources"}, "Composition %s gives spec.resources without a mode: Crossplane v2 defaults to mode Pipeline and drops spec.resources, so the Composition composes nothing; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name))
 				}
 			}
 			return nil

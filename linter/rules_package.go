@@ -245,7 +245,9 @@ them: use meta.pkg.crossplane.io/v1.`,
 				if !slices.Contains(meta.Kinds(), meta.Kind(gv.Kind)) {
 					continue
 				}
-				p.Reportf(o, []string{"apiVersion"}, "%s is deprecated for %s: use %s/%s", o.APIVersion, gv.Kind, gv.Group, currentMetaVersion)
+				to := gv.Group + "/" + currentMetaVersion
+				fix := replaceValueFix(o, "set apiVersion to "+to, to, "apiVersion")
+				p.reportFixf(fix, o, []string{"apiVersion"}, "%s is deprecated for %s: use %s/%s", o.APIVersion, gv.Kind, gv.Group, currentMetaVersion)
 			}
 			return nil
 		},

@@ -3,6 +3,8 @@ package linter
 import (
 	"errors"
 	"fmt"
+	"path"
+	"strconv"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -43,7 +45,14 @@ func reportDocumentErrors(p *Pass) error {
 		if e == nil || e.Err == nil || errorRuleID(e.Err) != p.Rule.ID {
 			continue
 		}
-		p.Report(Diagnostic{Message: documentErrorMessage(e), Pos: e.Pos})
+		d := Diagnostic{Message: documentErrorMessage(e), Pos: e.Pos}
+		if u := e.Unquoted; u != nil && u.Pos.Offset >= 0 {
+			d.SuggestedFixes = []SuggestedFix{{
+				Message:   "quote " + token(u.Text) + " to make it a string",
+				TextEdits: []TextEdit{{File: e.Pos.File, Offset: u.Pos.Offset, End: u.Pos.Offset + int64(len(u.Text)), NewText: strconv.Quote(u.Text)}},
+			}}
+		}
+		p.Report(d)
 	}
 	if p.Rule.ID == "XP001" && p.Examples != nil {
 		for _, e := range p.Examples.Errors {
@@ -217,9 +226,10 @@ hidden directories included (crossplane v2.1.0, cmd/crank/xpkg/build.go,
 buildFilters: it skips directory entries, files that are not YAML and empty
 files, and the paths given with --ignore, nothing else), so a CI workflow in
 .github/workflows fails its build. Each YAML file under a hidden directory
-is reported: move it out of the package directory, or exclude it with the
-build's --ignore flag (paths relative to the package root, with wildcards:
---ignore='.github/workflows/*').
+is reported: move it out of the package directory, or, when the build
+leaves it out (its --ignore flag), list it under ignore in the project's
+.xpkg-lint.yaml (the same globs, relative to the package root:
+ignore: [".github/workflows/*"]), so that xpkg-lint leaves it out too.
 This is a warning, not an error, by decision, although the build fails
 on such a file when it is not ignored: the linter cannot know the flags
 the build runs with, and most package repositories keep a .github
@@ -242,7 +252,8 @@ read.`,
 				msg := token(s.Path) + " was not read: " + why + "; Crossplane's build would include the link's target: copy it in instead"
 				if s.Reason == "in a hidden directory" {
 					msg = token(s.Path) + " was not read: " + why + "; crossplane xpkg build reads every YAML file outside the examples directory, " +
-						"hidden ones too: move it out of the package directory, or build with --ignore=" + token(s.Path)
+						"hidden ones too: move it out of the package directory, or, when the build leaves it out, say so with ignore: [" +
+						token(path.Dir(s.Path)+"/*") + "] in .xpkg-lint.yaml"
 				}
 				// Line 0: the entry was not read, so there is no line of it
 				// to point at (the convention of ImagePos).

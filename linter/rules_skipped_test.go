@@ -57,7 +57,7 @@ func TestSkippedFile(t *testing.T) {
 			skipped: []parser.SkippedFile{{Path: ".github/workflows/ci.yaml", Reason: "in a hidden directory"}},
 			want: []skippedDiag{warn(".github/workflows/ci.yaml", ".github/workflows/ci.yaml was not read: in a hidden directory; "+
 				"crossplane xpkg build reads every YAML file outside the examples directory, hidden ones too: "+
-				"move it out of the package directory, or build with --ignore=.github/workflows/ci.yaml")},
+				"move it out of the package directory, or, when the build leaves it out, say so with ignore: [.github/workflows/*] in .xpkg-lint.yaml")},
 		},
 		{
 			name:    "a symlinked file",

@@ -41,6 +41,17 @@ type DocumentError struct {
 	Pos Position
 	// Err says what is wrong; it wraps one of the Err... classes.
 	Err error
+	// Unquoted is set for an ErrDecode error of a number or boolean
+	// written, unquoted, where the type wants a string: the scalar as
+	// written, which quoting makes a string (the linter's suggested fix).
+	Unquoted *Scalar
+}
+
+// Scalar is a plain scalar of a document: where it starts and its text as
+// written.
+type Scalar struct {
+	Pos  Position
+	Text string
 }
 
 // Error formats the error as "file:line:col: document N: reason". The

@@ -13,7 +13,12 @@ import (
 // of the parse that produced the object.
 func (o *Object) reparse() (*yaml.Node, locator, error) {
 	raw := o.raw.bytes()
-	loc := locator{data: raw, base: o.dataPos}
+	// Positions name the file the object's Pos names: a caller that
+	// renames it (xpkg joins the examples directory to its files' names)
+	// gets field positions in the same file.
+	base := o.dataPos
+	base.File = o.Pos.File
+	loc := locator{data: raw, base: base}
 	if raw == nil {
 		return nil, loc, fmt.Errorf("parser: %s %q: %w", o.Kind, o.ObjectMeta.Name, ErrNoRaw)
 	}

@@ -76,6 +76,11 @@ func (o *Object) GroupVersionKind() schema.GroupVersionKind {
 // call; the caller must not modify the result.
 func (o *Object) Raw() []byte { return o.raw.bytes() }
 
+// RawOffset returns the byte offset in the file of Raw's first byte, so
+// that a position's Offset in the file indexes Raw at Offset-RawOffset
+// (suggested fixes edit the file there).
+func (o *Object) RawOffset() int64 { return o.dataPos.Offset }
+
 // Outline returns the object's content with every map and list nested deeper
 // than the outline depth (WithOutlineDepth; 6 by default) present but empty.
 // It is enough to read a CRD's group, names and versions, or a

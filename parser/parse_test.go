@@ -504,3 +504,27 @@ func TestParseSeeds(t *testing.T) {
 		}
 	})
 }
+
+// TestFieldPositionFollowsRenamedFile checks that field positions name the
+// file the object's Pos names, when a caller renames it (xpkg joins the
+// examples directory to the names of its files).
+func TestFieldPositionFollowsRenamedFile(t *testing.T) {
+	t.Parallel()
+	p := mustParse(t, "apiVersion: v1\nkind: X\nmetadata:\n  name: x\n", WithFile("x.yaml"))
+	obj := p.Objects[0]
+	obj.Pos.File = "examples/x.yaml"
+	pos, err := obj.FieldPosition("metadata", "name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos.File != "examples/x.yaml" || pos.Line != 4 {
+		t.Errorf("position %+v, want examples/x.yaml line 4", pos)
+	}
+	loc, err := obj.FieldLocator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos, err := loc.FieldPosition("kind"); err != nil || pos.File != "examples/x.yaml" {
+		t.Errorf("locator position %+v, %v; want examples/x.yaml", pos, err)
+	}
+}

@@ -39,10 +39,38 @@ func mistypedError(v any, t reflect.Type, kind string, prefix []string, root *ya
 		what = "document"
 	}
 	msg := fmt.Sprintf("%s %s is %s, but %s wants %s there", what, fieldPathString(path), found, article(kind), want)
+	var unquoted *Scalar
 	if want == "a string" && (strings.HasPrefix(found, "a number") || strings.HasPrefix(found, "a boolean")) {
 		msg += ": quote the value to make it a string"
+		if n := valueNodeAt(root, path); n != nil && n.Kind == yaml.ScalarNode && n.Style == 0 && !strings.ContainsAny(n.Value, "\n\r") {
+			unquoted = &Scalar{Pos: loc.node(n), Text: n.Value}
+		}
 	}
-	return &DocumentError{Pos: pos, Err: fmt.Errorf("%w: %s", ErrDecode, msg)}
+	return &DocumentError{Pos: pos, Err: fmt.Errorf("%w: %s", ErrDecode, msg), Unquoted: unquoted}
+}
+
+// valueNodeAt returns the node at path under root, nil when there is none.
+func valueNodeAt(root *yaml.Node, path []string) *yaml.Node {
+	n := root
+	for _, elem := range path {
+		n = deref(n)
+		switch n.Kind {
+		case yaml.MappingNode:
+			_, n = findKey(n, elem)
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(elem)
+			if err != nil || idx < 0 || idx >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[idx]
+		default:
+			return nil
+		}
+		if n == nil {
+			return nil
+		}
+	}
+	return n
 }
 
 // article returns "a Kind" or "an Kind".

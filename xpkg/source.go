@@ -129,11 +129,11 @@ func openPackageDir(ctx context.Context, root string, c *openConfig) (*Package, 
 			return nil, fmt.Errorf("xpkg: reading %s: %w", ExamplesDir, err)
 		}
 		ex.Errors = append(ex.Errors, bad...)
-		for _, o := range ex.Meta {
+		for _, o := range append(append([]*parser.Object(nil), ex.Meta...), ex.Objects...) {
 			o.Pos.File = filepath.ToSlash(filepath.Join(ExamplesDir, o.Pos.File))
-		}
-		for _, o := range ex.Objects {
-			o.Pos.File = filepath.ToSlash(filepath.Join(ExamplesDir, o.Pos.File))
+			for i := range o.DuplicateKeys {
+				o.DuplicateKeys[i].Pos.File = o.Pos.File
+			}
 		}
 		for _, e := range ex.Errors {
 			e.Pos.File = filepath.ToSlash(filepath.Join(ExamplesDir, e.Pos.File))

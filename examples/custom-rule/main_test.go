@@ -2,9 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/checker"
 )
+
+// run runs the program's checker.
+func run(args []string, stdout, stderr io.Writer) int {
+	c := checker.New(checker.WithRules(OwnerRule()), checker.WithName("custom-rule"))
+	return c.Run(context.Background(), args, nil, stdout, stderr)
+}
 
 func TestRun(t *testing.T) {
 	t.Parallel()
@@ -21,18 +31,22 @@ func TestRun(t *testing.T) {
 			code: 1,
 			want: []string{
 				"apis/xnetworks.yaml:3:1: error ORG001 xrd-owner: XRD xnetworks.example.org has no docs.example.org/owner annotation: name the team that owns it",
-				"testdata/configuration: 1 errors",
+				"1 source: 1 error",
 			},
 			notWant: []string{"xbuckets"},
 		},
 		{
 			name:    "provider: the rule does not apply, the built-in rules run",
 			args:    []string{"../../xpkg/testdata/build/provider-example"},
-			want:    []string{"0 errors"},
+			want:    []string{"no problems"},
 			notWant: []string{"ORG001"},
 		},
-		{name: "no source", code: 2, want: []string{"usage: custom-rule"}},
-		{name: "unreadable source", args: []string{"testdata/missing"}, code: 2, want: []string{"custom-rule: xpkg: testdata/missing"}},
+		{name: "no source", code: 2, want: []string{"custom-rule: no SOURCE given (see custom-rule --help)"}},
+		{name: "unreadable source", args: []string{"testdata/missing"}, code: 2, want: []string{"custom-rule: testdata/missing: no such file or directory"}},
+		{name: "the rule is listed", args: []string{"--list-rules"}, want: []string{"ORG001  xrd-owner"}},
+		{name: "the rule is explained", args: []string{"--explain", "xrd-owner"}, want: []string{"ORG001 xrd-owner: Every XRD names its owner"}},
+		{name: "the rule is regraded", args: []string{"--severity", "ORG001=warning", "testdata/configuration"}, want: []string{"warning ORG001"}},
+		{name: "the rule is disabled", args: []string{"--disable", "ORG001", "testdata/configuration"}, notWant: []string{"ORG001"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,7 +15,7 @@
 // error, one line each; the exit status is 1 when one is an error, 2 when
 // the graph cannot be resolved at all.
 //
-//	go run ./examples/deps-lock --from examples/xpkg-lint/testdata/deps/registry examples/xpkg-lint/testdata/deps/root
+//	go run ./examples/deps-lock --from linter/checker/testdata/deps/registry linter/checker/testdata/deps/root
 package main
 
 import (

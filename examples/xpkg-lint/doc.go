@@ -19,27 +19,42 @@
 // code scanning) or GitHub Actions annotations (-o github). Standard input
 // is named "<stdin>" in every format.
 //
-// JSON is an array of findings in linter.Diagnostic's JSON encoding,
-// described by linter/diagnostic.schema.json: "rule", "name", "severity",
-// "message", "source", "file", "document", "line", "column", and "field",
-// "object" when they apply; [] when there is nothing. A source that cannot
-// be read or linted is one finding of rule XP000 source-unreadable,
-// severity error, line 0, whose message says why (the exit status is still
-// 2). Findings an annotation silenced (lint.xpkgkit.dev/ignore: "XP205:
-// reason") are carried with "suppressed": {"reason": ...} and count for
-// nothing; SARIF carries them with "suppressions". For an image, "source"
-// is the image and "file" the file inside it (package.yaml); SARIF lists the
-// image as an artifact and the file as an artifact nested in it, and -o
-// github annotates the image, the message starting with the file's
-// position. Rules are turned off with
+// JSON is one object, described by linter/diagnostic.schema.json (its
+// "report" definition): "diagnostics", the findings that count, each in
+// linter.Diagnostic's JSON encoding ("rule", "name", "severity", "message",
+// "source", "file", "document", "line", "column", and "field", "object"
+// when they apply); "suppressed", the findings an annotation silenced
+// (lint.xpkgkit.dev/ignore: "XP205: reason"), each with "suppressed":
+// {"reason": ...}; "baselined", those the baseline holds; and "summary",
+// the counts (sources, unreadable, errors, warnings, info, suppressed,
+// baselined, staleBaseline). A source that cannot be read or linted is one
+// finding of rule XP000 source-unreadable, severity error, line 0, whose
+// message says why (the exit status is still 2). The text and github
+// formats leave suppressed and baselined findings out and say how many
+// there were; SARIF carries suppressed ones with "suppressions". For an
+// image, "source" is the image and "file" the file inside it
+// (package.yaml); SARIF lists the image as an artifact and the file as an
+// artifact nested in it, and -o github annotates the image, the message
+// starting with the file's position. Rules are turned off with
 // --disable and regraded with --severity; --fail-on sets the least severity
 // that fails the run; --explain describes a rule and --list-rules lists
 // them.
 //
 // The exit status is 0 when no diagnostic is at or above --fail-on (error
 // by default), 1 when one is, and 2 when a source cannot be read or linted
-// or the flags are wrong; each unreadable source gets one line on standard
-// error.
+// (with --deps: when a dependency cannot be read for a reason that says
+// nothing about it, such as a network or registry failure) or the flags are
+// wrong; each unreadable source gets one line on standard error.
+//
+// A repository configures it in .xpkg-lint.yaml (found from each source
+// upward, or --config FILE; keys named like the flags: ignore, disable,
+// severity, fail-on, crossplane-version, deps-from). --baseline FILE
+// accepts the findings FILE holds (writing it when absent), so that only
+// new ones fail the run. --fix applies the rules' suggested fixes to a
+// package directory in place, --diff prints them as a unified diff.
+//
+// It is package linter/checker with the built-in rules: a program of one
+// line. --version prints the module's version from the build info.
 //
 // Run it on the package shipped in the repository:
 //

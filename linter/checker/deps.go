@@ -1,0 +1,283 @@
+package checker
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+)
+
+// depsConfig is what the dependency graph flags ask for.
+type depsConfig struct {
+	enabled bool
+	from    []string // --deps-from: directories laid out like references
+	cache   []string // --deps-cache: Crossplane package cache directories
+	offline bool
+	// registry reads dependencies from registries, after the local
+	// sources; nil with --offline.
+	registry *remote.Client
+}
+
+// depsFlags holds the raw values of the dependency graph flags.
+type depsFlags struct {
+	enabled, offline bool
+	from, cache      listFlag
+	remote           *remoteFlags // the registry flags (remote.go)
+}
+
+func (f *depsFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.enabled, "deps", false, "resolve and lint the dependency graph")
+	fs.Var(&f.from, "deps-from", "local source of dependencies")
+	fs.Var(&f.cache, "deps-cache", "Crossplane package cache directory")
+}
+
+// apply checks the values and returns the configuration.
+func (f *depsFlags) apply() (depsConfig, error) {
+	c := depsConfig{enabled: f.enabled, from: f.from, cache: f.cache, offline: f.offline}
+	if !c.enabled && (len(c.from) > 0 || len(c.cache) > 0) {
+		return c, errors.New("--deps-from and --deps-cache need --deps")
+	}
+	for _, d := range append(append([]string(nil), c.from...), c.cache...) {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return c, fmt.Errorf("--deps-from/--deps-cache: %q is not a directory", d)
+		}
+	}
+	if !c.enabled {
+		return c, nil
+	}
+	if c.offline {
+		// A local source may also come from the configuration
+		// (deps-from): config.forSource checks there is one.
+		return c, nil
+	}
+	if f.remote != nil {
+		client, err := f.remote.client()
+		if err != nil {
+			return c, err
+		}
+		c.registry = client
+	}
+	return c, nil
+}
+
+// errNoLocalSource is the error of --deps --offline without a local source.
+var errNoLocalSource = errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR (or deps-from in the configuration) or --deps-cache DIR")
+
+// isGraphRule reports whether id is the ID of a graph rule (XP6xx), which
+// the package linter does not know.
+func isGraphRule(id string) bool {
+	for _, r := range deps.Rules() {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// packageRules returns the IDs of ids that are not graph rules.
+func packageRules(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !isGraphRule(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// rootMark prefixes the files of the root package's summary, so that the
+// graph's diagnostics about the root are told from those about a
+// dependency (whose files begin with the dependency's reference).
+const rootMark = "\x00root"
+
+// lintGraph resolves the dependency graph of p and lints it. It returns
+// the graph's diagnostics, with the root's files displayed as the linter's
+// are, and, for the text format, the graph drawn as a tree.
+func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagnostic, string, error) {
+	root, err := deps.Summarize(ctx, p.Package, rootMark)
+	if err != nil {
+		return nil, "", err
+	}
+	if root.MetaName == "" {
+		return nil, "", nil // no single meta object: the linter says so
+	}
+	if p.SourceKind == xpkg.SourceRegistry {
+		// A package pulled by reference is a node of its own graph: a
+		// dependency back on it is a cycle.
+		if r, err := xpkg.ParseReference(p.Source); err == nil {
+			if name, err := deps.CanonicalName(r.Name()); err == nil {
+				root.Name, root.Version = name, r.Tag
+				if r.Digest != "" {
+					root.Version = r.Digest
+				}
+			}
+		}
+	}
+	var srcs []deps.Source
+	var limits xpkg.Limits
+	if c.limits != nil {
+		limits = *c.limits
+	}
+	for _, d := range c.deps.from {
+		srcs = append(srcs, deps.NewDirSource(d, limits))
+	}
+	for _, d := range c.deps.cache {
+		srcs = append(srcs, deps.NewCacheSource(d, limits))
+	}
+	if c.deps.registry != nil {
+		srcs = append(srcs, deps.NewRegistrySource(c.deps.registry, limits))
+	}
+	src := &watchedSource{Source: deps.Sources(srcs...)}
+	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)
+	if err != nil {
+		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+	}
+	if err := src.err(); err != nil {
+		// A network or registry failure is no verdict on the package:
+		// the source is unreadable (exit 2), with the cause.
+		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+	}
+	var opts []deps.LintOption
+	if c.xpVersion != "" {
+		opts = append(opts, deps.WithCrossplaneVersion(c.xpVersion))
+	}
+	opts = append(opts, deps.WithDisabled(c.disabled...))
+	for id, sev := range c.severities {
+		opts = append(opts, deps.WithSeverity(id, sev))
+	}
+	ds, err := g.Lint(ctx, opts...)
+	if err != nil {
+		return nil, "", err
+	}
+	perNode := verdicts(g, ds)
+	// Messages name positions too (a conflict lists every constraint):
+	// the root's files are shown as its diagnostics show them.
+	rootDir := ""
+	if (p.SourceKind == xpkg.SourceDirectory || p.SourceKind == xpkg.SourcePackageYAML) && p.Root != "" {
+		rootDir = p.Root + string(filepath.Separator)
+	}
+	for i := range ds {
+		if f, ok := strings.CutPrefix(ds[i].Pos.File, rootMark); ok {
+			ds[i].Pos.File = displayFile(p, linter.Diagnostic{Pos: posWithFile(ds[i], strings.TrimPrefix(f, "/"))})
+		}
+		ds[i].Message = strings.ReplaceAll(ds[i].Message, rootMark+"/", rootDir)
+	}
+	tree := ""
+	if c.format == report.FormatText {
+		var b strings.Builder
+		drawTree(&b, g, perNode)
+		tree = b.String()
+	}
+	return ds, tree, nil
+}
+
+func posWithFile(d linter.Diagnostic, file string) parser.Position {
+	p := d.Pos
+	p.File = file
+	return p
+}
+
+// verdicts counts the diagnostics of each package of the graph.
+func verdicts(g *deps.Graph, ds []linter.Diagnostic) map[*deps.Node]*report.Counts {
+	m := map[*deps.Node]*report.Counts{}
+	for _, d := range ds {
+		n := g.NodeOf(d.Pos)
+		if m[n] == nil {
+			m[n] = &report.Counts{}
+		}
+		m[n].Add([]linter.Diagnostic{d})
+	}
+	return m
+}
+
+// maxTreeLines bounds the tree drawn for one graph, and maxTreeDepth its
+// depth (so its indentation: a chain of 2,000 packages drawn whole would
+// indent its last lines by 8,000 columns).
+const (
+	maxTreeLines = 5000
+	maxTreeDepth = 32
+)
+
+// drawTree draws the graph from its root, each package once: a package
+// met again is marked "(see above)", one on the current path "(cycle)".
+func drawTree(w io.Writer, g *deps.Graph, counts map[*deps.Node]*report.Counts) {
+	verdict := func(n *deps.Node) string {
+		switch {
+		case n.Package == nil && n.Err != nil:
+			return "cannot be fetched"
+		case n.Package == nil:
+			return "unresolved"
+		}
+		if c := counts[n]; c != nil {
+			return c.String()
+		}
+		return "ok"
+	}
+	kind := func(n *deps.Node) string {
+		if n.Package != nil && n.Package.Kind != "" {
+			return " (" + string(n.Package.Kind) + ")"
+		}
+		return ""
+	}
+	fmt.Fprintf(w, "dependency graph of %s%s: %s\n", g.Root.Label(), kind(g.Root), verdict(g.Root))
+	lines := 0
+	shown := map[*deps.Node]bool{g.Root: true}
+	onPath := map[*deps.Node]bool{g.Root: true}
+	var walk func(n *deps.Node, indent string, depth int)
+	walk = func(n *deps.Node, indent string, depth int) {
+		if depth >= maxTreeDepth && len(n.Edges) > 0 {
+			if lines++; lines <= maxTreeLines {
+				fmt.Fprintf(w, "%s└── … (%d dependencies deeper than %d levels not drawn)\n", indent, len(n.Edges), maxTreeDepth)
+			}
+			return
+		}
+		for i, e := range n.Edges {
+			if lines++; lines > maxTreeLines {
+				if lines == maxTreeLines+1 {
+					fmt.Fprintf(w, "%s…\n", indent)
+				}
+				return
+			}
+			branch, next := "├── ", "│   "
+			if i == len(n.Edges)-1 {
+				branch, next = "└── ", "    "
+			}
+			label := safetext.Token(e.Dep.Package) + " " + safetext.Token(e.Dep.Constraint)
+			switch {
+			case e.To == nil:
+				fmt.Fprintf(w, "%s%s%s: unresolved\n", indent, branch, label)
+				continue
+			case e.Unresolved != "":
+				fmt.Fprintf(w, "%s%s%s: unresolved\n", indent, branch, label)
+				continue
+			}
+			t := e.To
+			name := t.Label() + kind(t)
+			switch {
+			case onPath[t]:
+				fmt.Fprintf(w, "%s%s%s (cycle)\n", indent, branch, name)
+			case shown[t]:
+				fmt.Fprintf(w, "%s%s%s (see above)\n", indent, branch, name)
+			default:
+				shown[t] = true
+				fmt.Fprintf(w, "%s%s%s: %s\n", indent, branch, name, verdict(t))
+				onPath[t] = true
+				walk(t, indent+next, depth+1)
+				onPath[t] = false
+			}
+		}
+	}
+	walk(g.Root, "", 0)
+}

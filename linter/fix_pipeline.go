@@ -1,0 +1,267 @@
+package linter
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// pipelineFix returns the fix of XP410: the Composition's spec rewritten
+// in mode Pipeline, its resources, patch sets and environment patches moved
+// into one function-patch-and-transform step, as crossplane beta convert
+// pipeline-composition did (crossplane CLI before v2,
+// cmd/crossplane/beta/convert/pipelinecomposition, convertPnTToPipeline):
+// patches get their default type, mergeOptions become a toFieldPath
+// policy, transforms and connection details get their now required types,
+// and unnamed resources are named resource-N. The spec is written anew
+// (keys sorted, its comments dropped); the rest of the document and of the
+// file is kept as written. nil when the spec cannot be located or decoded.
+func pipelineFix(p *Pass, o *parser.Object) *SuggestedFix {
+	if p.atCap() {
+		return nil // the diagnostic is only counted
+	}
+	u, err := o.Unstructured()
+	if err != nil {
+		return nil
+	}
+	spec, ok := u.Object["spec"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	spec = convertToPipeline(spec)
+	out, err := yaml.Marshal(spec)
+	if err != nil {
+		return nil
+	}
+	raw := o.Raw()
+	base := o.RawOffset()
+	loc, err := o.FieldLocator() // one parse for every key's position
+	if err != nil {
+		return nil
+	}
+	pos, err := loc.FieldPosition("spec")
+	if raw == nil || err != nil || pos.Column != 1 || pos.Offset < base || pos.Offset-base >= int64(len(raw)) {
+		return nil
+	}
+	// The spec block ends at the next top-level key, or the document's end.
+	end := base + int64(len(raw))
+	for k := range o.Outline() {
+		if k == "spec" {
+			continue
+		}
+		if kp, err := loc.FieldPosition(k); err == nil && kp.Column == 1 && kp.Offset > pos.Offset && kp.Offset < end {
+			end = kp.Offset
+		}
+	}
+	var b strings.Builder
+	b.WriteString("spec:\n")
+	for _, line := range strings.SplitAfter(strings.TrimSuffix(string(out), "\n"), "\n") {
+		b.WriteString("  ")
+		b.WriteString(line)
+	}
+	b.WriteString("\n")
+	return &SuggestedFix{
+		Message:   "convert to a function-patch-and-transform pipeline",
+		TextEdits: []TextEdit{{File: o.Pos.File, Offset: pos.Offset, End: end, NewText: b.String()}},
+	}
+}
+
+// convertToPipeline converts a Resources-mode Composition spec.
+func convertToPipeline(spec map[string]any) map[string]any {
+	out := make(map[string]any, len(spec)+1)
+	for k, v := range spec {
+		out[k] = v
+	}
+	input := map[string]any{"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources"}
+	if env, ok := out["environment"].(map[string]any); ok {
+		if patches, ok := env["patches"].([]any); ok {
+			input["environment"] = map[string]any{"patches": migratePatches(patches)}
+		}
+		rest := map[string]any{}
+		for k, v := range env {
+			if k != "patches" {
+				rest[k] = v
+			}
+		}
+		if len(rest) == 0 {
+			delete(out, "environment")
+		} else {
+			out["environment"] = rest
+		}
+	}
+	if sets, ok := out["patchSets"].([]any); ok {
+		var ps []any
+		for _, s := range sets {
+			if sm, ok := s.(map[string]any); ok {
+				sm = clone(sm)
+				if patches, ok := sm["patches"].([]any); ok {
+					sm["patches"] = migratePatches(patches)
+				}
+				ps = append(ps, sm)
+			} else {
+				ps = append(ps, s)
+			}
+		}
+		input["patchSets"] = ps
+		delete(out, "patchSets")
+	}
+	if res, ok := out["resources"].([]any); ok {
+		var rs []any
+		for i, r := range res {
+			rm, ok := r.(map[string]any)
+			if !ok {
+				rs = append(rs, r)
+				continue
+			}
+			rm = clone(rm)
+			if _, ok := rm["name"]; !ok {
+				rm["name"] = fmt.Sprintf("resource-%d", i)
+			}
+			if cds, ok := rm["connectionDetails"].([]any); ok {
+				rm["connectionDetails"] = migrateConnectionDetails(cds)
+			}
+			if patches, ok := rm["patches"].([]any); ok {
+				rm["patches"] = migratePatches(patches)
+			}
+			rs = append(rs, rm)
+		}
+		input["resources"] = rs
+	}
+	delete(out, "resources")
+	out["mode"] = "Pipeline"
+	out["pipeline"] = []any{map[string]any{
+		"step":        "patch-and-transform",
+		"functionRef": map[string]any{"name": "function-patch-and-transform"},
+		"input":       input,
+	}}
+	return out
+}
+
+func clone(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// migratePatches gives each patch its default type, its mergeOptions as a
+// toFieldPath policy, and its transforms their required types.
+func migratePatches(patches []any) []any {
+	out := make([]any, 0, len(patches))
+	for _, p := range patches {
+		pm, ok := p.(map[string]any)
+		if !ok {
+			out = append(out, p)
+			continue
+		}
+		pm = clone(pm)
+		if _, ok := pm["type"]; !ok {
+			pm["type"] = "FromCompositeFieldPath"
+		}
+		if pol, ok := pm["policy"].(map[string]any); ok {
+			pol = clone(pol)
+			if mo, ok := pol["mergeOptions"].(map[string]any); ok {
+				keep, _ := mo["keepMapValues"].(bool)
+				appendSlice, _ := mo["appendSlice"].(bool)
+				switch {
+				case keep && !appendSlice:
+					pol["toFieldPath"] = "MergeObjects"
+				case keep:
+					pol["toFieldPath"] = "MergeObjectsAppendArrays"
+				case appendSlice:
+					pol["toFieldPath"] = "ForceMergeObjectsAppendArrays"
+				default:
+					pol["toFieldPath"] = "ForceMergeObjects"
+				}
+			}
+			delete(pol, "mergeOptions")
+			pm["policy"] = pol
+		}
+		if ts, ok := pm["transforms"].([]any); ok {
+			pm["transforms"] = migrateTransforms(ts)
+		}
+		out = append(out, pm)
+	}
+	return out
+}
+
+// migrateTransforms sets the transform and math/string types the function
+// requires and the built-in engine inferred.
+func migrateTransforms(ts []any) []any {
+	out := make([]any, 0, len(ts))
+	for _, t := range ts {
+		tm, ok := t.(map[string]any)
+		if !ok {
+			out = append(out, t)
+			continue
+		}
+		tm = clone(tm)
+		if _, ok := tm["type"]; !ok {
+			if _, ok := tm["math"]; ok {
+				tm["type"] = "math"
+			}
+			if _, ok := tm["string"]; ok {
+				tm["type"] = "string"
+			}
+		}
+		if m, ok := tm["math"].(map[string]any); ok && tm["type"] == "math" {
+			if _, ok := m["type"]; !ok {
+				m = clone(m)
+				for _, k := range []string{"clampMin", "clampMax", "multiply"} {
+					if _, ok := m[k]; ok {
+						m["type"] = strings.ToUpper(k[:1]) + k[1:]
+						break
+					}
+				}
+				tm["math"] = m
+			}
+		}
+		if s, ok := tm["string"].(map[string]any); ok && tm["type"] == "string" {
+			if _, ok := s["type"]; !ok {
+				s = clone(s)
+				for _, k := range []string{"fmt", "convert", "regexp"} {
+					if _, ok := s[k]; ok {
+						s["type"] = map[string]string{"fmt": "Format", "convert": "Convert", "regexp": "Regexp"}[k]
+						break
+					}
+				}
+				tm["string"] = s
+			}
+		}
+		out = append(out, tm)
+	}
+	return out
+}
+
+// migrateConnectionDetails sets the type every connection detail now
+// requires, and the name of one read from a connection secret key.
+func migrateConnectionDetails(cds []any) []any {
+	out := make([]any, 0, len(cds))
+	for _, c := range cds {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		cm = clone(cm)
+		if _, ok := cm["type"]; !ok {
+			switch {
+			case cm["value"] != nil:
+				cm["type"] = "FromValue"
+			case cm["fromFieldPath"] != nil:
+				cm["type"] = "FromFieldPath"
+			case cm["fromConnectionSecretKey"] != nil:
+				cm["type"] = "FromConnectionSecretKey"
+			}
+		}
+		if _, ok := cm["name"]; !ok && cm["type"] == "FromConnectionSecretKey" {
+			cm["name"] = cm["fromConnectionSecretKey"]
+		}
+		out = append(out, cm)
+	}
+	return out
+}

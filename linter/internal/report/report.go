@@ -1,0 +1,273 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/linter"
+)
+
+// Format names an output format.
+type Format string
+
+// The output formats.
+const (
+	// FormatText is for people: "file:line:col: severity ID name: message"
+	// lines grouped by source, and a summary line.
+	FormatText Format = "text"
+	// FormatJSON is a JSON array with one object per diagnostic.
+	FormatJSON Format = "json"
+	// FormatSARIF is a SARIF 2.1.0 log with one run, the rule catalog and
+	// one result per diagnostic.
+	FormatSARIF Format = "sarif"
+	// FormatGitHub is GitHub Actions workflow commands (::error, ::warning,
+	// ::notice), one per diagnostic.
+	FormatGitHub Format = "github"
+)
+
+// Formats returns every format, in the order usage lists them.
+func Formats() []Format {
+	return []Format{FormatText, FormatJSON, FormatSARIF, FormatGitHub}
+}
+
+// ParseFormat returns the format named s.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats() {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, 0, len(Formats()))
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	return "", fmt.Errorf("unknown output format %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// Source is what was found in one source given to the checker.
+type Source struct {
+	// Name is the source as given on the command line (StdinName for
+	// standard input).
+	Name string
+	// Kind says what the source was found to be ("directory", "xpkg", ...);
+	// empty when it could not be read.
+	Kind string
+	// Image is true when the source is an image: its diagnostics' Pos.File
+	// is a file inside it (package.yaml), which reports name together with
+	// the image.
+	Image bool
+	// Diagnostics are the source's diagnostics, sorted. Their Pos.File is
+	// the name to show: a path the user can open for a directory or a
+	// package.yaml file, the file inside the image for an image.
+	// Image-level diagnostics have Line 0.
+	Diagnostics []linter.Diagnostic
+	// Suppressed are the diagnostics an annotation silenced, each with its
+	// Suppression (the reason): JSON and SARIF carry them as suppressed;
+	// the text and github formats leave them out and count them.
+	Suppressed []linter.Diagnostic
+	// Baselined are the diagnostics the baseline (--baseline) holds: they
+	// count for nothing. JSON carries them apart, SARIF with baselineState
+	// "unchanged"; the text and github formats leave them out and count
+	// them.
+	Baselined []linter.Diagnostic
+	// Err is why the source could not be read or linted; nil when it was.
+	// A source with an error has no diagnostics.
+	Err error
+}
+
+// StdinName is how reports name standard input (SOURCE "-"), as
+// xpkg.OpenReader names an unnamed reader.
+const StdinName = "<stdin>"
+
+// Unreadable source: the rule ID, name and severity of the finding that the
+// JSON format writes for a source that could not be read or linted, so that
+// the output stays an array of findings. Its message says why; its line is 0.
+const (
+	UnreadableRuleID   = "XP000"
+	UnreadableRuleName = "source-unreadable"
+)
+
+// UnreadableDiagnostic returns the finding that stands for a source that
+// could not be read or linted.
+func UnreadableDiagnostic(s *Source) linter.Diagnostic {
+	d := linter.Diagnostic{
+		RuleID: UnreadableRuleID, RuleName: UnreadableRuleName, Severity: linter.SeverityError,
+		Source: s.Name,
+	}
+	d.Pos.File = s.Name
+	if s.Err != nil {
+		d.Message = s.Err.Error()
+	}
+	return d
+}
+
+// Options configure a Writer.
+type Options struct {
+	// Color makes the text format colour severities with ANSI escapes.
+	Color bool
+	// Rules is the rule catalog SARIF lists in tool.driver.rules and that
+	// results point into. Results of rules not in it carry only a ruleId.
+	Rules []*linter.Rule
+	// Disabled lists the IDs of the rules turned off for this run; SARIF
+	// records them as configuration overrides.
+	Disabled []string
+	// Severities maps rule IDs to the severity they were regraded to;
+	// SARIF records them as configuration overrides.
+	Severities map[string]linter.Severity
+	// ToolVersion is the version SARIF gives the tool; empty for none.
+	ToolVersion string
+	// ToolName is the name SARIF gives the tool; empty for ToolName.
+	ToolName string
+	// Baseline says a baseline is in use: SARIF results carry a
+	// baselineState, "new" or "unchanged" (for Source.Baselined).
+	Baseline bool
+}
+
+// Writer writes a report: Source once for each source, in the order they
+// were given, then Close.
+type Writer interface {
+	// Source adds one source's diagnostics (or its error) to the report.
+	Source(s *Source) error
+	// Close finishes the report: the summary line, or the rest of the
+	// document, with stale baseline entries counted (the entries of the
+	// baseline that no finding matched; 0 without a baseline). It does not
+	// close the underlying io.Writer.
+	Close(stale int) error
+}
+
+// Summary tallies a whole report: what the summary line says, and the
+// JSON format's "summary" object.
+type Summary struct {
+	// Sources counts the sources, Unreadable those that could not be read
+	// or linted.
+	Sources    int `json:"sources"`
+	Unreadable int `json:"unreadable"`
+	// Errors, Warnings and Info count the findings that count, by severity.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Info     int `json:"info"`
+	// Suppressed counts the findings an annotation silenced; Baselined
+	// those the baseline holds.
+	Suppressed int `json:"suppressed"`
+	Baselined  int `json:"baselined"`
+	// StaleBaseline counts the baseline's entries that no finding matched
+	// (fixed, or moved out of what the key names).
+	StaleBaseline int `json:"staleBaseline"`
+}
+
+// Add counts one source.
+func (s *Summary) Add(src *Source) {
+	s.Sources++
+	if src.Err != nil {
+		s.Unreadable++
+		return
+	}
+	var c Counts
+	c.Add(src.Diagnostics)
+	s.Errors += c.Errors
+	s.Warnings += c.Warnings
+	s.Info += c.Infos
+	s.Suppressed += len(src.Suppressed)
+	s.Baselined += len(src.Baselined)
+}
+
+// Line returns the summary line: "2 sources: 1 error, 0 warnings, 0
+// info", then the unreadable sources, the suppressed and baselined
+// findings and the stale baseline entries, each when there are any.
+func (s Summary) Line() string {
+	line := plural(s.Sources, "source") + ": " + Counts{Errors: s.Errors, Warnings: s.Warnings, Infos: s.Info}.String()
+	if s.Unreadable > 0 {
+		line += ", " + plural(s.Unreadable, "unreadable source")
+	}
+	var more []string
+	if s.Suppressed > 0 {
+		more = append(more, fmt.Sprintf("%d suppressed by annotation", s.Suppressed))
+	}
+	if s.Baselined > 0 {
+		more = append(more, fmt.Sprintf("%d in the baseline", s.Baselined))
+	}
+	if s.StaleBaseline > 0 {
+		more = append(more, plural(s.StaleBaseline, "baseline entry")+" no longer "+map[bool]string{true: "matches", false: "match"}[s.StaleBaseline == 1])
+	}
+	if len(more) > 0 {
+		line += "; " + strings.Join(more, ", ")
+	}
+	return line
+}
+
+// New returns a Writer of format f writing to w.
+func New(f Format, w io.Writer, opts Options) (Writer, error) {
+	switch f {
+	case FormatText:
+		return &textWriter{w: errWriter{w: w}, color: opts.Color}, nil
+	case FormatJSON:
+		return &jsonWriter{w: w}, nil
+	case FormatSARIF:
+		return newSARIFWriter(w, opts), nil
+	case FormatGitHub:
+		return &githubWriter{w: errWriter{w: w}, name: cmp.Or(opts.ToolName, ToolName)}, nil
+	}
+	_, err := ParseFormat(string(f))
+	return nil, err
+}
+
+// Counts tallies diagnostics by severity.
+type Counts struct {
+	Errors, Warnings, Infos int
+}
+
+// Add counts ds.
+func (c *Counts) Add(ds []linter.Diagnostic) {
+	for _, d := range ds {
+		switch d.Severity {
+		case linter.SeverityError:
+			c.Errors++
+		case linter.SeverityWarning:
+			c.Warnings++
+		default:
+			c.Infos++
+		}
+	}
+}
+
+// String returns e.g. "2 errors, 1 warning, 0 info".
+func (c Counts) String() string {
+	return fmt.Sprintf("%s, %s, %d info", plural(c.Errors, "error"), plural(c.Warnings, "warning"), c.Infos)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "ry") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(word, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Position formats where d is, as linter.Diagnostic.Where does:
+// "file:line:col", "file:line" when there is no column, and "file" for an
+// image-level diagnostic (line 0); the file is escaped (a package
+// directory's file names are the package's data).
+func Position(d linter.Diagnostic) string {
+	d.Pos.File = safetext.Escape(d.Pos.File)
+	d.Source = safetext.Escape(d.Source)
+	return d.Where()
+}
+
+// errWriter remembers the first write error, so that formatters can write
+// freely and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	_, e.err = fmt.Fprintf(e.w, format, args...)
+}

@@ -1,0 +1,216 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+func diag(id string, sev linter.Severity, file string, line, col int, msg string) linter.Diagnostic {
+	return linter.Diagnostic{RuleID: id, RuleName: "rule-" + strings.ToLower(id), Severity: sev, Message: msg,
+		Pos: parser.Position{File: file, Line: line, Column: col}}
+}
+
+func TestGitHubCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		source *Source
+		d      linter.Diagnostic
+		want   string
+	}{
+		{"error", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "a/b.yaml", 3, 5, "bad"),
+			"::error file=a/b.yaml,line=3,col=5,title=XP1 rule-xp1::bad"},
+		{"warning without column", &Source{Name: "pkg"}, diag("XP2", linter.SeverityWarning, "b.yaml", 7, 0, "w"),
+			"::warning file=b.yaml,line=7,title=XP2 rule-xp2::w"},
+		{"info is a notice", &Source{Name: "pkg"}, diag("XP3", linter.SeverityInfo, "c.yaml", 1, 1, "i"),
+			"::notice file=c.yaml,line=1,col=1,title=XP3 rule-xp3::i"},
+		{"escaped message", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "a.yaml", 1, 1, "100% wrong\r\nnext: line, here"),
+			"::error file=a.yaml,line=1,col=1,title=XP1 rule-xp1::100%25 wrong%0D%0Anext: line, here"},
+		{"escaped properties", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "dir,x/a:b%.yaml", 1, 1, "m"),
+			"::error file=dir%2Cx/a%3Ab%25.yaml,line=1,col=1,title=XP1 rule-xp1::m"},
+		{"image level", &Source{Name: "p.xpkg", Image: true}, diag("XP501", linter.SeverityError, "sha256:abc", 0, 0, "two bases"),
+			"::error file=p.xpkg,title=XP501 rule-xp501::two bases"},
+		{"image level on stdin", &Source{Name: StdinName, Image: true}, diag("XP501", linter.SeverityError, "sha256:abc", 0, 0, "two bases"),
+			"::error title=XP501 rule-xp501::two bases"},
+		{"inside an image", &Source{Name: "dist/p.xpkg", Image: true}, diag("XP1", linter.SeverityError, "package.yaml", 12, 3, "bad"),
+			"::error file=dist/p.xpkg,title=XP1 rule-xp1::package.yaml:12:3: bad"},
+		{"inside an image on stdin", &Source{Name: StdinName, Image: true}, diag("XP1", linter.SeverityError, "package.yaml", 12, 3, "bad"),
+			"::error title=XP1 rule-xp1::package.yaml:12:3: bad"},
+	}
+	for _, tt := range tests {
+		if got := GitHubCommand(tt.source, tt.d); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	sources := []*Source{
+		{Name: "a", Kind: "directory", Diagnostics: []linter.Diagnostic{
+			diag("XP1", linter.SeverityError, "a/x.yaml", 2, 3, "e"),
+			diag("XP2", linter.SeverityWarning, "a/x.yaml", 4, 0, "w"),
+			diag("XP3", linter.SeverityInfo, "sha256:abc", 0, 0, "i"),
+		}},
+		{Name: "gone", Err: errors.New("no such file")},
+		{Name: "b", Kind: "xpkg"},
+	}
+	tests := []struct {
+		name  string
+		color bool
+		want  string
+	}{
+		{"plain", false, "a (directory): 1 error, 1 warning, 1 info\n" +
+			"a/x.yaml:2:3: error XP1 rule-xp1: e\n" +
+			"a/x.yaml:4: warning XP2 rule-xp2: w\n" +
+			"sha256:abc: info XP3 rule-xp3: i\n" +
+			"\n" +
+			"b (xpkg): no problems\n" +
+			"\n" +
+			"3 sources: 1 error, 1 warning, 1 info, 1 unreadable source\n"},
+		{"colour", true, "\x1b[1ma (directory)\x1b[0m: 1 error, 1 warning, 1 info\n" +
+			"a/x.yaml:2:3: \x1b[1;31merror\x1b[0m XP1 rule-xp1: e\n" +
+			"a/x.yaml:4: \x1b[1;33mwarning\x1b[0m XP2 rule-xp2: w\n" +
+			"sha256:abc: \x1b[1;36minfo\x1b[0m XP3 rule-xp3: i\n" +
+			"\n" +
+			"\x1b[1mb (xpkg)\x1b[0m: no problems\n" +
+			"\n" +
+			"\x1b[1m3 sources: 1 error, 1 warning, 1 info, 1 unreadable source\x1b[0m\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		w, err := New(FormatText, &buf, Options{Color: tt.color})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sources {
+			if err := w.Source(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(0); err != nil {
+			t.Fatal(err)
+		}
+		if got := buf.String(); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestJSONEmpty(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w, _ := New(FormatJSON, &buf, Options{})
+	w.Source(&Source{Name: "clean"})
+	if err := w.Close(0); err != nil {
+		t.Fatal(err)
+	}
+	var rep JSONReport
+	if err := json.Unmarshal(buf.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{`"diagnostics": []`, `"suppressed": []`, `"baselined": []`} {
+		if !strings.Contains(buf.String(), l) {
+			t.Errorf("no diagnostics: %q lacks %s", buf.String(), l)
+		}
+	}
+	if rep.Summary != (Summary{Sources: 1}) {
+		t.Errorf("summary %+v, want one source", rep.Summary)
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    Summary
+		want string
+	}{
+		{Summary{Sources: 1}, "1 source: 0 errors, 0 warnings, 0 info"},
+		{Summary{Sources: 2, Unreadable: 1, Errors: 1, Suppressed: 3}, "2 sources: 1 error, 0 warnings, 0 info, 1 unreadable source; 3 suppressed by annotation"},
+		{Summary{Sources: 1, Warnings: 2, Baselined: 4, StaleBaseline: 1}, "1 source: 0 errors, 2 warnings, 0 info; 4 in the baseline, 1 baseline entry no longer matches"},
+		{Summary{Sources: 1, StaleBaseline: 2}, "1 source: 0 errors, 0 warnings, 0 info; 2 baseline entries no longer match"},
+	} {
+		if got := tc.s.Line(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestSARIFRules(t *testing.T) {
+	t.Parallel()
+	rules := linter.Builtin()
+	var buf bytes.Buffer
+	w, _ := New(FormatSARIF, &buf, Options{Rules: rules})
+	w.Source(&Source{Name: "p", Diagnostics: []linter.Diagnostic{diag("XP201", linter.SeverityError, "p/x.yaml", 1, 1, "m")}})
+	if err := w.Close(0); err != nil {
+		t.Fatal(err)
+	}
+	var log sarifLog
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	got := log.Runs[0].Tool.Driver.Rules
+	if len(got) != len(rules) {
+		t.Fatalf("%d rules, want %d", len(got), len(rules))
+	}
+	for i, r := range rules {
+		g := got[i]
+		if g.ID != r.ID || g.Name != r.Name || g.ShortDescription.Text != r.Title() || g.DefaultConfiguration.Level != Level(r.Severity) || g.FullDescription.Text == "" {
+			t.Errorf("rule %d: %+v does not describe %s", i, g, r)
+		}
+	}
+	res := log.Runs[0].Results[0]
+	if res.RuleIndex == nil || got[*res.RuleIndex].ID != "XP201" {
+		t.Errorf("result's ruleIndex %v does not point at XP201", res.RuleIndex)
+	}
+}
+
+func TestFileURI(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"a/b.yaml":         "a/b.yaml",
+		"dir with space/x": "dir%20with%20space/x",
+		"/abs/p.xpkg":      "file:///abs/p.xpkg",
+		"sha256:abc":       "./sha256:abc",
+		"-":                "-",
+		"":                 "",
+	}
+	for in, want := range tests {
+		if got := FileURI(in); got != want {
+			t.Errorf("FileURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	t.Parallel()
+	for _, f := range Formats() {
+		if got, err := ParseFormat(string(f)); err != nil || got != f {
+			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
+		}
+		if _, err := New(f, &bytes.Buffer{}, Options{}); err != nil {
+			t.Errorf("New(%q): %v", f, err)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Error("ParseFormat(xml): no error")
+	}
+	if _, err := New("xml", &bytes.Buffer{}, Options{}); err == nil {
+		t.Error("New(xml): no error")
+	}
+}
+
+func TestUnwrap(t *testing.T) {
+	t.Parallel()
+	in := "one\ntwo\n\nthree\n  indented\n- item\nfour"
+	want := "one two\n\nthree\n  indented\n- item four"
+	if got := unwrap(in); got != want {
+		t.Errorf("unwrap:\n got %q\nwant %q", got, want)
+	}
+}
