@@ -13,6 +13,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -76,7 +77,7 @@ func (f *depsFlags) apply() (depsConfig, error) {
 // allRules returns every rule the command knows: the linter's built-in
 // rules and the graph rules.
 func allRules() []*linter.Rule {
-	return append(linter.Builtin(), deps.Rules()...)
+	return append(append(linter.Builtin(), deps.Rules()...), apidiff.Rules()...) // against.go
 }
 
 // lookupRule is linter.Lookup over allRules.
@@ -85,7 +86,7 @@ func lookupRule(idOrName string) *linter.Rule {
 		return r
 	}
 	idOrName = strings.TrimSpace(idOrName)
-	for _, r := range deps.Rules() {
+	for _, r := range append(deps.Rules(), apidiff.Rules()...) { // against.go
 		if r.Matches(idOrName) {
 			return r
 		}
@@ -108,7 +109,7 @@ func isGraphRule(id string) bool {
 func packageRules(ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		if !isGraphRule(id) {
+		if !isGraphRule(id) && !isAgainstRule(id) {
 			out = append(out, id)
 		}
 	}

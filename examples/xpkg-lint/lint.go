@@ -120,6 +120,14 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 			list[i].Source = src.Name
 		}
 	}
+	if c.against.source != "" {
+		ds, err := lintAgainst(ctx, c, l, p, source)
+		if err != nil {
+			return outcome{src: unreadable(source, err)}
+		}
+		src.Diagnostics = append(src.Diagnostics, ds...)
+		linter.SortDiagnostics(src.Diagnostics)
+	}
 	var tree string
 	if c.deps.enabled {
 		ds, t, err := lintGraph(ctx, c, p)
@@ -146,7 +154,7 @@ func (c *config) lintOptions() []linter.Option {
 		opts = append(opts, linter.WithDisabled(disabled...))
 	}
 	for id, sev := range c.severities {
-		if !isGraphRule(id) {
+		if !isGraphRule(id) && !isAgainstRule(id) {
 			opts = append(opts, linter.WithSeverity(id, sev))
 		}
 	}
