@@ -36,6 +36,11 @@ func (o *Object) decodeUnstructured() (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	return toUnstructured(root, loc)
+}
+
+// toUnstructured converts a parsed document to its content.
+func toUnstructured(root *yaml.Node, loc locator) (*unstructured.Unstructured, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, loc.errorf(root, "%w: found a %s", ErrNotObject, kindName(root))
 	}
@@ -114,6 +119,13 @@ func (o *Object) FieldLocator() (*FieldLocator, error) {
 		return nil, err
 	}
 	return &FieldLocator{root: root, loc: loc}, nil
+}
+
+// Unstructured returns the object's content, as Object.Unstructured does,
+// from the locator's parse: a caller that needs both the content and the
+// positions of its fields parses the bytes once.
+func (l *FieldLocator) Unstructured() (*unstructured.Unstructured, error) {
+	return toUnstructured(l.root, l.loc)
 }
 
 // FieldPosition is Object.FieldPosition without parsing the object again.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -249,7 +250,7 @@ func definitions(p *parser.Package) []*definition {
 			def.group, _ = get(m, "spec", "group").(string)
 			def.kind, _ = get(m, "spec", "names", "kind").(string)
 		} else {
-			def.load()
+			def.load(nil)
 		}
 		out = append(out, def)
 	}
@@ -257,11 +258,22 @@ func definitions(p *parser.Package) []*definition {
 }
 
 // load decodes the definition's content and reads its names and versions.
-func (d *definition) load() {
+// With locs, one parse serves the content and the positions of its
+// changes (kept in locs).
+func (d *definition) load(locs map[*parser.Object]*parser.FieldLocator) {
 	if d.m != nil {
 		return
 	}
-	u, err := d.obj.Unstructured()
+	var (
+		u   *unstructured.Unstructured
+		err error
+	)
+	if l, lerr := d.obj.FieldLocator(); lerr == nil && locs != nil {
+		locs[d.obj] = l
+		u, err = l.Unstructured()
+	} else {
+		u, err = d.obj.Unstructured()
+	}
 	if err != nil {
 		d.m = map[string]any{}
 		return
@@ -331,6 +343,47 @@ func get(m map[string]any, path ...string) any {
 	return cur
 }
 
+// withoutStatus returns a document's bytes without its top-level status
+// section, which the API does not depend on: crossplane xpkg build writes
+// controller-gen's empty status into the image, a source tree may not
+// have it. Only a block-style top-level "status:" key is recognised; any
+// other form is compared as it is.
+func withoutStatus(raw []byte) []byte {
+	var start int
+	switch {
+	case bytes.HasPrefix(raw, []byte("status:")):
+		start = 0
+	default:
+		i := bytes.Index(raw, []byte("\nstatus:"))
+		if i < 0 {
+			return raw
+		}
+		start = i + 1
+	}
+	// The section ends at the next line that starts in column 0 with
+	// anything but a comment.
+	end := len(raw)
+	for i := bytes.IndexByte(raw[start:], '\n'); i >= 0; {
+		pos := start + i + 1
+		if pos < len(raw) && raw[pos] != ' ' && raw[pos] != '\t' && raw[pos] != '#' && raw[pos] != '\n' && raw[pos] != '-' {
+			end = pos
+			break
+		}
+		next := bytes.IndexByte(raw[pos:], '\n')
+		if next < 0 {
+			break
+		}
+		i = pos - start + next
+	}
+	out := make([]byte, 0, len(raw)-(end-start))
+	return append(append(out, raw[:start]...), raw[end:]...)
+}
+
+// release drops the decoded content (the names stay).
+func (d *definition) release() {
+	d.m, d.versions = map[string]any{}, nil
+}
+
 // conversionWebhook reports whether the definition converts between its
 // versions through a webhook.
 func (d *definition) conversionWebhook() bool {
@@ -361,11 +414,18 @@ func (v *version) canonical() []byte {
 // definition compares two definitions matched by name or kind.
 func (d *differ) definition(o, n *definition) error {
 	d.res.Compared++
-	if ob, nb := o.obj.Raw(), n.obj.Raw(); ob != nil && bytes.Equal(ob, nb) && o.obj.APIVersion == n.obj.APIVersion {
+	if ob, nb := o.obj.Raw(), n.obj.Raw(); ob != nil && bytes.Equal(withoutStatus(ob), withoutStatus(nb)) && o.obj.APIVersion == n.obj.APIVersion {
 		return nil
 	}
-	o.load()
-	n.load()
+	o.load(d.locs)
+	n.load(d.locs)
+	// Memory stays bounded by the largest pair of definitions: their
+	// content and position tables are dropped once they are compared.
+	defer func() {
+		o.release()
+		n.release()
+		clear(d.locs)
+	}()
 	for _, f := range []struct {
 		what     string
 		old, new string

@@ -338,3 +338,20 @@ func markerLine(text, marker string) int {
 	}
 	return 1
 }
+
+// TestStatusIgnored checks that a definition differing only in its status
+// section (crossplane xpkg build writes controller-gen's) is skipped
+// without decoding, and draws no change.
+func TestStatusIgnored(t *testing.T) {
+	t.Parallel()
+	body := crd("properties:\n  size: {type: integer}\n")
+	for _, status := range []string{
+		"status:\n  acceptedNames:\n    kind: \"\"\n    plural: \"\"\n  conditions: null\n  storedVersions: null\n",
+		"status: {}\n",
+	} {
+		res, err := apidiff.Diff(context.Background(), parse(t, "old.yaml", body+status), parse(t, "new.yaml", body))
+		if err != nil || len(res.Changes) != 0 || res.Compared != 1 {
+			t.Errorf("status %q: %v %+v", status, err, res)
+		}
+	}
+}
