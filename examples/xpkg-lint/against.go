@@ -20,6 +20,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -137,7 +138,9 @@ func lintAgainst(ctx context.Context, c *config, l loader, p *xpkg.Package, sour
 		return nil, err
 	}
 	var opts []apidiff.DiagnosticOption
-	opts = append(opts, apidiff.WithDisabled(c.disabled...))
+	opts = append(opts, apidiff.WithDisabled(c.disabled...), apidiff.WithOldFiles(func(file string) string {
+		return displayFile(old, linter.Diagnostic{Pos: parser.Position{File: file}})
+	}))
 	for id, sev := range c.severities {
 		opts = append(opts, apidiff.WithSeverity(id, sev))
 	}

@@ -144,13 +144,18 @@ func Diff(ctx context.Context, oldPkg, newPkg *parser.Package, opts ...Option) (
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		// The first unmatched definition of the same kind: the list is
+		// consumed from the front, so the search is linear overall.
 		var pair *definition
-		for _, o := range byKind[n.defKind+"/"+n.kind] {
-			if !matched[o] {
-				pair = o
-				break
-			}
+		k := n.defKind + "/" + n.kind
+		list := byKind[k]
+		for len(list) > 0 && matched[list[0]] {
+			list = list[1:]
 		}
+		if len(list) > 0 {
+			pair, list = list[0], list[1:]
+		}
+		byKind[k] = list
 		if pair == nil {
 			d.add(DefinitionAdded, Compatible, n, nil, "", "", nil, nil,
 				"%s is new", n.what())

@@ -199,6 +199,14 @@ type DiagnosticOption func(*diagConfig)
 type diagConfig struct {
 	disabled   []string
 	severities map[string]linter.Severity
+	oldFile    func(string) string
+}
+
+// WithOldFiles maps the old package's file names for the messages, which
+// give each change's old position (xpkg-lint shows them relative to the
+// working directory, as it shows the new package's).
+func WithOldFiles(name func(file string) string) DiagnosticOption {
+	return func(c *diagConfig) { c.oldFile = name }
 }
 
 // WithDisabled leaves out the diagnostics of rules, by ID or name.
@@ -247,7 +255,11 @@ func (r *Result) Diagnostics(opts ...DiagnosticOption) []linter.Diagnostic {
 		}
 		msg := ch.Message
 		if ch.Old.Object != nil && ch.Old.Pos.Line > 0 {
-			msg += fmt.Sprintf(" [old: %s]", ch.Old.Pos)
+			pos := ch.Old.Pos
+			if c.oldFile != nil {
+				pos.File = c.oldFile(pos.File)
+			}
+			msg += fmt.Sprintf(" [old: %s]", pos)
 		}
 		d := linter.Diagnostic{RuleID: rule.ID, RuleName: rule.Name, Severity: regrade(rule, ch.Severity),
 			Message: msg, Pos: ch.New.Pos, Object: linter.RefOf(ch.New.Object)}
