@@ -143,6 +143,16 @@ func (s *schemaDiff) enum(o, n map[string]any, p, oldAt, newAt []string) {
 	}
 }
 
+// valueText formats a value for a message: a scalar as it is, a list or
+// an object as JSON.
+func valueText(v any) string {
+	switch v.(type) {
+	case map[string]any, []any:
+		return safetext.Quote(canonical(v))
+	}
+	return safetext.Quote(v)
+}
+
 // values lists at most 5 values for a message.
 func values(vs []any) string {
 	const most = 5
@@ -240,9 +250,9 @@ func (s *schemaDiff) strings(o, n map[string]any, p, oldAt, newAt []string) {
 	if oOK && (!nOK || canonical(od) != canonical(nd)) {
 		now := "removed"
 		if nOK {
-			now = "changed to " + safetext.Quote(canonical(nd))
+			now = "changed to " + valueText(nd)
 		}
-		s.add(DefaultChanged, MayBreak, p, join(oldAt, "default"), join(newAt, "default"), "the default %s was %s: objects that leave the field out change meaning", safetext.Quote(canonical(od)), now)
+		s.add(DefaultChanged, MayBreak, p, join(oldAt, "default"), join(newAt, "default"), "the default %s was %s: objects that leave the field out change meaning", valueText(od), now)
 	}
 	if ob, _ := o["x-kubernetes-preserve-unknown-fields"].(bool); ob {
 		if nb, _ := n["x-kubernetes-preserve-unknown-fields"].(bool); !nb {
