@@ -118,4 +118,3 @@ func docOf(t *testing.T, stream, name string) string {
 	t.Fatalf("no %s", name)
 	return ""
 }
-
