@@ -177,6 +177,8 @@ func TestDiff(t *testing.T) {
 			old: crd("properties:\n  name:\n    type: string\n    pattern: '^[a-z]+$' #O\n"), new: crd("properties:\n  name: #N\n    type: string\n")},
 		{name: "format added", kind: apidiff.FormatChanged, class: apidiff.MayBreak, sev: linter.SeverityWarning, path: "spec.forProvider.since",
 			old: crd("properties:\n  since: #O\n    type: string\n"), new: crd("properties:\n  since:\n    type: string\n    format: date-time #N\n")},
+		{name: "number format added", kind: "",
+			old: crd("properties:\n  size: {type: integer}\n"), new: crd("properties:\n  size: {type: integer, format: int64}\n")},
 		{name: "default changed", kind: apidiff.DefaultChanged, class: apidiff.MayBreak, sev: linter.SeverityWarning, path: "spec.forProvider.tier",
 			old: crd("properties:\n  tier:\n    type: string\n    default: basic #O\n"), new: crd("properties:\n  tier:\n    type: string\n    default: standard #N\n")},
 		// List and map types, unknown fields.

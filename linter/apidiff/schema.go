@@ -238,8 +238,13 @@ func (s *schemaDiff) strings(o, n map[string]any, p, oldAt, newAt []string) {
 		s.add(PatternChanged, MayBreak, p, join(oldAt, "pattern"), join(newAt, "pattern"), "the pattern changed from %s to %s: may break existing values", safetext.Quote(op), safetext.Quote(np))
 	}
 	of, nf := str(o, "format"), str(n, "format")
-	switch {
+	switch t := typeOf(n); {
 	case of == nf:
+	case t == "integer" || t == "number":
+		// int32, int64, float, double: the API server checks formats of
+		// strings only (k8s.io/kube-openapi pkg/validation/validate,
+		// formatValidator.Applies: kind == reflect.String), and
+		// controller-gen adds and changes number formats freely.
 	case nf == "":
 		s.add(LimitRelaxed, Compatible, p, join(oldAt, "format"), newAt, "the format %s was removed", safetext.Quote(of))
 	default:
