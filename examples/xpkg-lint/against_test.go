@@ -72,6 +72,11 @@ func TestAgainstReference(t *testing.T) {
 	if local.code != exitOK || !strings.Contains(local.stdout, "XP713") || strings.Contains(local.stdout, "XP711") {
 		t.Errorf("local: exit %d\n%s\n%s", local.code, local.stdout, local.stderr)
 	}
+	// Two sources, linted at once, share the older package.
+	two := runCLI(t, nil, "-j", "2", "--against", filepath.Join("testdata", "against", "v1"), newDir, filepath.Join("testdata", "against", "v1"))
+	if two.code != exitOK || strings.Count(two.stdout, "XP713") != 1 {
+		t.Errorf("two sources: exit %d\n%s\n%s", two.code, two.stdout, two.stderr)
+	}
 	// Same package: nothing.
 	same := runCLI(t, nil, "--against", newDir, "--package-version", "v1.0.1", "-o", "json", newDir)
 	if same.code != exitOK || strings.Contains(same.stdout, "XP7") {
