@@ -123,7 +123,7 @@ func Diff(ctx context.Context, oldPkg, newPkg *parser.Package, opts ...Option) (
 		if _, dup := byName[o.key()]; !dup {
 			byName[o.key()] = o
 		}
-		byKind[o.defKind+"/"+o.kind] = append(byKind[o.defKind+"/"+o.kind], o)
+		byKind[o.class()+"/"+o.kind] = append(byKind[o.class()+"/"+o.kind], o)
 	}
 	matched := map[*definition]bool{}
 	var unmatched []*definition
@@ -147,7 +147,7 @@ func Diff(ctx context.Context, oldPkg, newPkg *parser.Package, opts ...Option) (
 		// The first unmatched definition of the same kind: the list is
 		// consumed from the front, so the search is linear overall.
 		var pair *definition
-		k := n.defKind + "/" + n.kind
+		k := n.class() + "/" + n.kind
 		list := byKind[k]
 		for len(list) > 0 && matched[list[0]] {
 			list = list[1:]
@@ -221,7 +221,18 @@ type version struct {
 	schemaRaw []byte   // canonical JSON, computed on demand
 }
 
-func (d *definition) key() string { return d.defKind + "/" + d.name }
+// class is what a definition defines: a composite resource (XRD), or a
+// custom resource (CRD, or MRD: a Crossplane v2 provider may ship a
+// ManagedResourceDefinition where its previous release had the CRD of the
+// same name, and Crossplane creates the CRD from it).
+func (d *definition) class() string {
+	if d.xrd {
+		return "xrd"
+	}
+	return "crd"
+}
+
+func (d *definition) key() string { return d.class() + "/" + d.name }
 
 func (d *definition) what() string {
 	return d.defKind + " " + safetext.Quote(d.name)

@@ -247,6 +247,9 @@ func TestDiff(t *testing.T) {
 		{name: "MRD type changed", kind: apidiff.TypeChanged, class: apidiff.Breaking, sev: linter.SeverityError, path: "spec.forProvider.size",
 			old: strings.Replace(crd("properties:\n  size:\n    type: integer #O\n"), "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition", "apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition", 1),
 			new: strings.Replace(crd("properties:\n  size:\n    type: string #N\n"), "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition", "apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition", 1)},
+		{name: "CRD shipped as an MRD", kind: "",
+			old: crd("properties:\n  size: {type: integer}\n"),
+			new: strings.Replace(crd("properties:\n  size: {type: integer}\n"), "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition", "apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition", 1)},
 		// XRDs.
 		{name: "XRD claim kind removed", kind: apidiff.ClaimRemoved, class: apidiff.Breaking, sev: linter.SeverityError,
 			old: xrdV1, new: strings.Replace(strings.Replace(xrdV1, "  claimNames: {kind: Network, plural: networks} #O\n", "", 1), "spec:\n  group", "spec: #N\n  group", 1)},
