@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
 )
@@ -82,4 +84,70 @@ func TestHostileAPIDiffCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostileAPIDiffCLISIGINT interrupts xpkg-lint --against on the
+// longest API diff worst case (apidiff-cost-renamed-definitions, about 3 s
+// of CPU, of which the last half is the diff) once it has spent 2 s of CPU
+// time, and asserts that it exits within sigintBound, with no stack trace.
+func TestHostileAPIDiffCLISIGINT(t *testing.T) {
+	if testing.Short() || raceEnabled || runtime.GOOS != "linux" {
+		t.Skip("4 MiB package pairs, CPU time read from /proc: Linux, without -short and -race")
+	}
+	bin := buildCLI(t)
+	for _, c := range hostile.APIDiffCases() {
+		if c.Name != "apidiff-cost-renamed-definitions" {
+			continue
+		}
+		dir := t.TempDir()
+		oldSrc, err := c.Old.Write(t.Context(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newSrc, err := c.New.Write(t.Context(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, "--against", oldSrc, newSrc)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case err := <-done:
+				t.Skipf("finished before spending 2s of CPU (%v): not interrupted", err)
+			case <-tick.C:
+			}
+			if cpu, ok := procCPU(cmd.Process.Pid); !ok || cpu < 2*time.Second {
+				continue
+			}
+			sent := time.Now()
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatalf("sending SIGINT: %v", err)
+			}
+			select {
+			case err := <-done:
+				took := time.Since(sent)
+				t.Logf("exit %v %v after SIGINT: %s", err, took.Round(time.Millisecond), firstLine(stderr.String()))
+				if took > sigintBound {
+					t.Errorf("exited %v after SIGINT, want within %v", took.Round(time.Millisecond), sigintBound)
+				}
+				if out := stdout.String() + stderr.String(); strings.Contains(out, "goroutine ") || strings.Contains(out, "panic:") {
+					t.Errorf("stack trace in the output:\n%s", short(out))
+				}
+			case <-time.After(sigintBound + 30*time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Errorf("still running %v after SIGINT", sigintBound+30*time.Second)
+			}
+			return
+		}
+	}
+	t.Fatal("no apidiff-cost-renamed-definitions case")
 }
