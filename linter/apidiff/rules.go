@@ -49,15 +49,19 @@ The new package defines a kind the old one did not.` + compatibleDoc},
 
 spec.group, spec.names.kind or spec.names.plural differ: every object,
 Composition and client naming the old ones stops working. The API server
-refuses a change of group or plural of an existing CRD (its name is
-plural.group), so the package manager cannot even update it in place.` + semverDoc},
+refuses to change them on an existing CRD
+(k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation,
+validateCustomResourceDefinitionSpecUpdate: group and plural make the
+resource's name and are always immutable, the kind once the CRD is
+established), so the package manager cannot update it in place.` + semverDoc},
 	{ScopeChanged, "XP704", Breaking, `A definition's scope changed
 
 spec.scope differs (Namespaced, Cluster; for an XRD, LegacyCluster is the
 default of apiextensions.crossplane.io/v1 and Namespaced of v2). The API
-server refuses to change the scope of an existing CRD
-(k8s.io/apiextensions-apiserver, validation.ValidateCustomResourceDefinitionUpdate:
-"field is immutable"), and existing objects cannot move.` + semverDoc},
+server refuses to change the scope of an established CRD
+(k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation,
+validateCustomResourceDefinitionSpecUpdate: "field is immutable"), and
+existing objects cannot move.` + semverDoc},
 	{ClaimRemoved, "XP705", Breaking, `An XRD's claim kind was removed or changed
 
 spec.claimNames.kind of a v1 CompositeResourceDefinition was removed or
