@@ -93,6 +93,9 @@ type differ struct {
 	oldPkg    *parser.Package
 	newPkg    *parser.Package
 	nodes     int
+	// refused marks the change being added as one the API server refuses
+	// at install: an error whatever the version change.
+	refused bool
 }
 
 // Diff compares the API definitions (CustomResourceDefinitions,
@@ -207,6 +210,8 @@ type definition struct {
 	plural  string
 	claim   string
 	scope   string
+	// scopeSet says spec.scope is written (not a default).
+	scopeSet bool
 	// versions in order; schema paths in the object
 	versions []*version
 }
@@ -303,6 +308,7 @@ func (d *definition) load(locs map[*parser.Object]*parser.FieldLocator) {
 	claims, _ := spec["claimNames"].(map[string]any)
 	d.claim, _ = claims["kind"].(string)
 	d.scope, _ = spec["scope"].(string)
+	d.scopeSet = d.scope != ""
 	if d.xrd && d.scope == "" {
 		// Crossplane's defaults: v1 XRDs are LegacyCluster, v2 Namespaced.
 		d.scope = "LegacyCluster"
@@ -452,21 +458,31 @@ func (d *differ) definition(o, n *definition) error {
 		{"plural", o.plural, n.plural, []string{"spec", "names", "plural"}},
 	} {
 		if f.old != f.new {
+			// The same object (matched by name) with another kind: the
+			// API server refuses the update.
+			d.refused = f.what == "kind" && o.name == n.name
 			d.add(NamesChanged, Breaking, n, o, "", "", f.path, f.path,
-				"%s: the %s changed from %s to %s: objects of the old name are no longer served", n.what(), f.what, safetext.Quote(f.old), safetext.Quote(f.new))
+				"%s: the %s changed from %s to %s: objects of the old name are no longer served%s", n.what(), f.what, safetext.Quote(f.old), safetext.Quote(f.new), refusedNote(d.refused, n))
+			d.refused = false
 		}
 	}
 	if o.scope != n.scope {
+		// A CRD's scope is immutable once established; an XRD's spec.scope
+		// when both versions write it (a CEL transition rule).
+		d.refused = !n.xrd || o.scopeSet && n.scopeSet
 		d.add(ScopeChanged, Breaking, n, o, "", "", []string{"spec", "scope"}, []string{"spec", "scope"},
-			"%s: the scope changed from %s to %s: the API server refuses the change, and existing objects cannot move", n.what(), safetext.Token(o.scope), safetext.Token(n.scope))
+			"%s: the scope changed from %s to %s: existing objects cannot move%s", n.what(), safetext.Token(o.scope), safetext.Token(n.scope), refusedNote(d.refused, n))
+		d.refused = false
 	}
 	if o.xrd && o.claim != "" && o.claim != n.claim {
 		what := "was removed"
 		if n.claim != "" {
 			what = "changed to " + safetext.Quote(n.claim)
 		}
+		d.refused = n.claim != "" && o.name == n.name
 		d.add(ClaimRemoved, Breaking, n, o, "", "", []string{"spec", "claimNames"}, []string{"spec", "claimNames", "kind"},
-			"%s: the claim kind %s %s: every claim of it is orphaned", n.what(), safetext.Quote(o.claim), what)
+			"%s: the claim kind %s %s: every claim of it is orphaned%s", n.what(), safetext.Quote(o.claim), what, refusedNote(d.refused, n))
+		d.refused = false
 	}
 	newVersions := map[string]*version{}
 	for _, v := range n.versions {
@@ -553,7 +569,7 @@ func (d *differ) add(k Kind, class Class, n, o *definition, version, path string
 	}
 	d.count[k]++
 	msg := fmt.Sprintf(format, args...)
-	if class == Breaking {
+	if class == Breaking && !d.refused {
 		msg += d.semverNote()
 	}
 	c := Change{Kind: k, Class: class, Version: version, Path: path, Major: d.res.Major, Severity: sev, Message: msg}
@@ -575,6 +591,9 @@ func (d *differ) add(k Kind, class Class, n, o *definition, version, path string
 }
 
 func (d *differ) severity(class Class) linter.Severity {
+	if d.refused {
+		return linter.SeverityError
+	}
 	switch class {
 	case Compatible:
 		return linter.SeverityInfo
@@ -597,6 +616,18 @@ func (d *differ) semverNote() string {
 		return fmt.Sprintf(" (semver violation: %s -> %s is not a major version change)", safetext.Token(d.c.oldVersion), safetext.Token(d.c.newVersion))
 	}
 	return fmt.Sprintf(" (%s -> %s: a 0.x package may break its API in a minor release)", safetext.Token(d.c.oldVersion), safetext.Token(d.c.newVersion))
+}
+
+// refusedNote says why an update is refused, naming the code that refuses
+// it.
+func refusedNote(refused bool, n *definition) string {
+	switch {
+	case !refused:
+		return ""
+	case n.xrd:
+		return ": the field is immutable (Crossplane's CompositeResourceDefinition CRD, x-kubernetes-validations self == oldSelf), so the API server refuses the new package's XRD at install"
+	}
+	return ": the API server refuses the update of an established CRD (k8s.io/apiextensions-apiserver validateCustomResourceDefinitionSpecUpdate), so the new package cannot install"
 }
 
 // locate returns the location of field in obj: the nearest present

@@ -53,7 +53,11 @@ refuses to change them on an existing CRD
 (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation,
 validateCustomResourceDefinitionSpecUpdate: group and plural make the
 resource's name and are always immutable, the kind once the CRD is
-established), so the package manager cannot update it in place.` + semverDoc},
+established), so the package manager cannot update it in place: a kind
+changed on the same CRD (or XRD: Crossplane's CompositeResourceDefinition
+CRD makes spec.names immutable with a CEL rule, self == oldSelf) is an
+error whatever the version change, as the new package cannot install. A
+changed group or plural names another CRD: the old one stays, orphaned.` + semverDoc},
 	{ScopeChanged, "XP704", Breaking, `A definition's scope changed
 
 spec.scope differs (Namespaced, Cluster; for an XRD, LegacyCluster is the
@@ -61,12 +65,19 @@ default of apiextensions.crossplane.io/v1 and Namespaced of v2). The API
 server refuses to change the scope of an established CRD
 (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation,
 validateCustomResourceDefinitionSpecUpdate: "field is immutable"), and
-existing objects cannot move.` + semverDoc},
+existing objects cannot move: an error whatever the version change, as the
+new package cannot install. The same holds for an XRD whose old and new
+versions both write spec.scope (Crossplane's CompositeResourceDefinition
+CRD: self == oldSelf); a scope that changes with the XRD's apiVersion
+default (v1 LegacyCluster, v2 Namespaced) is a breaking change.` + semverDoc},
 	{ClaimRemoved, "XP705", Breaking, `An XRD's claim kind was removed or changed
 
 spec.claimNames.kind of a v1 CompositeResourceDefinition was removed or
 renamed (or the XRD moved to v2, which has no claims): every claim users
-wrote is orphaned, and Crossplane stops offering the claim CRD.` + semverDoc},
+wrote is orphaned, and Crossplane stops offering the claim CRD. A claim
+kind changed to another is an error whatever the version change: the API
+server refuses the update (Crossplane's CompositeResourceDefinition CRD
+makes spec.claimNames immutable, self == oldSelf).` + semverDoc},
 	{VersionRemoved, "XP706", Breaking, `A served version was removed
 
 A version the old definition served is missing from spec.versions. Clients
