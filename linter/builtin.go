@@ -52,6 +52,16 @@ func Builtin() []*Rule {
 		ruleComposedResourceSchema(),
 		ruleCompositionMode(),
 
+		ruleXRDListMapKeys(),
+		ruleXRDBoolean(),
+		ruleXRDFieldDescription(),
+		ruleXRDStatusRequired(),
+		ruleXRDPreserveSpec(),
+		ruleXRDVersionName(),
+		ruleXRDRequiredDescription(),
+		ruleXRDEnumDefault(),
+		ruleXRDStatusValidation(),
+
 		ruleBaseLayers(),
 		ruleNoBaseAnnotation(),
 		rulePackageYAMLLocation(),

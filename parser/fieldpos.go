@@ -41,6 +41,11 @@ func (o *Object) decodeUnstructured() (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	return toUnstructured(root, loc)
+}
+
+// toUnstructured converts a parsed document to its content.
+func toUnstructured(root *yaml.Node, loc locator) (*unstructured.Unstructured, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, loc.errorf(root, "%w: found a %s", ErrNotObject, kindName(root))
 	}
@@ -122,18 +127,11 @@ func (o *Object) FieldLocator() (*FieldLocator, error) {
 	return &FieldLocator{root: root, loc: loc}, nil
 }
 
-// Unstructured is Object.Unstructured from the locator's parse: a caller
-// that needs both the object's content and the positions of its fields
-// parses the document once, not twice.
+// Unstructured returns the object's content, as Object.Unstructured does,
+// from the locator's parse: a caller that needs both the content and the
+// positions of its fields parses the bytes once.
 func (l *FieldLocator) Unstructured() (*unstructured.Unstructured, error) {
-	if l.root.Kind != yaml.MappingNode {
-		return nil, l.loc.errorf(l.root, "%w: found a %s", ErrNotObject, kindName(l.root))
-	}
-	m, err := converter{maxDepth: -1, loc: l.loc}.mapping(l.root, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: m}, nil
+	return toUnstructured(l.root, l.loc)
 }
 
 // FieldPosition is Object.FieldPosition without parsing the object again.

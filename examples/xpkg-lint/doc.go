@@ -40,6 +40,14 @@
 // that fails the run; --explain describes a rule and --list-rules lists
 // them.
 //
+// --against OLD compares each SOURCE's API definitions (CRDs, MRDs, XRDs)
+// with those of OLD, an older version of the package in any SOURCE form
+// (typically its previous tag in a registry), and reports each change as a
+// finding of rules XP701-XP724 (linter/apidiff) at its position in SOURCE;
+// a breaking change is an error when the version change (the references'
+// tags, or --package-version) is not a major semver bump on a package at
+// 1.0 or later.
+//
 // The exit status is 0 when no diagnostic is at or above --fail-on (error
 // by default), 1 when one is, and 2 when a source cannot be read or linted
 // (with --deps: when a dependency cannot be read for a reason that says

@@ -503,5 +503,62 @@ func lintWorstCases() []lintWorst {
 				},
 			},
 		},
-	}, parserLintWorstCases()...)
+	}, append(parserLintWorstCases(), xrdDesignWorstCase())...)
+}
+
+// xrdDesignWorstCase gives the XRD design rules (XP750-XP758) the most
+// fields to report: a Configuration with an XRD of 20,000 spec and status
+// fields, each of a shape some rule reports, and an XRD of 2,000 versions
+// named against Kubernetes' version naming.
+func xrdDesignWorstCase() lintWorst {
+	return lintWorst{
+		rules: []string{"XP750", "XP751", "XP752", "XP753", "XP754", "XP755", "XP756", "XP757", "XP758"},
+		Case: Case{
+			Name: "lint-cost-xrd-design",
+			Description: "A Configuration whose XRD has 20,000 spec and status fields (booleans, enums without defaults, arrays of objects without keys, " +
+				"required fields without descriptions, required and bounded status fields) and an XRD of 2,000 badly named versions: " +
+				"each field visited once per version, each rule capped; a ConfigMap is the error.",
+			Kind:   KindPackageYAML,
+			Expect: rule(ClassLintError, "XP102"),
+			Size:   int64(lintCostBytes),
+			Write: streamYAML("lint-cost-xrd-design", func() []byte {
+				var b strings.Builder
+				b.WriteString("apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: hostile-design\n")
+				b.WriteString("---\napiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xdesigns.example.org\nspec:\n" +
+					"  group: example.org\n  names: {kind: XDesign, plural: xdesigns}\n  versions:\n  - name: v1\n    served: true\n    referenceable: true\n" +
+					"    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n" +
+					"            x-kubernetes-preserve-unknown-fields: true\n            required: [")
+				const fields = 4_000
+				for i := 0; i < fields; i++ {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "r%d", i)
+				}
+				b.WriteString("]\n            properties:\n")
+				for i := 0; i < fields; i++ {
+					fmt.Fprintf(&b, "              b%d: {type: boolean}\n              e%d: {type: string, enum: [A, B]}\n              r%d: {type: string}\n", i, i, i)
+					fmt.Fprintf(&b, "              l%d: {type: array, items: {type: object, properties: {x: {type: string}}}}\n", i)
+				}
+				b.WriteString("          status:\n            type: object\n            required: [")
+				for i := 0; i < fields; i++ {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "s%d", i)
+				}
+				b.WriteString("]\n            properties:\n")
+				for i := 0; i < fields; i++ {
+					fmt.Fprintf(&b, "              s%d: {type: integer, maximum: 10}\n", i)
+				}
+				b.WriteString("---\napiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xnames.example.org\nspec:\n" +
+					"  group: example.org\n  names: {kind: XName, plural: xnames}\n  versions:\n")
+				for i := 0; i < 2_000; i++ {
+					fmt.Fprintf(&b, "  - {name: version-%d, served: true, referenceable: %t, schema: {openAPIV3Schema: {type: object}}}\n", i, i == 0)
+				}
+				b.WriteString(errorTail)
+				return []byte(b.String())
+			}),
+		},
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
@@ -341,7 +342,8 @@ func (ck *Checker) allRules() []*linter.Rule {
 		all = append(all, linter.Builtin()...)
 	}
 	all = append(all, ck.rules...)
-	return append(all, deps.Rules()...)
+	all = append(all, deps.Rules()...)
+	return append(all, apidiff.Rules()...) // against.go
 }
 
 // lookupRule returns the rule of allRules named by ID or name, nil if none.

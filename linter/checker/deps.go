@@ -90,7 +90,7 @@ func isGraphRule(id string) bool {
 func packageRules(ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		if !isGraphRule(id) {
+		if !isGraphRule(id) && !isAgainstRule(id) {
 			out = append(out, id)
 		}
 	}

@@ -43,6 +43,7 @@ type config struct {
 	sources  []string
 	openOpts []xpkg.Option // remote.go: the registry client
 	deps     depsConfig    // deps.go
+	against  againstConfig // against.go
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -139,6 +140,14 @@ Flags:
                              searched in order
   --deps-cache DIR           Crossplane's package cache directory as a source
                              (it records no tags: versions are not checked)
+  --against SOURCE           also report the API changes (XP701-XP724) from
+                             SOURCE, an older version of the package (any
+                             SOURCE form, e.g. HOST/REPO:PREVIOUS-TAG; read
+                             from the cache with --offline): breaking changes
+                             are errors when the version change is not major
+  --package-version V        the version of the package linted, for
+                             --against's semver check (default: its tag
+                             when it is a reference)
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
   --version                  print the version and exit
@@ -223,7 +232,8 @@ type flagValues struct {
 	jobs                                         int
 	listRules, version, fix, diff                bool
 	remote                                       remoteFlags
-	deps                                         depsFlags // deps.go
+	deps                                         depsFlags    // deps.go
+	against                                      againstFlags // against.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -249,6 +259,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.Var(&f.ignore, "ignore", "globs of files to leave out")
 	f.remote.register(fs)
 	f.deps.register(fs)
+	f.against.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -338,7 +349,10 @@ func (f *flagValues) apply(c *config) error {
 		}
 		c.explain = f.explain
 	}
-	return f.remote.apply(c)
+	if err := f.remote.apply(c); err != nil {
+		return err
+	}
+	return f.against.apply(c, &f.remote)
 }
 
 // check checks what needs every flag: the sources.

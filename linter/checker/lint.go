@@ -184,6 +184,14 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 			}
 		}
 	}
+	if c.against.source != "" {
+		ds, err := lintAgainst(ctx, c, l, p, source)
+		if err != nil {
+			return outcome{src: unreadable(source, err)}
+		}
+		src.Diagnostics = append(src.Diagnostics, ds...)
+		linter.SortDiagnostics(src.Diagnostics)
+	}
 	var tree string
 	if c.deps.enabled {
 		ds, t, err := lintGraph(ctx, c, p)
@@ -216,7 +224,7 @@ func (c *config) lintOptions() []linter.Option {
 		opts = append(opts, linter.WithDisabled(disabled...))
 	}
 	for id, sev := range c.severities {
-		if !isGraphRule(id) {
+		if !isGraphRule(id) && !isAgainstRule(id) {
 			opts = append(opts, linter.WithSeverity(id, sev))
 		}
 	}

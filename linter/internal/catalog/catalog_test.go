@@ -33,6 +33,15 @@ func TestRulesMDInSync(t *testing.T) {
 	}
 }
 
+// TestRuleSetValid checks the whole catalog as one rule set: no two rules
+// share an ID or a name.
+func TestRuleSetValid(t *testing.T) {
+	t.Parallel()
+	if err := linter.Validate(catalog.Rules()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestMarkdownDescribesEveryRule(t *testing.T) {
 	t.Parallel()
 	md := string(catalog.Markdown(catalog.Rules()))

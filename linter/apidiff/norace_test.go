@@ -1,0 +1,5 @@
+//go:build !race
+
+package apidiff_test
+
+const raceEnabled = false

@@ -1,0 +1,296 @@
+package apidiff
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+)
+
+// kindRule is the catalog entry of one kind of change.
+type kindRule struct {
+	kind  Kind
+	id    string
+	class Class // the kind's usual class
+	doc   string
+}
+
+const semverDoc = `
+
+A breaking change is a warning, and an error when the package's version
+change (WithVersions; the CLI takes the tags of --against and of the
+source) is not a major semver bump on a package at 1.0 or later: a semver
+violation, which a registry or a CI job can refuse. A 0.x package may break
+its API in a minor release.`
+
+const mayBreakDoc = `
+
+It may break: whether an existing object fails depends on its values, so it
+is a warning whatever the version change.`
+
+const compatibleDoc = `
+
+Compatible: every object valid under the old API stays valid. Reported as
+info, for the release notes.`
+
+var kindRules = []kindRule{
+	{DefinitionRemoved, "XP701", Breaking, `A definition of the old package is gone
+
+A CustomResourceDefinition, ManagedResourceDefinition or
+CompositeResourceDefinition of the old package has no counterpart (by name,
+or by kind for a renamed group or plural) in the new one. Crossplane's
+package manager leaves the old CRD in place but no controller reconciles its
+objects any more; for an XRD, its composite resources and claims are
+orphaned.` + semverDoc},
+	{DefinitionAdded, "XP702", Compatible, `A definition is new
+
+The new package defines a kind the old one did not.` + compatibleDoc},
+	{NamesChanged, "XP703", Breaking, `A definition's group, kind or plural changed
+
+spec.group, spec.names.kind or spec.names.plural differ: every object,
+Composition and client naming the old ones stops working. The API server
+refuses to change them on an existing CRD
+(k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation,
+validateCustomResourceDefinitionSpecUpdate: group and plural make the
+resource's name and are always immutable, the kind once the CRD is
+established), so the package manager cannot update it in place: a kind
+changed on the same CRD (or XRD: Crossplane's CompositeResourceDefinition
+CRD makes spec.names immutable with a CEL rule, self == oldSelf) is an
+error whatever the version change, as the new package cannot install. A
+changed group or plural names another CRD: the old one stays, orphaned.` + semverDoc},
+	{ScopeChanged, "XP704", Breaking, `A definition's scope changed
+
+spec.scope differs (Namespaced, Cluster; for an XRD, LegacyCluster is the
+default of apiextensions.crossplane.io/v1 and Namespaced of v2). The API
+server refuses to change the scope of an established CRD
+(k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation,
+validateCustomResourceDefinitionSpecUpdate: "field is immutable"), and
+existing objects cannot move: an error whatever the version change, as the
+new package cannot install. The same holds for an XRD whose old and new
+versions both write spec.scope (Crossplane's CompositeResourceDefinition
+CRD: self == oldSelf); a scope that changes with the XRD's apiVersion
+default (v1 LegacyCluster, v2 Namespaced) is a breaking change.` + semverDoc},
+	{ClaimRemoved, "XP705", Breaking, `An XRD's claim kind was removed or changed
+
+spec.claimNames.kind of a v1 CompositeResourceDefinition was removed or
+renamed (or the XRD moved to v2, which has no claims): every claim users
+wrote is orphaned, and Crossplane stops offering the claim CRD. A claim
+kind changed to another is an error whatever the version change: the API
+server refuses the update (Crossplane's CompositeResourceDefinition CRD
+makes spec.claimNames immutable, self == oldSelf).` + semverDoc},
+	{VersionRemoved, "XP706", Breaking, `A served version was removed
+
+A version the old definition served is missing from spec.versions. Clients
+and manifests of that version fail, and the API server refuses the update
+while objects are stored at it (status.storedVersions).` + semverDoc},
+	{VersionUnserved, "XP707", Breaking, `A version is no longer served
+
+A version served by the old definition has served: false: clients and
+manifests of that version fail.` + semverDoc},
+	{VersionAdded, "XP708", Compatible, `A version is new
+
+The new definition has a version the old one did not.` + compatibleDoc},
+	{StorageChanged, "XP709", Breaking, `The storage version changed without a conversion path
+
+The storage version (storage: true of a CRD, referenceable: true of an XRD)
+changed. With a conversion webhook (spec.conversion.strategy: Webhook), or
+schemas that are equal, that is compatible (info). Otherwise the API server
+serves objects stored at the old version as the new one, with the None
+strategy's conversion: only apiVersion changes, so fields that moved or
+changed meaning are read wrong.` + semverDoc},
+	{FieldRemoved, "XP710", Breaking, `A field was removed or renamed
+
+A property of a version's schema is gone (a rename is a removal and an
+addition: the message names the likely new name). The API server prunes the
+field from every object on its next write, and manifests that set it are
+refused with kubectl's strict field validation.` + semverDoc},
+	{FieldAdded, "XP711", Compatible, `A field is new and optional
+
+A property was added that objects may leave out (optional, or required with
+a default).` + compatibleDoc},
+	{FieldRequired, "XP712", Breaking, `A field was made required, or a required field without a default added
+
+Objects that leave the field out, which were valid, are refused at their
+next update.` + semverDoc},
+	{TypeChanged, "XP713", Breaking, `A field's type changed
+
+The type of a field differs: existing values of the old type are refused.
+A widening (integer to number, to int-or-string, or to any type) is
+compatible and reported as info.` + semverDoc},
+	{EnumNarrowed, "XP714", Breaking, `An enum lost values, or an enum was added
+
+Values valid before are refused.` + semverDoc},
+	{EnumWidened, "XP715", Compatible, `An enum gained values, or was removed
+
+Every old value stays valid (clients that switch over the values may meet
+new ones).` + compatibleDoc},
+	{LimitTightened, "XP716", Breaking, `A limit was tightened
+
+minimum, maximum, minLength, maxLength, minItems, maxItems, minProperties or
+maxProperties was added or moved inward (or exclusiveMinimum/Maximum set):
+values valid before are refused.` + semverDoc},
+	{LimitRelaxed, "XP717", Compatible, `A limit was relaxed
+
+A bound, pattern or format was removed or moved outward.` + compatibleDoc},
+	{PatternChanged, "XP718", MayBreak, `A field's pattern was added or changed
+
+Existing values that do not match the new pattern are refused.` + mayBreakDoc},
+	{FormatChanged, "XP719", MayBreak, `A field's format was added or changed
+
+Existing values that are not of the new format are refused.` + mayBreakDoc},
+	{ListTypeChanged, "XP720", Breaking, `x-kubernetes-list-type, list-map-keys or map-type changed
+
+Server-side apply merges the list or map differently, field managers lose
+ownership, and lists that the new type constrains (duplicates in a set, in
+a map's keys) are refused. The API server refuses some of these changes
+outright (ratcheting aside).` + semverDoc},
+	{UnknownFieldsPruned, "XP721", Breaking, `x-kubernetes-preserve-unknown-fields was removed
+
+Fields the API server kept without a schema are now pruned from every
+object on its next write: their data is lost.` + semverDoc},
+	{DefaultChanged, "XP722", MayBreak, `A field's default changed or was removed
+
+Objects that leave the field out get a different value at their next write,
+and Compositions reading it behave differently.` + mayBreakDoc},
+	{ValidationAdded, "XP723", MayBreak, `A CEL rule was added to an existing field
+
+An x-kubernetes-validations rule on a field the old schema had may refuse
+existing objects at their next update (the API server's ratcheting spares
+only unchanged fields).` + mayBreakDoc},
+	{ConstraintChanged, "XP724", MayBreak, `oneOf, anyOf, allOf or not was added or changed
+
+A structural constraint of a field changed; existing objects may fail it.` + mayBreakDoc},
+}
+
+// byKind indexes kindRules.
+func ruleFor(k Kind) *kindRule {
+	for i := range kindRules {
+		if kindRules[i].kind == k {
+			return &kindRules[i]
+		}
+	}
+	return nil
+}
+
+func classOf(k Kind) Class {
+	if r := ruleFor(k); r != nil {
+		return r.class
+	}
+	return Breaking
+}
+
+// RuleOf returns the ID of the rule of a kind of change ("" for a kind
+// Diff does not report).
+func RuleOf(k Kind) string {
+	if r := ruleFor(k); r != nil {
+		return r.id
+	}
+	return ""
+}
+
+func noRun(*linter.Pass) error { return nil }
+
+// Rules returns the rules of the changes Diff reports, fresh copies in ID
+// order, for catalogs and tools that list, explain, disable or regrade
+// rules. Their Run does nothing: Diff needs two packages, which a single
+// package's linter.Lint does not have; Result.Diagnostics turns the
+// changes into diagnostics. The severity shown is the usual one; each
+// change's own is in Change.Severity.
+func Rules() []*linter.Rule {
+	out := make([]*linter.Rule, len(kindRules))
+	for i, k := range kindRules {
+		sev := linter.SeverityWarning
+		if k.class == Compatible {
+			sev = linter.SeverityInfo
+		}
+		out[i] = &linter.Rule{ID: k.id, Name: string(k.kind), Doc: k.doc, Severity: sev, Run: noRun}
+	}
+	return out
+}
+
+// DiagnosticOption configures Result.Diagnostics.
+type DiagnosticOption func(*diagConfig)
+
+type diagConfig struct {
+	disabled   []string
+	severities map[string]linter.Severity
+	oldFile    func(string) string
+}
+
+// WithOldFiles maps the old package's file names for the messages, which
+// give each change's old position (xpkg-lint shows them relative to the
+// working directory, as it shows the new package's).
+func WithOldFiles(name func(file string) string) DiagnosticOption {
+	return func(c *diagConfig) { c.oldFile = name }
+}
+
+// WithDisabled leaves out the diagnostics of rules, by ID or name.
+func WithDisabled(idsOrNames ...string) DiagnosticOption {
+	return func(c *diagConfig) { c.disabled = append(c.disabled, idsOrNames...) }
+}
+
+// WithSeverity regrades the diagnostics of a rule (by ID or name).
+func WithSeverity(idOrName string, s linter.Severity) DiagnosticOption {
+	return func(c *diagConfig) {
+		if c.severities == nil {
+			c.severities = map[string]linter.Severity{}
+		}
+		c.severities[idOrName] = s
+	}
+}
+
+// Diagnostics returns the changes as linter diagnostics, positioned in the
+// new package (the message says where the old package had the field), plus
+// one per kind that the cap cut, sorted by position.
+func (r *Result) Diagnostics(opts ...DiagnosticOption) []linter.Diagnostic {
+	c := diagConfig{}
+	for _, o := range opts {
+		o(&c)
+	}
+	rules := map[Kind]*linter.Rule{}
+	for _, rule := range Rules() {
+		if slices.ContainsFunc(c.disabled, rule.Matches) {
+			continue
+		}
+		rules[Kind(rule.Name)] = rule
+	}
+	regrade := func(rule *linter.Rule, sev linter.Severity) linter.Severity {
+		for k, s := range c.severities {
+			if rule.Matches(k) {
+				return s
+			}
+		}
+		return sev
+	}
+	var out []linter.Diagnostic
+	for _, ch := range r.Changes {
+		rule := rules[ch.Kind]
+		if rule == nil {
+			continue
+		}
+		msg := ch.Message
+		if ch.Old.Object != nil && ch.Old.Pos.Line > 0 {
+			pos := ch.Old.Pos
+			if c.oldFile != nil {
+				pos.File = c.oldFile(pos.File)
+			}
+			msg += fmt.Sprintf(" [old: %s]", pos)
+		}
+		d := linter.Diagnostic{RuleID: rule.ID, RuleName: rule.Name, Severity: regrade(rule, ch.Severity),
+			Message: msg, Pos: ch.New.Pos, Object: linter.RefOf(ch.New.Object)}
+		if ch.New.Object != nil && len(ch.New.Field) > 0 {
+			d.Field = linter.FieldPath(ch.New.Field...)
+		}
+		out = append(out, d)
+	}
+	for _, rule := range Rules() {
+		n := r.Dropped[Kind(rule.Name)]
+		if n == 0 || rules[Kind(rule.Name)] == nil {
+			continue
+		}
+		out = append(out, linter.Diagnostic{RuleID: rule.ID, RuleName: rule.Name, Severity: regrade(rule, r.DroppedSeverity[Kind(rule.Name)]), Pos: r.newPos,
+			Message: fmt.Sprintf("%d more changes of this kind were left out (WithMaxChanges)", n)})
+	}
+	linter.SortDiagnostics(out)
+	return out
+}

@@ -1,0 +1,153 @@
+package checker
+
+// The --against flag: the API changes between an older version of the
+// package (any SOURCE, typically the previous tag in a registry) and each
+// SOURCE, reported by linter/apidiff's rules (XP701-XP724). Kept in its own
+// file: flags.go registers the flags (againstFlags), lint.go calls
+// lintAgainst after linting a source, checker.go's allRules includes
+// apidiff.Rules.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
+)
+
+// againstConfig is what --against asks for; source is empty without it.
+type againstConfig struct {
+	source  string
+	version string // --package-version: the new package's version
+	// opts open the older package (the registry client when it may be a
+	// reference).
+	opts []xpkg.Option
+	// old opens the older package once for every SOURCE.
+	old func(ctx context.Context, l loader, c *config) (*xpkg.Package, error)
+}
+
+// againstFlags holds the raw values.
+type againstFlags struct {
+	source, version string
+}
+
+func (f *againstFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.source, "against", "", "older version of the package to compare APIs with")
+	fs.StringVar(&f.version, "package-version", "", "the version of the package being linted")
+}
+
+// apply checks the values; remote is the registry flags, whose client is
+// made when the older package may be a reference.
+func (f *againstFlags) apply(c *config, remote *remoteFlags) error {
+	if f.source == "" {
+		if f.version != "" {
+			return errors.New("--package-version needs --against")
+		}
+		return nil
+	}
+	if f.source == stdinSource {
+		return errors.New("--against: standard input cannot be the older package")
+	}
+	if f.version != "" {
+		if _, err := semver.NewVersion(f.version); err != nil {
+			return fmt.Errorf("--package-version: %q is not a semantic version", f.version)
+		}
+	}
+	a := againstConfig{source: f.source, version: f.version}
+	if _, err := os.Lstat(f.source); errors.Is(err, fs.ErrNotExist) {
+		client, err := remote.client()
+		if err != nil {
+			return err
+		}
+		a.opts = append(a.opts, xpkg.WithRemote(client))
+	}
+	a.old = onceOpen()
+	c.against = a
+	return nil
+}
+
+// onceOpen returns a function that opens the older package on its first
+// call and returns the same package (or error) after.
+func onceOpen() func(ctx context.Context, l loader, c *config) (*xpkg.Package, error) {
+	var (
+		once sync.Once
+		p    *xpkg.Package
+		err  error
+	)
+	return func(ctx context.Context, l loader, c *config) (*xpkg.Package, error) {
+		once.Do(func() {
+			var opts []xpkg.Option
+			if c.platform != nil {
+				opts = append(opts, xpkg.WithPlatform(*c.platform))
+			}
+			if c.limits != nil {
+				opts = append(opts, xpkg.WithLimits(*c.limits))
+			}
+			opts = append(opts, c.against.opts...)
+			p, err = l.open(ctx, c.against.source, opts...)
+		})
+		return p, err
+	}
+}
+
+// isAgainstRule reports whether id is the ID of an API change rule, which
+// the package linter does not know.
+func isAgainstRule(id string) bool {
+	for _, r := range apidiff.Rules() {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// tagOf returns the tag of a package read from a registry ("" otherwise).
+func tagOf(p *xpkg.Package) string {
+	if p.SourceKind != xpkg.SourceRegistry {
+		return ""
+	}
+	r, err := xpkg.ParseReference(p.Source)
+	if err != nil {
+		return ""
+	}
+	return r.Tag
+}
+
+// lintAgainst compares the APIs of the older package with p's and returns
+// the diagnostics, with files displayed as the linter's are.
+func lintAgainst(ctx context.Context, c *config, l loader, p *xpkg.Package, source string) ([]linter.Diagnostic, error) {
+	old, err := c.against.old(ctx, l, c)
+	if err != nil {
+		return nil, fmt.Errorf("--against %s: %w", c.against.source, err)
+	}
+	newVersion := c.against.version
+	if newVersion == "" {
+		newVersion = tagOf(p)
+	}
+	res, err := apidiff.Diff(ctx, old.Package, p.Package, apidiff.WithVersions(tagOf(old), newVersion))
+	if err != nil {
+		return nil, err
+	}
+	var opts []apidiff.DiagnosticOption
+	opts = append(opts, apidiff.WithDisabled(c.disabled...), apidiff.WithOldFiles(func(file string) string {
+		return displayFile(old, linter.Diagnostic{Pos: parser.Position{File: file}})
+	}))
+	for id, sev := range c.severities {
+		opts = append(opts, apidiff.WithSeverity(id, sev))
+	}
+	ds := res.Diagnostics(opts...)
+	for i := range ds {
+		ds[i].Pos.File = displayFile(p, ds[i])
+		ds[i].Source = displayName(source)
+	}
+	return ds, nil
+}
