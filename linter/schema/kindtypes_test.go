@@ -115,7 +115,7 @@ func TestKindTypeTables(t *testing.T) {
 			defs = nil
 		}
 		e := &entry{gvk: gvk, definition: k.Source, served: true, defs: defs, build: func() (any, bool, error) { return s, false, nil }}
-		c, err := e.compile(Limits{}.withDefaults())
+		c, err := e.doCompile(Limits{}.withDefaults())
 		if err != nil {
 			t.Fatalf("%s: %v", gvk, err)
 		}
