@@ -38,7 +38,7 @@ type Limits struct {
 	// its regexp/syntax program: a short pattern such as ^([a-z]+.){1000}z$
 	// compiles to thousands, and matching costs the string's length times
 	// the program's. A larger pattern is left out and recorded. Default
-	// 2,000.
+	// 5,000.
 	MaxPatternProgram int
 	// MaxCost bounds the work of all validations of one Validator, in
 	// units of about one value checked against one schema node: schemas
@@ -46,7 +46,8 @@ type Limits struct {
 	// enum and required checks, the branches of allOf, anyOf, oneOf and not
 	// times the size of the value they validate, and patterns times the
 	// length of the string they match. A validation that would go beyond it
-	// fails with a *LimitError (Limit "MaxCost"). Default 40,000,000.
+	// fails with a *LimitError (Limit "MaxCost"). Default 5,000,000 (a few
+	// seconds of CPU).
 	MaxCost int
 	// MaxViolations is the most violations one validation lists; those
 	// beyond it are counted in Result.Omitted. Default 1,000.
@@ -54,7 +55,7 @@ type Limits struct {
 	// MaxRetainedNodes bounds the compiled schema nodes a Validator keeps
 	// for later validations: beyond it, the least recently used compiled
 	// schemas are released (and compiled again if needed, at a cost
-	// counted in MaxCost). Default 200,000.
+	// counted in MaxCost). Default 100,000.
 	MaxRetainedNodes int
 }
 
@@ -70,10 +71,10 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxPatternLength, 4096)
 	def(&l.MaxCombinatorDepth, 4)
 	def(&l.MaxCombinatorBranches, 1024)
-	def(&l.MaxPatternProgram, 2000)
-	def(&l.MaxCost, 40_000_000)
+	def(&l.MaxPatternProgram, 5000)
+	def(&l.MaxCost, 5_000_000)
 	def(&l.MaxViolations, 1000)
-	def(&l.MaxRetainedNodes, 200_000)
+	def(&l.MaxRetainedNodes, 100_000)
 	return l
 }
 
@@ -118,13 +119,16 @@ type node struct {
 	// s is the node's own schema; after compilation, its properties,
 	// additionalProperties and items are cleared (the walker descends
 	// them), so local validates only this value's keywords.
-	s     *spec.Schema
-	local *validate.SchemaValidator // nil: nothing to check here
+	s         *spec.Schema
+	localOnce sync.Once
+	local     *validate.SchemaValidator // nil: nothing to check here
+	checks    bool                      // s has keywords for local
 	// enum is the set of the enum's values (canonical JSON), checked by
 	// the walker; enumVals the first values, for the message.
 	enum     map[string]struct{}
 	enumVals []any
 	unique   bool     // uniqueItems, checked by the walker with a hash
+	required []string // required fields, checked by the walker
 	defaults []string // names of the properties that have a default
 	defSize  int      // values in the default
 	progs    []int    // instructions of each pattern's program
@@ -227,6 +231,11 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 		n.defSize = valueSize(s.Default)
 	}
 	n.work = 1 + len(s.Required)
+	if combDepth == 0 && len(s.Required) > 0 {
+		// Checked by the walker, which lists only the violations it keeps
+		// (kube-openapi formats an error for each missing field).
+		n.required, s.Required = s.Required, nil
+	}
 	if len(s.Enum) > 0 && combDepth > 0 {
 		// In a branch, kube-openapi checks it.
 		n.work += len(s.Enum)
@@ -390,7 +399,6 @@ func finish(n *node, seen map[*node]bool) {
 	finish(n.additional, seen)
 	finish(n.items, seen)
 	s := n.s
-	n.s = nil
 	if s == nil {
 		return
 	}
@@ -405,8 +413,23 @@ func finish(n *node, seen map[*node]bool) {
 	if len(s.Type) > 0 || s.Format != "" || len(s.Required) > 0 || s.MaxLength != nil || s.MinLength != nil ||
 		s.Maximum != nil || s.Minimum != nil || s.MultipleOf != nil || s.MaxItems != nil || s.MinItems != nil ||
 		s.MaxProperties != nil || s.MinProperties != nil || len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.Not != nil {
-		n.local = validate.NewSchemaValidator(s, nil, pathMark, strfmt.Default)
+		n.checks = true
+	} else {
+		n.s = nil
 	}
+}
+
+// validator returns the node's own kube-openapi validator, built the first
+// time a value reaches the node (a large schema of which an object uses a
+// few fields builds a few), or nil when the node has nothing to check.
+func (n *node) validator() *validate.SchemaValidator {
+	if !n.checks {
+		return nil
+	}
+	n.localOnce.Do(func() {
+		n.local = validate.NewSchemaValidator(n.s, nil, pathMark, strfmt.Default)
+	})
+	return n.local
 }
 
 // pathMark is the path given to each node's kube-openapi validator: its

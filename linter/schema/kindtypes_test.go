@@ -121,7 +121,7 @@ func TestKindTypeTables(t *testing.T) {
 		}
 		kinds = append(kinds, gvk.Group+"\x00"+gvk.Version+"\x00"+gvk.Kind)
 		sources = append(sources, k.Source)
-		compiled = append(compiled, c.types)
+		compiled = append(compiled, c.typeRoot())
 		cels = append(cels, c.cel)
 		skipped = append(skipped, c.skipped)
 		if tr, ok := trees[gvk]; ok || *update {

@@ -86,6 +86,41 @@ type compiled struct {
 	none     bool // no schema
 	types    *tnode
 	nodes    int // schema nodes, for MaxRetainedNodes
+
+	typesOnce sync.Once // builds types from root, for a CRD's schema
+}
+
+// typeRoot returns the type tree of the schema, built from the node tree
+// the first time a CRD's schema is type-checked.
+func (c *compiled) typeRoot() *tnode {
+	if c.root == nil {
+		return c.types
+	}
+	c.typesOnce.Do(func() { c.types = nodeTypes(c.root, map[*node]*tnode{}) })
+	return c.types
+}
+
+// nodeTypes is typeTree over the converted node tree.
+func nodeTypes(n *node, memo map[*node]*tnode) *tnode {
+	if n == nil {
+		return nil
+	}
+	if t, ok := memo[n]; ok {
+		return t
+	}
+	t := &tnode{types: n.types, mask: kindsOf(n.types)}
+	memo[n] = t
+	for name, p := range n.props {
+		if t.props == nil {
+			t.props = make(map[string]*tnode, len(n.props))
+		}
+		t.props[name] = nodeTypes(p, memo)
+	}
+	t.additional = nodeTypes(n.additional, memo)
+	t.items = nodeTypes(n.items, memo)
+	t.typed = len(t.props) > 0 || t.additional != nil || t.items != nil
+	t.isAny = len(t.types) == 0 && !t.typed
+	return t
 }
 
 // Option configures a Validator.
@@ -335,7 +370,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		return r, nil
 	}
 	if cfg.typesOnly {
-		typeCheck(obj, c.types, &r.Violations, &r.Cut)
+		typeCheck(obj, c.typeRoot(), &r.Violations, &r.Cut)
 		sortViolations(r.Violations)
 		return r, nil
 	}
@@ -461,7 +496,7 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 	}
 	// A compile costs about as much as validating one value per node,
 	// several times over.
-	if v.cost.used.Add(int64(8*c.nodes)) > v.cost.max {
+	if v.cost.used.Add(int64(2*c.nodes)) > v.cost.max {
 		return nil, &LimitError{Limit: "MaxCost", Value: int(v.cost.max), Path: "compiling the schema"}
 	}
 	e.c = c
@@ -512,9 +547,8 @@ func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
 	if err != nil {
 		return nil, err
 	}
-	types := typeTree(s, nil, nil)
 	finish(root, map[*node]bool{})
-	return &compiled{root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, types: types, nodes: conv.nodes}, nil
+	return &compiled{root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, nodes: conv.nodes}, nil
 }
 
 // validate runs kube-openapi's validator over data.

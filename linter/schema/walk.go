@@ -173,13 +173,14 @@ func (w *walker) check(v any, n *node, path []string, size int) {
 			w.out = append(w.out, violationAt(openapierrors.EnumFail(pathMark, "body", v, n.enumVals), v, path))
 		}
 	}
-	if n.local == nil {
+	local := n.validator()
+	if local == nil {
 		return
 	}
 	if !w.charge(n.work+n.branches*size, path) {
 		return
 	}
-	res := n.local.Validate(v)
+	res := local.Validate(v)
 	if res == nil || res.IsValid() {
 		return
 	}
@@ -302,6 +303,13 @@ func (w *walker) object(x map[string]any, n *node, path []string, root bool) (an
 			size += p.defSize
 			if !w.dflt {
 				w.defaultViolations(p, join(path, k))
+			}
+		}
+	}
+	if len(n.required) > 0 && w.charge(len(n.required), path) {
+		for _, r := range n.required {
+			if _, ok := out[r]; !ok {
+				w.add(join(path, r), KindRequired, "required", "missing", "required field is missing")
 			}
 		}
 	}
