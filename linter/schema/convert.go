@@ -123,6 +123,7 @@ type node struct {
 	localOnce sync.Once
 	local     *validate.SchemaValidator // nil: nothing to check here
 	checks    bool                      // s has keywords for local
+	typeOnly  bool                      // s has a type and nothing else for local
 	// enum is the set of the enum's values (canonical JSON), checked by
 	// the walker; enumVals the first values, for the message.
 	enum     map[string]struct{}
@@ -410,11 +411,18 @@ func finish(n *node, seen map[*node]bool) {
 	s.Description = ""
 	s.Example = nil
 	s.Extensions = nil
-	if len(s.Type) > 0 || s.Format != "" || len(s.Required) > 0 || s.MaxLength != nil || s.MinLength != nil ||
+	switch {
+	case s.Format != "" || len(s.Required) > 0 || s.MaxLength != nil || s.MinLength != nil ||
 		s.Maximum != nil || s.Minimum != nil || s.MultipleOf != nil || s.MaxItems != nil || s.MinItems != nil ||
-		s.MaxProperties != nil || s.MinProperties != nil || len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.Not != nil {
+		s.MaxProperties != nil || s.MinProperties != nil || len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.Not != nil:
 		n.checks = true
-	} else {
+	case len(s.Type) > 0:
+		// A type alone, the most common node: the walker checks it as
+		// kube-openapi's type validator does (typeError), and the schema
+		// need not be kept.
+		n.typeOnly = true
+		n.s = nil
+	default:
 		n.s = nil
 	}
 }

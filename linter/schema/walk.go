@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,10 @@ type walker struct {
 	// with preserveUnknownFields).
 	rootPreserve bool
 }
+
+// branchCost is the units of work of validating one value against one
+// node of a combinator's branch.
+const branchCost = 4
 
 // budget is what is left of a Validator's MaxCost.
 type budget struct {
@@ -173,11 +178,19 @@ func (w *walker) check(v any, n *node, path []string, size int) {
 			w.out = append(w.out, violationAt(openapierrors.EnumFail(pathMark, "body", v, n.enumVals), v, path))
 		}
 	}
+	if n.typeOnly {
+		if found := typeError(v, n); found != "" && !w.full() {
+			w.out = append(w.out, violationAt(openapierrors.InvalidType(pathMark, "body", strings.Join(n.types, ","), found), v, path))
+		}
+		return
+	}
 	local := n.validator()
 	if local == nil {
 		return
 	}
-	if !w.charge(n.work+n.branches*size, path) {
+	// A branch costs more than a visit: kube-openapi builds a result, and
+	// an error with its message for each keyword a value fails.
+	if !w.charge(n.work+branchCost*n.branches*size, path) {
 		return
 	}
 	res := local.Validate(v)
@@ -206,6 +219,55 @@ func (w *walker) check(v any, n *node, path []string, size int) {
 		kept = append(kept, x)
 	}
 	w.out = kept
+}
+
+// typeError returns the JSON type of v when n's types (and nullable) do
+// not allow it, as kube-openapi's type validator decides for a schema with
+// a type and no format: an integral number is an integer, an integer is a
+// number; empty when v is allowed.
+func typeError(v any, n *node) string {
+	has := func(t string) bool {
+		for _, x := range n.types {
+			if x == t {
+				return true
+			}
+		}
+		return false
+	}
+	var t string
+	switch x := v.(type) {
+	case nil:
+		if n.nullable || has("null") {
+			return ""
+		}
+		return "null"
+	case bool:
+		t = "boolean"
+	case string:
+		t = "string"
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		t = "integer"
+		if has("number") {
+			return ""
+		}
+	case float32:
+		t = "number"
+	case float64:
+		t = "number"
+		if has("integer") && x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return ""
+		}
+	case []any:
+		t = "array"
+	case map[string]any:
+		t = "object"
+	default:
+		return ""
+	}
+	if has(t) {
+		return ""
+	}
+	return t
 }
 
 // uniqueItems reports the first repeat of each value of a list whose
