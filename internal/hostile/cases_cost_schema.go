@@ -177,7 +177,7 @@ func schemaWorstCases() []schemaWorst {
 					"the default was copied into each item (over 1.5 GiB); it is shared, and its own violations found once per schema node.", defaultInts, defaultItems),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   400_000,
+				Size:   440_000,
 				Write: crdExamples("schema-cost-default",
 					`{type: object, properties: {items: {type: array, items: {type: object, properties: {d: {type: array, items: {type: integer}, default: `+
 						list(defaultInts, func(i int) string { return fmt.Sprint(i) })+`}, x: {type: string}}}}}}`,
@@ -192,7 +192,7 @@ func schemaWorstCases() []schemaWorst {
 					"the Composition's base also holds a mistyped field of the Composition itself (XP005).", defaultInts, defaultItems),
 				Kind:   KindPackageYAML,
 				Expect: rule(ClassLintError, "XP005"),
-				Size:   400_000,
+				Size:   430_000,
 				Write: func(ctx context.Context, dir string) (string, error) {
 					return composed("schema-cost-default-composed",
 						`{type: object, properties: {items: {type: array, items: {type: object, properties: {d: {type: array, items: {type: integer}, default: `+
@@ -209,7 +209,7 @@ func schemaWorstCases() []schemaWorst {
 					"(808 MiB, 83 s); the walker looks values up in a set and names a few.", enumValues, enumItems),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   300_000,
+				Size:   125_000,
 				Write: crdExamples("schema-cost-enum",
 					`{type: object, properties: {l: {type: array, items: {type: string, enum: `+list(enumValues, func(i int) string { return fmt.Sprintf("v%d", i) })+`}}}}`,
 					func() string { return "{l: " + repeat(enumItems, "zz") + "}" }),
@@ -223,7 +223,7 @@ func schemaWorstCases() []schemaWorst {
 					"it is shortened in each, and violations are capped per validation.", longPatternBytes, patternItems),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   400_000,
+				Size:   213_000,
 				Write: crdExamples("schema-cost-pattern-long",
 					`{type: object, properties: {l: {type: array, items: {type: string, pattern: "`+strings.Repeat("a", longPatternBytes)+`"}}}}`,
 					func() string { return "{l: " + repeat(patternItems, "b") + "}" }),
@@ -238,7 +238,7 @@ func schemaWorstCases() []schemaWorst {
 					"is counted against MaxCost (its length times the program's).", regexRepeat, regexInputBytes, regexRepeat/4),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   regexInputBytes + 2_000,
+				Size:   533_000,
 				Write: crdExamples("schema-cost-pattern-program",
 					fmt.Sprintf(`{type: object, properties: {s: {type: string, pattern: "^([a-z]+.){%d}z$"}, t: {type: string, pattern: "^([a-z]+.){%d}z$"}}}`, regexRepeat, regexRepeat/4),
 					func() string { return "{s: &s " + strings.Repeat("ab", regexInputBytes/2) + ", t: *s}" }),
@@ -252,7 +252,7 @@ func schemaWorstCases() []schemaWorst {
 					"compiled schemas beyond MaxRetainedNodes are released.", bigCRDs, bigCRDProps),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   int64(bigCRDs * bigCRDProps * 20),
+				Size:   3_250_000,
 				Heavy:  true,
 				Write: func(ctx context.Context, dir string) (string, error) {
 					pkg := goodProvider
@@ -273,7 +273,7 @@ func schemaWorstCases() []schemaWorst {
 				Description: fmt.Sprintf("uniqueItems over %d distinct strings (and one repeat at the end): kube-openapi compares pairs; the walker hashes.", uniqueStrings),
 				Kind:        KindPackageDir,
 				Expect:      rule(ClassLintError, "XP102"),
-				Size:        900_000,
+				Size:        700_000,
 				Write: crdExamples("schema-cost-unique-items",
 					`{type: object, properties: {l: {type: array, uniqueItems: true, items: {type: string}}}}`,
 					func() string {
@@ -303,7 +303,7 @@ func schemaWorstCases() []schemaWorst {
 					"and the validation stops there, reported as not validated.", manyProps/4, emptyItems, manyProps/4*emptyItems/1_000_000),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   400_000,
+				Size:   387_000,
 				Write: crdExamples("schema-cost-required",
 					`{type: object, properties: {l: {type: array, items: {type: object, required: `+names(manyProps/4)+`, properties: `+props(manyProps/4, "{type: string}")+`}}}}`,
 					func() string { return "{l: " + repeat(emptyItems, "{}") + "}" }),
@@ -317,7 +317,7 @@ func schemaWorstCases() []schemaWorst {
 					"branches times the value's size are counted against MaxCost.", anyOfBranches, branchItems),
 				Kind:   KindPackageYAML,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   300_000,
+				Size:   2_700_000,
 				Write: composed("schema-cost-any-of",
 					`{type: object, properties: {l: {type: array, items: {type: string, anyOf: `+list(anyOfBranches, func(i int) string { return fmt.Sprintf("{maxLength: %d}", i) })+`}}}}`,
 					func() string { return "{l: " + repeat(branchItems, "abcdefghijklmnopqrstuvwxyz") + "}" }),
@@ -330,7 +330,7 @@ func schemaWorstCases() []schemaWorst {
 				Description: fmt.Sprintf("oneOf, allOf and a not of an anyOf, 340 branches each, over each of %d items of a composed resource: counted against MaxCost.", branchItems),
 				Kind:        KindPackageYAML,
 				Expect:      rule(ClassLintError, "XP102"),
-				Size:        300_000,
+				Size:        320_000,
 				Write: composed("schema-cost-combinators",
 					`{type: object, properties: {l: {type: array, items: {type: string, `+
 						`oneOf: `+list(340, func(i int) string { return fmt.Sprintf("{maxLength: %d}", i) })+`, `+
@@ -347,7 +347,7 @@ func schemaWorstCases() []schemaWorst {
 					"paths are known where found, and violations capped per validation.", objectKeys),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   1_200_000,
+				Size:   770_000,
 				Write: crdExamples("schema-cost-additional-properties",
 					`{type: object, properties: {m: {type: object, additionalProperties: {type: integer}}}}`,
 					func() string {
@@ -372,7 +372,7 @@ func schemaWorstCases() []schemaWorst {
 					"it is built from the fewer of the item's fields and the keys.", mapKeys, emptyItems),
 				Kind:   KindPackageDir,
 				Expect: rule(ClassLintError, "XP102"),
-				Size:   500_000,
+				Size:   525_000,
 				Write: crdExamples("schema-cost-list-map",
 					`{type: object, properties: {l: {type: array, x-kubernetes-list-type: map, x-kubernetes-list-map-keys: `+names(mapKeys)+
 						`, items: {type: object, properties: `+props(mapKeys, "{type: string}")+`}}}}`,
@@ -386,7 +386,7 @@ func schemaWorstCases() []schemaWorst {
 				Description: fmt.Sprintf("A list-type set of %d objects, each repeated: one duplicate per pair, hashed, capped per validation.", uniqueStrings),
 				Kind:        KindPackageDir,
 				Expect:      rule(ClassLintError, "XP102"),
-				Size:        1_000_000,
+				Size:        690_000,
 				Write: crdExamples("schema-cost-list-set",
 					`{type: object, properties: {l: {type: array, x-kubernetes-list-type: set, items: {type: string}}}}`,
 					func() string {
@@ -401,7 +401,7 @@ func schemaWorstCases() []schemaWorst {
 				Description: fmt.Sprintf("%d embedded resources without apiVersion or kind: two violations each, capped per validation.", embeddedItems),
 				Kind:        KindPackageDir,
 				Expect:      rule(ClassLintError, "XP102"),
-				Size:        700_000,
+				Size:        250_000,
 				Write: crdExamples("schema-cost-embedded",
 					`{type: object, properties: {l: {type: array, items: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}}}}`,
 					func() string { return "{l: " + repeat(embeddedItems, "{}") + "}" }),
@@ -416,7 +416,7 @@ func schemaWorstCases() []schemaWorst {
 				Description: "5,000 items each failing a type, a format, lengths, ranges, a multiple, item and property counts and an int-or-string: violations capped per validation.",
 				Kind:        KindPackageDir,
 				Expect:      rule(ClassLintError, "XP102"),
-				Size:        1_000_000,
+				Size:        455_000,
 				Write: crdExamples("schema-cost-value-checks",
 					`{type: object, properties: {l: {type: array, items: {type: object, properties: {`+
 						`s: {type: string, maxLength: 1, minLength: 0, format: date-time}, t: {type: string, minLength: 5}, `+
@@ -436,7 +436,7 @@ func schemaWorstCases() []schemaWorst {
 				Description: "A Composition of 30,000 pipeline steps, each with a mistyped step name: the type check of the package's own kinds (XP005) is linear, capped per rule.",
 				Kind:        KindPackageYAML,
 				Expect:      rule(ClassLintError, "XP005"),
-				Size:        1_000_000,
+				Size:        300_000,
 				Write: streamYAML("schema-cost-package-kinds", func() []byte {
 					return []byte(badConfiguration + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: steps\nspec:\n" +
 						"  compositeTypeRef: {apiVersion: example.org/v1, kind: XOther}\n  mode: Pipeline\n  pipeline: " +
