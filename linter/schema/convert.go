@@ -284,11 +284,19 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 		if err != nil {
 			return nil, err
 		}
-		s.Properties[name] = p
+		if combDepth > 0 {
+			// In a branch, kube-openapi walks the converted schema; in
+			// the structural tree, the child node holds it (and the map's
+			// copy is dropped below, so the tree is not held twice).
+			s.Properties[name] = p
+		}
 		if n.props == nil {
 			n.props = make(map[string]*node, len(s.Properties))
 		}
 		n.props[name] = child
+	}
+	if combDepth == 0 {
+		s.Properties = nil
 	}
 	if ap := s.AdditionalProperties; ap != nil {
 		n.addAny = ap.Allows || ap.Schema != nil
