@@ -205,7 +205,7 @@ func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map
 	}
 	for i, x := range res.Violations {
 		if i == maxSchemaReports {
-			p.Reportf(obj, prefix, "%s: %d more violations", what, len(res.Violations)-i)
+			p.Reportf(obj, prefix, "%s: %d more violations", what, len(res.Violations)-i+res.Omitted)
 			break
 		}
 		path := append(append([]string(nil), prefix...), x.Path...)

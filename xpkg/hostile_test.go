@@ -174,10 +174,11 @@ func TestHostile(t *testing.T) {
 				if c.Heavy && (testing.Short() || raceEnabled) {
 					t.Skipf("heavy case (%d bytes on disk) skipped under -short and -race (.ci/run runs this test without -race too)", c.Size)
 				}
-				if raceEnabled && strings.HasPrefix(c.Name, "lint-cost-") {
-					// A rule's worst case costs seconds of lint, ten times
-					// more under the race detector, and holds nothing
-					// concurrent that the other cases do not.
+				if raceEnabled && (strings.HasPrefix(c.Name, "lint-cost-") || strings.HasPrefix(c.Name, "schema-cost-")) {
+					// A rule's (or a schema keyword's) worst case costs
+					// seconds of lint, ten times more under the race
+					// detector, and holds nothing concurrent that the other
+					// cases do not.
 					t.Skip("a lint worst case: measured without -race (.ci/run)")
 				}
 				dir := t.TempDir()

@@ -300,6 +300,7 @@ func Cases() []Case {
 	cs = append(cs, parserCostCases()...)
 	cs = append(cs, lintCostCases()...)
 	cs = append(cs, examplesCostCases()...)
+	cs = append(cs, schemaCostCases()...)
 	return cs
 }
 

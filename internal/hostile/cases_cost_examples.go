@@ -90,17 +90,24 @@ func configMaps(w io.Writer, n int) error {
 // crossplane.yaml is validPackage followed by what more writes, with one
 // example file written by ex.
 func examplesDir(name string, more, ex func(io.Writer) error) func(context.Context, string) (string, error) {
+	return packageDirWithExamples(name, func(w io.Writer) error {
+		if _, err := io.WriteString(w, validPackage); err != nil {
+			return err
+		}
+		return more(w)
+	}, ex)
+}
+
+// packageDirWithExamples is the Write function of a package directory
+// whose crossplane.yaml is written by pkg and whose examples/examples.yaml
+// by ex.
+func packageDirWithExamples(name string, pkg, ex func(io.Writer) error) func(context.Context, string) (string, error) {
 	return func(ctx context.Context, dir string) (string, error) {
 		out, err := caseOutput(dir, name, KindPackageDir)
 		if err != nil {
 			return "", err
 		}
-		if err := writeDepFile(filepath.Join(out, "crossplane.yaml"), func(w io.Writer) error {
-			if _, err := io.WriteString(w, validPackage); err != nil {
-				return err
-			}
-			return more(w)
-		}); err != nil {
+		if err := writeDepFile(filepath.Join(out, "crossplane.yaml"), pkg); err != nil {
 			return "", err
 		}
 		if err := ctx.Err(); err != nil {

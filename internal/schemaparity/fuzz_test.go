@@ -3,15 +3,26 @@ package schemaparity
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// Fuzz bounds of FuzzParity (both validators included): at most
+// fuzzAllocBase plus fuzzAllocPerByte bytes per input byte, and fuzzTimeout.
+const (
+	fuzzAllocBase    = 128 << 20
+	fuzzAllocPerByte = 64 << 10
+	fuzzTimeout      = 20 * time.Second
 )
 
 // fuzzCRD is one CRD version the fuzz target draws objects for.
@@ -80,7 +91,9 @@ var fuzzSetup = sync.OnceValues(func() (*schema.Validator, []fuzzCRD) {
 			crds = append(crds, fuzzCRD{group: group, version: name, kind: kind, schema: oas})
 		}
 	}
-	return schema.New(objs), crds
+	// One Validator serves every input of the fuzzer: its work budget
+	// (MaxCost, for all its validations) must not run out over a run.
+	return schema.New(objs, schema.WithLimits(schema.Limits{MaxCost: math.MaxInt})), crds
 })
 
 // gen draws a value for schema s from the fuzz input: mostly well-typed,
@@ -172,6 +185,22 @@ func FuzzParity(f *testing.F) {
 		f.Fatal("no CRDs to fuzz with")
 	}
 	f.Fuzz(func(t *testing.T, which uint16, data []byte) {
+		// A watchdog turns a hang into a failure the fuzzer records, and
+		// an allocation bound reports amplification, as the parser's and
+		// linter/schema's fuzz targets do.
+		watchdog := time.AfterFunc(fuzzTimeout, func() {
+			panic(fmt.Sprintf("ran past %v on %d bytes", fuzzTimeout, len(data)))
+		})
+		defer watchdog.Stop()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		defer func() {
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			if got, max := after.TotalAlloc-before.TotalAlloc, uint64(fuzzAllocBase+fuzzAllocPerByte*len(data)); got > max {
+				t.Fatalf("allocated %d bytes for %d bytes of input (bound %d)", got, len(data), max)
+			}
+		}()
 		c := crds[int(which)%len(crds)]
 		g := &gen{data: data}
 		obj, _ := g.value(c.schema, 0).(map[string]any)

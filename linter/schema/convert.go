@@ -4,9 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
 // Limits bound the cost of the schemas a Validator accepts. A schema
@@ -29,6 +34,29 @@ type Limits struct {
 	// MaxCombinatorBranches is the most branches of allOf, anyOf, oneOf
 	// and not in one version's schema. Default 1,024.
 	MaxCombinatorBranches int
+	// MaxPatternProgram is the largest compiled pattern, in instructions of
+	// its regexp/syntax program: a short pattern such as ^([a-z]+.){1000}z$
+	// compiles to thousands, and matching costs the string's length times
+	// the program's. A larger pattern is left out and recorded. Default
+	// 5,000.
+	MaxPatternProgram int
+	// MaxCost bounds the work of all validations of one Validator, in
+	// units of about one value checked against one schema node: schemas
+	// compiled (and compiled again after being released), values visited,
+	// enum and required checks, the branches of allOf, anyOf, oneOf and not
+	// times the size of the value they validate, and patterns times the
+	// length of the string they match. A validation that would go beyond it
+	// fails with a *LimitError (Limit "MaxCost"). Default 5,000,000 (a few
+	// seconds of CPU).
+	MaxCost int
+	// MaxViolations is the most violations one validation lists; those
+	// beyond it are counted in Result.Omitted. Default 1,000.
+	MaxViolations int
+	// MaxRetainedNodes bounds the compiled schema nodes a Validator keeps
+	// for later validations: beyond it, the least recently used compiled
+	// schemas are released (and compiled again if needed, at a cost
+	// counted in MaxCost). Default 100,000.
+	MaxRetainedNodes int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -43,6 +71,10 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxPatternLength, 4096)
 	def(&l.MaxCombinatorDepth, 4)
 	def(&l.MaxCombinatorBranches, 1024)
+	def(&l.MaxPatternProgram, 5000)
+	def(&l.MaxCost, 5_000_000)
+	def(&l.MaxViolations, 1000)
+	def(&l.MaxRetainedNodes, 100_000)
 	return l
 }
 
@@ -57,6 +89,9 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
+	if e.Limit == "MaxCost" {
+		return fmt.Sprintf("validation exceeds %s (%d units of work) at %s", e.Limit, e.Value, e.Path)
+	}
 	return fmt.Sprintf("schema exceeds %s (%d) at %s", e.Limit, e.Value, e.Path)
 }
 
@@ -80,6 +115,35 @@ type node struct {
 	patterns   []*regexp.Regexp // this node's pattern and those of its allOf branches
 	cel        int              // x-kubernetes-validations rules here
 	types      []string
+
+	// s is the node's own schema; after compilation, its properties,
+	// additionalProperties and items are cleared (the walker descends
+	// them), so local validates only this value's keywords.
+	s         *spec.Schema
+	localOnce sync.Once
+	local     *validate.SchemaValidator // nil: nothing to check here
+	checks    bool                      // s has keywords for local
+	typeOnly  bool                      // s has a type and nothing else for local
+	// enum is the set of the enum's values (canonical JSON), checked by
+	// the walker; enumVals the first values, for the message.
+	enum     map[string]struct{}
+	enumVals []any
+	unique   bool     // uniqueItems, checked by the walker with a hash
+	required []string // required fields, checked by the walker
+	defaults []string // names of the properties that have a default
+	defSize  int      // values in the default
+	progs    []int    // instructions of each pattern's program
+	// work is the cost of validating one value here besides visiting it
+	// (required fields); branches the cost per value of the value's size
+	// (the allOf, anyOf, oneOf and not branches' weight).
+	work, branches int
+	// weight is this node's subtree weight, for a branch that holds it.
+	weight int
+
+	defOnce sync.Once
+	defViol []Violation // the default's own violations, found once
+	defOmit int
+	defErr  error
 }
 
 // converter turns a CRD version's openAPIV3Schema into the kube-openapi
@@ -93,6 +157,7 @@ type converter struct {
 	skipped   []string // what was left out, for the reports
 	cel       int
 	patternRe map[string]*regexp.Regexp
+	progs     map[*regexp.Regexp]int
 }
 
 // decodeSchema decodes a schema held as a generic value (from YAML or
@@ -124,7 +189,7 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 	if len(s.Enum) > c.lim.MaxEnum {
 		return nil, &LimitError{Limit: "MaxEnum", Value: c.lim.MaxEnum, Path: path}
 	}
-	n := &node{nullable: s.Nullable}
+	n := &node{nullable: s.Nullable, s: s}
 	// A CRD may not use $ref (the API server refuses such a CRD), and
 	// kube-openapi cannot validate one: drop it.
 	if s.Ref.String() != "" {
@@ -164,6 +229,41 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 	n.types = s.Type
 	if s.Default != nil {
 		n.hasDefault, n.def = true, s.Default
+		n.defSize = valueSize(s.Default)
+	}
+	n.work = 1 + len(s.Required)
+	if combDepth == 0 && len(s.Required) > 0 {
+		// Checked by the walker, which lists only the violations it keeps
+		// (kube-openapi formats an error for each missing field).
+		n.required, s.Required = s.Required, nil
+	}
+	if len(s.Enum) > 0 && combDepth > 0 {
+		// In a branch, kube-openapi checks it.
+		n.work += len(s.Enum)
+	}
+	if len(s.Enum) > 0 && combDepth == 0 {
+		// Checked by the walker against a set: kube-openapi compares each
+		// value in turn and lists every value in each failure's message.
+		n.enum = make(map[string]struct{}, len(s.Enum))
+		size := 0
+		for _, e := range s.Enum {
+			n.enum[canonical(e)] = struct{}{}
+			if size < 4*maxValueLen {
+				n.enumVals = append(n.enumVals, e)
+				size += len(fmt.Sprint(e)) + 2
+			}
+		}
+		s.Enum = nil
+	}
+	if s.UniqueItems {
+		// Checked by the walker with a hash: kube-openapi compares pairs.
+		// (The API server refuses uniqueItems in a CRD for that reason.)
+		if combDepth == 0 {
+			n.unique = true
+		} else {
+			c.skip(path, "uniqueItems")
+		}
+		s.UniqueItems = false
 	}
 	if s.Pattern != "" {
 		re, err := c.compile(s.Pattern, path)
@@ -172,6 +272,7 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 		}
 		if re != nil {
 			n.patterns = append(n.patterns, re)
+			n.progs = append(n.progs, c.progs[re])
 		}
 		// Patterns are checked by the walker with this validator's own
 		// compiled expressions: kube-openapi keeps every pattern it ever
@@ -183,11 +284,19 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 		if err != nil {
 			return nil, err
 		}
-		s.Properties[name] = p
+		if combDepth > 0 {
+			// In a branch, kube-openapi walks the converted schema; in
+			// the structural tree, the child node holds it (and the map's
+			// copy is dropped below, so the tree is not held twice).
+			s.Properties[name] = p
+		}
 		if n.props == nil {
 			n.props = make(map[string]*node, len(s.Properties))
 		}
 		n.props[name] = child
+	}
+	if combDepth == 0 {
+		s.Properties = nil
 	}
 	if ap := s.AdditionalProperties; ap != nil {
 		n.addAny = ap.Allows || ap.Schema != nil
@@ -236,9 +345,11 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 			if err != nil {
 				return err
 			}
+			n.branches += sub.weight
 			if what == "allOf" {
 				// Every allOf branch applies to this value: its patterns do.
 				n.patterns = append(n.patterns, sub.patterns...)
+				n.progs = append(n.progs, sub.progs...)
 			} else if len(sub.patterns) > 0 {
 				c.skip(path+"."+what, "pattern")
 			}
@@ -261,7 +372,103 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 		}
 		*s.Not = list[0]
 	}
+	n.weight += n.work + len(n.enum) + n.branches
+	for _, p := range n.props {
+		n.weight += p.weight
+	}
+	if n.additional != nil {
+		n.weight += n.additional.weight
+	}
+	if n.items != nil {
+		n.weight += n.items.weight
+	}
+	for name, p := range n.props {
+		if p.hasDefault {
+			n.defaults = append(n.defaults, name)
+		}
+	}
+	sort.Strings(n.defaults)
 	return n, nil
+}
+
+// finish makes each node of the structural tree (from root, through
+// properties, additionalProperties and items) validate only its own value:
+// the walker descends, and kube-openapi checks this value's keywords
+// (types, formats, lengths, ranges, required fields, counts, and the
+// combinators, whose branches it walks in full). The full schema tree is
+// then no longer referenced.
+func finish(n *node, seen map[*node]bool) {
+	if n == nil || seen[n] {
+		return
+	}
+	seen[n] = true
+	for _, p := range n.props {
+		finish(p, seen)
+	}
+	finish(n.additional, seen)
+	finish(n.items, seen)
+	s := n.s
+	if s == nil {
+		return
+	}
+	s.Properties = nil
+	s.AdditionalProperties = nil
+	s.Items = nil
+	s.AdditionalItems = nil
+	s.Default = nil
+	s.Description = ""
+	s.Example = nil
+	s.Extensions = nil
+	switch {
+	case s.Format != "" || len(s.Required) > 0 || s.MaxLength != nil || s.MinLength != nil ||
+		s.Maximum != nil || s.Minimum != nil || s.MultipleOf != nil || s.MaxItems != nil || s.MinItems != nil ||
+		s.MaxProperties != nil || s.MinProperties != nil || len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || s.Not != nil:
+		n.checks = true
+	case len(s.Type) > 0:
+		// A type alone, the most common node: the walker checks it as
+		// kube-openapi's type validator does (typeError), and the schema
+		// need not be kept.
+		n.typeOnly = true
+		n.s = nil
+	default:
+		n.s = nil
+	}
+}
+
+// validator returns the node's own kube-openapi validator, built the first
+// time a value reaches the node (a large schema of which an object uses a
+// few fields builds a few), or nil when the node has nothing to check.
+func (n *node) validator() *validate.SchemaValidator {
+	if !n.checks {
+		return nil
+	}
+	n.localOnce.Do(func() {
+		n.local = validate.NewSchemaValidator(n.s, nil, pathMark, strfmt.Default)
+	})
+	return n.local
+}
+
+// pathMark is the path given to each node's kube-openapi validator: its
+// errors name the value as pathMark, a field of it as pathMark.field.
+const pathMark = "$"
+
+// valueSize counts the values in a decoded value.
+func valueSize(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 1
+		for _, e := range x {
+			n += valueSize(e)
+		}
+		return n
+	case []any:
+		n := 1
+		for _, e := range x {
+			n += valueSize(e)
+		}
+		return n
+	}
+	return 1
 }
 
 // Schema is kube-openapi's schema, aliased to keep signatures short.
@@ -284,14 +491,30 @@ func (c *converter) compile(p, path string) (*regexp.Regexp, error) {
 		c.skip(path, fmt.Sprintf("pattern longer than %d bytes", c.lim.MaxPatternLength))
 		return nil, nil
 	}
+	// The program's size, not the pattern's, is what matching costs: a
+	// repeat count multiplies it.
+	parsed, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("%w: pattern at %s: %v", ErrInvalidSchema, path, err)
+	}
+	prog, err := syntax.Compile(parsed.Simplify())
+	if err != nil {
+		return nil, fmt.Errorf("%w: pattern at %s: %v", ErrInvalidSchema, path, err)
+	}
+	if len(prog.Inst) > c.lim.MaxPatternProgram {
+		c.skip(path, fmt.Sprintf("pattern compiling to more than %d instructions", c.lim.MaxPatternProgram))
+		return nil, nil
+	}
 	re, err := regexp.Compile(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: pattern at %s: %v", ErrInvalidSchema, path, err)
 	}
 	if c.patternRe == nil {
 		c.patternRe = map[string]*regexp.Regexp{}
+		c.progs = map[*regexp.Regexp]int{}
 	}
 	c.patternRe[p] = re
+	c.progs[re] = len(prog.Inst)
 	return re, nil
 }
 

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -71,6 +72,11 @@ func kindSchema(gvk schema.GroupVersionKind) (json.RawMessage, map[string]any, e
 // kinds.json's order (TestKindTypeTables checks they are the same).
 var packageKinds = sync.OnceValue(func() *Validator {
 	v := &Validator{lim: Limits{}.withDefaults(), byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
+	// Shared by the whole process, over this module's own schemas, which
+	// kube-openapi validates whole (linear in the object): no budget to
+	// run out of, and every kind kept.
+	v.cost.max = math.MaxInt64
+	v.lim.MaxRetainedNodes = math.MaxInt
 	for _, k := range kindTypeKinds {
 		gvk := schema.GroupVersionKind{Group: k.group, Version: k.version, Kind: k.kind}
 		e := &entry{

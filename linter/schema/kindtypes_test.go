@@ -115,13 +115,13 @@ func TestKindTypeTables(t *testing.T) {
 			defs = nil
 		}
 		e := &entry{gvk: gvk, definition: k.Source, served: true, defs: defs, build: func() (any, bool, error) { return s, false, nil }}
-		c, err := e.compile(Limits{}.withDefaults())
+		c, err := e.doCompile(Limits{}.withDefaults())
 		if err != nil {
 			t.Fatalf("%s: %v", gvk, err)
 		}
 		kinds = append(kinds, gvk.Group+"\x00"+gvk.Version+"\x00"+gvk.Kind)
 		sources = append(sources, k.Source)
-		compiled = append(compiled, c.types)
+		compiled = append(compiled, c.typeRoot())
 		cels = append(cels, c.cel)
 		skipped = append(skipped, c.skipped)
 		if tr, ok := trees[gvk]; ok || *update {

@@ -38,16 +38,16 @@ func TestTypesOnlyMatchesKubeOpenAPI(t *testing.T) {
 			if !ok {
 				continue
 			}
-			c, err := e.compile(v.lim)
+			c, err := e.doCompile(v.lim)
 			if err != nil || c.none {
 				continue
 			}
-			full, err := c.validate(u.Object)
+			full, err := v.Validate(context.Background(), u.Object)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var want []string
-			for _, x := range full {
+			for _, x := range full.Violations {
 				if x.Kind == KindType && x.Found != "null" {
 					want = append(want, x.Field()+": "+x.Message)
 				}

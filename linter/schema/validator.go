@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -44,6 +45,13 @@ type Validator struct {
 	byGVK  map[schema.GroupVersionKind]*entry
 	order  []schema.GroupVersionKind
 	groups map[schema.GroupKind]bool
+	cost   budget
+
+	// mu guards the compiled schemas: the entries holding one, least
+	// recently used first, and their nodes in all.
+	mu       sync.Mutex
+	retained []*entry
+	nodes    int
 }
 
 // entry is one served version of one definition.
@@ -61,9 +69,10 @@ type entry struct {
 	// takes from the tables of kindtypes_table.go.
 	tables bool
 
-	once sync.Once
-	c    *compiled
-	err  error
+	// Under Validator.mu: the compiled schema (nil when not compiled, or
+	// released), or the error compiling it gave.
+	c   *compiled
+	err error
 }
 
 // compiled is a version's schema, converted.
@@ -76,6 +85,42 @@ type compiled struct {
 	preserve bool
 	none     bool // no schema
 	types    *tnode
+	nodes    int // schema nodes, for MaxRetainedNodes
+
+	typesOnce sync.Once // builds types from root, for a CRD's schema
+}
+
+// typeRoot returns the type tree of the schema, built from the node tree
+// the first time a CRD's schema is type-checked.
+func (c *compiled) typeRoot() *tnode {
+	if c.root == nil {
+		return c.types
+	}
+	c.typesOnce.Do(func() { c.types = nodeTypes(c.root, map[*node]*tnode{}) })
+	return c.types
+}
+
+// nodeTypes is typeTree over the converted node tree.
+func nodeTypes(n *node, memo map[*node]*tnode) *tnode {
+	if n == nil {
+		return nil
+	}
+	if t, ok := memo[n]; ok {
+		return t
+	}
+	t := &tnode{types: n.types, mask: kindsOf(n.types)}
+	memo[n] = t
+	for name, p := range n.props {
+		if t.props == nil {
+			t.props = make(map[string]*tnode, len(n.props))
+		}
+		t.props[name] = nodeTypes(p, memo)
+	}
+	t.additional = nodeTypes(n.additional, memo)
+	t.items = nodeTypes(n.items, memo)
+	t.typed = len(t.props) > 0 || t.additional != nil || t.items != nil
+	t.isAny = len(t.types) == 0 && !t.typed
+	return t
 }
 
 // Option configures a Validator.
@@ -95,6 +140,7 @@ func New(objs []*parser.Object, opts ...Option) *Validator {
 	for _, o := range opts {
 		o(v)
 	}
+	v.cost.max = int64(v.lim.MaxCost)
 	for _, o := range objs {
 		if o == nil {
 			continue
@@ -155,6 +201,9 @@ type Result struct {
 	// Skipped lists other parts of the schema that were not checked (a
 	// pattern beyond MaxPatternLength, a $ref), for the report.
 	Skipped []string
+	// Omitted counts the violations found beyond Limits.MaxViolations,
+	// which Violations does not list.
+	Omitted int
 	// Cut is set by TypesOnly when the object holds an empty mapping or
 	// list, below its top level, where the schema defines typed fields: if
 	// the object is an outline (parser.Object.Outline), it may have been cut
@@ -312,7 +361,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 			return r, nil
 		}
 	}
-	c, err := e.compile(v.lim)
+	c, err := v.compile(ctx, e)
 	if err != nil {
 		return nil, fmt.Errorf("%s version %s: %w", e.definition, bounded(gvk.Version), err)
 	}
@@ -321,25 +370,29 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		return r, nil
 	}
 	if cfg.typesOnly {
-		typeCheck(obj, c.types, &r.Violations, &r.Cut)
+		typeCheck(obj, c.typeRoot(), &r.Violations, &r.Cut)
 		sortViolations(r.Violations)
 		return r, nil
 	}
-	data := any(obj)
-	if c.root != nil && !cfg.typesOnly {
-		w := &walker{patterns: true}
-		root := c.root
-		if c.preserve {
-			cp := *root
-			cp.preserve = true
-			root = &cp
+	var found []Violation
+	if c.root != nil {
+		w := &walker{ctx: ctx, cost: &v.cost, max: v.lim.MaxViolations, patterns: true, rootPreserve: c.preserve}
+		w.walk(obj, c.root, nil, true)
+		w.flush(w.errPath)
+		if w.err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%s version %s: %w", e.definition, bounded(gvk.Version), w.err)
 		}
-		data = w.walk(obj, root, nil, true)
-		r.Violations = append(r.Violations, w.out...)
-	}
-	found, err := c.validate(data)
-	if err != nil {
-		return nil, err
+		found, r.Omitted = w.out, w.omitted
+	} else {
+		// A built-in kind, whose schema holds $refs: kube-openapi validates
+		// it whole (its schemas are this module's own).
+		found, err = c.validate(obj)
+		if err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range found {
 		if cfg.skipRequired && f.Kind == KindRequired {
@@ -414,12 +467,48 @@ func sortViolations(vs []Violation) {
 	})
 }
 
-// compile converts the entry's schema once.
-func (e *entry) compile(lim Limits) (*compiled, error) {
-	e.once.Do(func() {
-		e.c, e.err = e.doCompile(lim)
-	})
-	return e.c, e.err
+// compile returns the entry's compiled schema, compiling it when it is
+// not retained, and releases the least recently used others beyond
+// MaxRetainedNodes. Compiling counts against MaxCost.
+func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if e.err != nil {
+		return nil, e.err
+	}
+	if e.c != nil {
+		for i, r := range v.retained {
+			if r == e {
+				copy(v.retained[i:], v.retained[i+1:])
+				v.retained[len(v.retained)-1] = e
+				break
+			}
+		}
+		return e.c, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c, err := e.doCompile(v.lim)
+	if err != nil {
+		e.err = err
+		return nil, err
+	}
+	// A compile costs about as much as validating one value per node,
+	// several times over.
+	if v.cost.used.Add(int64(2*c.nodes)) > v.cost.max {
+		return nil, &LimitError{Limit: "MaxCost", Value: int(v.cost.max), Path: "compiling the schema"}
+	}
+	e.c = c
+	v.retained = append(v.retained, e)
+	v.nodes += c.nodes
+	for len(v.retained) > 1 && v.nodes > v.lim.MaxRetainedNodes {
+		old := v.retained[0]
+		v.retained = v.retained[1:]
+		v.nodes -= old.c.nodes
+		old.c = nil
+	}
+	return c, nil
 }
 
 func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
@@ -458,7 +547,8 @@ func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compiled{schema: s, root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, types: typeTree(s, nil, nil)}, nil
+	finish(root, map[*node]bool{})
+	return &compiled{root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, nodes: conv.nodes}, nil
 }
 
 // validate runs kube-openapi's validator over data.
@@ -522,19 +612,34 @@ func (c *compiled) validate(data any) (out []Violation, err error) {
 // violationOf converts a kube-openapi error into a Violation, finding the
 // field path in data (kube-openapi joins keys with dots, so a key holding
 // a dot is found by matching the object's keys).
-func violationOf(err error, data any) Violation {
+func violationOf(err error, data any) Violation { return violationIn(err, data, nil, "") }
+
+// violationAt converts the error of a node's own validator (whose path is
+// pathMark), for the value data at path.
+func violationAt(err error, data any, path []string) Violation {
+	return violationIn(err, data, path, pathMark)
+}
+
+func violationIn(err error, data any, prefix []string, mark string) Violation {
+	where := func(name string) []string {
+		rel := resolvePath(strings.TrimPrefix(strings.TrimPrefix(name, mark), "."), data)
+		if len(prefix) == 0 {
+			return rel
+		}
+		return append(clonePath(prefix), rel...)
+	}
 	var ve *openapierrors.Validation
 	if !errors.As(err, &ve) {
 		// Range checks of numbers return plain errors ending "in <path>".
 		msg := err.Error()
-		var path []string
+		path := clonePath(prefix)
 		if i := strings.LastIndex(msg, " in "); i >= 0 {
-			path = resolvePath(strings.TrimPrefix(msg[i+4:], "."), data)
+			path = where(msg[i+4:])
 			msg = msg[:i]
 		}
 		return Violation{Path: path, Kind: KindInvalid, Message: bounded(msg), Expected: bounded(msg)}
 	}
-	path := resolvePath(strings.TrimPrefix(ve.Name, "."), data)
+	path := where(ve.Name)
 	msg := ve.Error()
 	if ve.Name != "" {
 		msg = strings.TrimPrefix(msg, ve.Name)
@@ -625,8 +730,7 @@ func resolvePath(p string, data any) []string {
 			out = append(out, idx)
 			p = strings.TrimPrefix(p[j+1:], ".")
 			if l, ok := data.([]any); ok {
-				var i int
-				if _, err := fmt.Sscan(idx, &i); err == nil && i >= 0 && i < len(l) {
+				if i, err := strconv.Atoi(idx); err == nil && i >= 0 && i < len(l) {
 					data = l[i]
 					continue
 				}
@@ -636,9 +740,25 @@ func resolvePath(p string, data any) []string {
 		}
 		m, _ := data.(map[string]any)
 		best := ""
-		for k := range m {
-			if len(k) > len(best) && strings.HasPrefix(p, k) && (len(p) == len(k) || p[len(k)] == '.' || p[len(k)] == '[') {
-				best = k
+		if len(m) > 0 {
+			// The longest key the path continues with: looked up at each
+			// place a key may end (a bounded number of them), never by
+			// scanning the object's keys.
+			ends := make([]int, 0, 8)
+			for i := 0; i < len(p); i++ {
+				if p[i] == '.' || p[i] == '[' {
+					ends = append(ends, i)
+				}
+			}
+			ends = append(ends, len(p))
+			if len(ends) > 64 {
+				ends = append(ends[:32], ends[len(ends)-32:]...)
+			}
+			for i := len(ends) - 1; i >= 0; i-- {
+				if _, ok := m[p[:ends[i]]]; ok && ends[i] > 0 {
+					best = p[:ends[i]]
+					break
+				}
 			}
 		}
 		if best == "" {
