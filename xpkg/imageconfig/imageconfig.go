@@ -228,6 +228,43 @@ type RuntimeConfigRef struct {
 // A Set is immutable once built, and safe for concurrent use.
 type Set struct {
 	configs []ImageConfig // sorted by name
+	index   [numPurposes]prefixIndex
+}
+
+// prefixIndex finds, for one purpose, the ImageConfigs whose prefix is a
+// given string: a lookup costs one map access per distinct prefix length
+// no longer than the reference (at most MaxPrefixBytes of them), not a
+// scan of every entry of every ImageConfig.
+type prefixIndex struct {
+	first   map[string]int // prefix -> first ImageConfig (by name) with it
+	count   map[string]int // prefix -> ImageConfigs with it
+	lengths []int          // distinct prefix lengths, longest first
+}
+
+func (s *Set) buildIndex() {
+	for p := range Purpose(numPurposes) {
+		x := prefixIndex{first: map[string]int{}, count: map[string]int{}}
+		for i := range s.configs {
+			c := &s.configs[i]
+			if !p.valid(c) {
+				continue
+			}
+			for j, m := range c.MatchImages {
+				if m.Prefix == "" || slices.ContainsFunc(c.MatchImages[:j], func(o Match) bool { return o.Prefix == m.Prefix }) {
+					continue
+				}
+				if _, ok := x.first[m.Prefix]; !ok {
+					x.first[m.Prefix] = i
+					x.lengths = append(x.lengths, len(m.Prefix))
+				}
+				x.count[m.Prefix]++
+			}
+		}
+		slices.Sort(x.lengths)
+		x.lengths = slices.Compact(x.lengths)
+		slices.Reverse(x.lengths)
+		s.index[p] = x
+	}
 }
 
 // Configs returns the ImageConfigs of the set, sorted by name.
@@ -324,6 +361,7 @@ func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error)
 		}
 	}
 	slices.SortFunc(s.configs, func(a, b ImageConfig) int { return strings.Compare(a.Name, b.Name) })
+	s.buildIndex()
 	return s, nil
 }
 
@@ -440,29 +478,24 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 	return ic, true, nil
 }
 
-// best returns the index of the ImageConfig among those valid with the
-// longest prefix of ref, the length of that prefix, and how many
-// ImageConfigs tie at that length; -1 when none matches.
-func (s *Set) best(ref string, valid func(*ImageConfig) bool) (idx, length, ties int) {
-	idx = -1
-	if s == nil {
+// best returns the index of the ImageConfig serving purpose with the
+// longest prefix of ref (the first by name among those of that length),
+// the length of that prefix, and how many ImageConfigs have it; -1 when
+// none matches. An empty prefix never matches.
+func (s *Set) best(ref string, purpose Purpose) (idx, length, ties int) {
+	if s == nil || purpose < 0 || purpose >= numPurposes {
 		return -1, 0, 0
 	}
-	for i := range s.configs {
-		c := &s.configs[i]
-		if !valid(c) {
+	x := &s.index[purpose]
+	for _, l := range x.lengths {
+		if l > len(ref) {
 			continue
 		}
-		l := longest(c, ref)
-		switch {
-		case l == 0:
-		case l > length:
-			idx, length, ties = i, l, 1
-		case l == length:
-			ties++
+		if i, ok := x.first[ref[:l]]; ok {
+			return i, l, x.count[ref[:l]]
 		}
 	}
-	return idx, length, ties
+	return -1, 0, 0
 }
 
 // longest returns the length of c's longest prefix of ref (0: none).
@@ -482,7 +515,7 @@ func longest(c *ImageConfig, ref string) int {
 // ImageConfig's name. ok is false, and ref is returned as it is, when no
 // ImageConfig rewrites ref.
 func (s *Set) Rewrite(ref string) (rewritten, name string, ok bool) {
-	i, n, _ := s.best(ref, func(c *ImageConfig) bool { return c.RewritePrefix != "" })
+	i, n, _ := s.best(ref, PurposeRewrite)
 	if i < 0 {
 		return ref, "", false
 	}
@@ -493,7 +526,7 @@ func (s *Set) Rewrite(ref string) (rewritten, name string, ok bool) {
 // PullSecretFor returns the pull secret Crossplane adds when it pulls ref
 // (the reference after any rewrite), and the ImageConfig that names it.
 func (s *Set) PullSecretFor(ref string) (secret, name string, ok bool) {
-	i, _, _ := s.best(ref, func(c *ImageConfig) bool { return c.PullSecret != "" })
+	i, _, _ := s.best(ref, PurposePullSecret)
 	if i < 0 {
 		return "", "", false
 	}
@@ -504,7 +537,7 @@ func (s *Set) PullSecretFor(ref string) (secret, name string, ok bool) {
 // reference after any rewrite) and the ImageConfig that states it. xpkgkit
 // does not enforce it.
 func (s *Set) VerificationFor(ref string) (v *Verification, name string, ok bool) {
-	i, _, _ := s.best(ref, func(c *ImageConfig) bool { return c.Verification != nil })
+	i, _, _ := s.best(ref, PurposeVerification)
 	if i < 0 {
 		return nil, "", false
 	}
@@ -519,6 +552,7 @@ const (
 	PurposeRewrite Purpose = iota
 	PurposePullSecret
 	PurposeVerification
+	numPurposes
 )
 
 func (p Purpose) valid(c *ImageConfig) bool {
@@ -538,7 +572,7 @@ func (p Purpose) valid(c *ImageConfig) bool {
 // an arbitrary one of them, xpkgkit the first by name. nil when the choice
 // is not ambiguous.
 func (s *Set) Ties(ref string, purpose Purpose) []string {
-	_, n, ties := s.best(ref, purpose.valid)
+	_, n, ties := s.best(ref, purpose)
 	if ties < 2 {
 		return nil
 	}
