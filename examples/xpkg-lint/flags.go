@@ -15,6 +15,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // config is what the command line asks for.
@@ -30,8 +31,9 @@ type config struct {
 	explain    string
 	listRules  bool
 	sources    []string
-	openOpts   []xpkg.Option // remote.go: the registry client
-	deps       depsConfig    // deps.go
+	openOpts   []xpkg.Option    // remote.go: the registry client
+	deps       depsConfig       // deps.go
+	images     *imageconfig.Set // imageconfig.go: --image-config
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -110,6 +112,11 @@ Flags:
                              searched in order
   --deps-cache DIR           Crossplane's package cache directory as a source
                              (it records no tags: versions are not checked)
+  --image-config FILE        Crossplane ImageConfig objects (repeatable): their
+                             rewriteImage rules choose where references, and
+                             with --deps the graph's packages, are pulled
+                             from; the lock records both references
+                             (verification and pull secrets are not applied)
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
   -h, --help                 show this help
@@ -177,7 +184,8 @@ type flagValues struct {
 	jobs                                         int
 	listRules                                    bool
 	remote                                       remoteFlags
-	deps                                         depsFlags // deps.go
+	deps                                         depsFlags        // deps.go
+	images                                       imageConfigFlags // imageconfig.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -197,6 +205,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.explain, "explain", "", "describe a rule")
 	f.remote.register(fs)
 	f.deps.register(fs)
+	f.images.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -274,7 +283,10 @@ func (f *flagValues) apply(c *config) error {
 		}
 		c.explain = f.explain
 	}
-	return f.remote.apply(c)
+	if err := f.remote.apply(c); err != nil {
+		return err
+	}
+	return f.images.apply(c)
 }
 
 // check checks what needs every flag: the sources.
