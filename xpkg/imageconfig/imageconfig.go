@@ -105,7 +105,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Limits bound what a Set reads. A zero field takes its default.
 type Limits struct {
-	// MaxBytes bounds the bytes of one stream (default 4 MiB).
+	// MaxBytes bounds the bytes read, over all the streams of a ParseAll
+	// (default 4 MiB).
 	MaxBytes int64
 	// MaxDocuments bounds the documents of one stream, ImageConfigs or not
 	// (default 10 000).
@@ -354,23 +355,36 @@ func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error)
 	c.limits = c.limits.withDefaults()
 	s := &Set{}
 	seen := map[string]parser.Position{}
+	budget := c.limits.MaxBytes
 	for _, in := range inputs {
 		name := cmp.Or(in.Name, c.file)
-		if err := s.read(ctx, in.Reader, name, c.limits, seen); err != nil {
+		n, err := s.read(ctx, in.Reader, name, c.limits, budget, seen)
+		if err != nil {
 			return nil, err
 		}
+		budget -= n
 	}
 	slices.SortFunc(s.configs, func(a, b ImageConfig) int { return strings.Compare(a.Name, b.Name) })
 	s.buildIndex()
 	return s, nil
 }
 
-func (s *Set) read(ctx context.Context, r io.Reader, file string, l Limits, seen map[string]parser.Position) error {
+// read reads one stream within budget bytes, and returns the bytes read.
+func (s *Set) read(ctx context.Context, r io.Reader, file string, l Limits, budget int64, seen map[string]parser.Position) (int64, error) {
+	if budget <= 0 {
+		return 0, &Error{Pos: parser.Position{File: file}, Msg: fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes), Err: ErrLimit}
+	}
 	pl := parser.DefaultLimits()
-	pl.MaxTotalBytes = l.MaxBytes
+	pl.MaxTotalBytes = budget
 	pl.MaxDocuments = l.MaxDocuments
-	pl.MaxDocumentBytes = min(pl.MaxDocumentBytes, l.MaxBytes)
+	pl.MaxDocumentBytes = min(pl.MaxDocumentBytes, budget)
 	sp := parser.NewSplitter(r, parser.WithFile(file), parser.WithLimits(pl))
+	err := s.readDocs(ctx, sp, l, seen)
+	return sp.Offset(), err
+}
+
+// readDocs reads the documents of sp into s.
+func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen map[string]parser.Position) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -380,12 +394,20 @@ func (s *Set) read(ctx context.Context, r io.Reader, file string, l Limits, seen
 			return nil
 		}
 		if err != nil {
-			class := err
 			var le *parser.LimitError
 			if errors.As(err, &le) {
-				class = fmt.Errorf("%w: %w", ErrLimit, err)
+				msg := fmt.Sprintf("%s %d exceeded", le.Limit, le.Value)
+				if le.Limit == "MaxTotalBytes" {
+					msg = fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes)
+				}
+				return &Error{Pos: le.Pos, Msg: msg, Err: fmt.Errorf("%w: %w", ErrLimit, err)}
 			}
-			return &Error{Pos: doc.Pos, Msg: safetext.Reason(err), Err: class}
+			pos := doc.Pos
+			var de *parser.DocumentError
+			if errors.As(err, &de) {
+				pos = de.Pos
+			}
+			return &Error{Pos: pos, Msg: safetext.Reason(err), Err: err}
 		}
 		if doc.Empty {
 			continue

@@ -226,3 +226,16 @@ func FuzzParse(f *testing.F) {
 		s.Ties(ref, imageconfig.PurposeRewrite)
 	})
 }
+
+// TestParseAllBudget: MaxBytes holds over all the streams of a ParseAll.
+func TestParseAllBudget(t *testing.T) {
+	t.Parallel()
+	var inputs []imageconfig.Input
+	for i := range 3 {
+		inputs = append(inputs, imageconfig.Input{Name: fmt.Sprintf("f%d.yaml", i), Reader: strings.NewReader(ic(fmt.Sprint("c", i), "", strings.Repeat("x", 500)))})
+	}
+	_, err := imageconfig.ParseAll(context.Background(), inputs, imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1200}))
+	if !errors.Is(err, imageconfig.ErrLimit) || !strings.Contains(err.Error(), "f1.yaml:8: more than 1200 bytes over all inputs") {
+		t.Errorf("error = %v, want ErrLimit in f1.yaml", err)
+	}
+}
