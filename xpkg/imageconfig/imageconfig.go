@@ -20,10 +20,13 @@
 //   - A rewrite replaces the longest matching prefix of the winning
 //     ImageConfig by rewriteImage.prefix.
 //   - Ties between ImageConfigs: Crossplane's API says "an arbitrary one
-//     will be selected" (its code keeps the first one listed). xpkgkit
-//     keeps the first by metadata.name, the order in which the API server
-//     lists cluster-scoped objects, so the answer is deterministic; Ties
-//     reports such ambiguities so a tool can warn about them.
+//     will be selected". Its code keeps the first one listed, and it lists
+//     through the controller manager's cached client (Crossplane v2.3.4
+//     cmd/crossplane/core/core.go, mgr.GetClient()), whose order is not
+//     defined, so a cluster may pick either. xpkgkit keeps the first by
+//     metadata.name (the order in which the API server itself lists
+//     cluster-scoped objects), so its answer is deterministic; Ties reports
+//     such ambiguities so a tool can warn about them.
 //
 // Verification is parsed and exposed (VerificationFor) but NOT enforced by
 // this package or by anything in xpkgkit yet: no signature is checked.
