@@ -81,6 +81,12 @@ type Package struct {
 	// SourceKind is what the source was found to be (the kind of the
 	// package itself is that of its meta object: see Pkg).
 	SourceKind SourceKind
+	// Resolved is the reference pulled when an ImageConfig rewrote Source
+	// (WithImageConfig); "" when none did.
+	Resolved string
+	// ImageConfig names the ImageConfig that rewrote Source; "" when none
+	// did.
+	ImageConfig string
 	// Root is the directory that file names in positions are relative to:
 	// the package root (the directory holding parser.MetaFile) for a directory,
 	// the file's directory for a package.yaml file. It is empty for images,

@@ -6,6 +6,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // Option configures Open, OpenReader, OpenImage and Selection.OpenPackageYAML.
@@ -17,9 +18,10 @@ type openConfig struct {
 	limitsSet  bool // WithLimits was given (for Build)
 	parserOpts []parser.Option
 	sourceName string
-	remote     *remote.Client // see WithRemote
-	imagesOnly bool           // see WithImagesOnly
-	spoolDir   string         // see WithSpoolDir
+	remote     *remote.Client   // see WithRemote
+	imagesOnly bool             // see WithImagesOnly
+	spoolDir   string           // see WithSpoolDir
+	images     *imageconfig.Set // see WithImageConfig
 }
 
 func newOpenConfig(opts []Option) *openConfig {

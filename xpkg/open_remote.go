@@ -86,9 +86,14 @@ func openRemote(ctx context.Context, ref string, c *openConfig) (*Package, error
 			return nil, err
 		}
 	}
-	img, repo, err := client.Pull(ctx, ref, c.ociOptions()...)
+	pull, by := c.rewrite(ref)
+	img, repo, err := client.Pull(ctx, pull, c.ociOptions()...)
 	if err != nil {
 		return nil, err
 	}
-	return loadImage(ctx, repo, img, c)
+	p, err := loadImage(ctx, repo, img, c)
+	if p != nil && by != "" {
+		p.Resolved, p.ImageConfig = pull, by
+	}
+	return p, err
 }

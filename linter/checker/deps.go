@@ -137,7 +137,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 		srcs = append(srcs, deps.NewCacheSource(d, limits))
 	}
 	if c.deps.registry != nil {
-		srcs = append(srcs, deps.NewRegistrySource(c.deps.registry, limits))
+		srcs = append(srcs, registrySource(c, deps.NewRegistrySource(c.deps.registry, limits)))
 	}
 	src := &watchedSource{Source: deps.Sources(srcs...)}
 	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)

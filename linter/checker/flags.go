@@ -16,6 +16,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // config is what the command line asks for.
@@ -41,9 +42,10 @@ type config struct {
 	project  *projectConfig
 	configs  *configFinder
 	sources  []string
-	openOpts []xpkg.Option // remote.go: the registry client
-	deps     depsConfig    // deps.go
-	against  againstConfig // against.go
+	openOpts []xpkg.Option    // remote.go: the registry client
+	deps     depsConfig       // deps.go
+	against  againstConfig    // against.go
+	images   *imageconfig.Set // imageconfig.go: --image-config
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -148,6 +150,11 @@ Flags:
   --package-version V        the version of the package linted, for
                              --against's semver check (default: its tag
                              when it is a reference)
+  --image-config FILE        Crossplane ImageConfig objects (repeatable): their
+                             rewriteImage rules choose where references, and
+                             with --deps the graph's packages, are pulled
+                             from; the lock records both references
+                             (verification and pull secrets are not applied)
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
   --version                  print the version and exit
@@ -232,8 +239,9 @@ type flagValues struct {
 	jobs                                         int
 	listRules, version, fix, diff                bool
 	remote                                       remoteFlags
-	deps                                         depsFlags    // deps.go
-	against                                      againstFlags // against.go
+	deps                                         depsFlags        // deps.go
+	against                                      againstFlags     // against.go
+	images                                       imageConfigFlags // imageconfig.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -260,6 +268,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	f.remote.register(fs)
 	f.deps.register(fs)
 	f.against.register(fs)
+	f.images.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -350,6 +359,9 @@ func (f *flagValues) apply(c *config) error {
 		c.explain = f.explain
 	}
 	if err := f.remote.apply(c); err != nil {
+		return err
+	}
+	if err := f.images.apply(c); err != nil {
 		return err
 	}
 	return f.against.apply(c, &f.remote)

@@ -17,6 +17,14 @@
 //	diags, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
 //	os.Stdout.Write(g.Lock().JSON())
 //
+// WithImageConfig applies Crossplane's ImageConfig rewrites
+// (xpkg/imageconfig) to every package the resolver reads, so that a graph
+// declared against a public registry is read from the mirror a cluster
+// pulls from. The graph keeps the declared names; each lock entry adds
+// "resolved" (the reference read) and "imageConfig" (the ImageConfig that
+// rewrote it), both omitted when nothing was rewritten, so locks written
+// without ImageConfigs are unchanged.
+//
 // # Crossplane's semantics, as followed
 //
 // From Crossplane v2.1.0's package manager:

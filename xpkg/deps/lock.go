@@ -31,6 +31,12 @@ type LockedPackage struct {
 	Version string `json:"version,omitempty"`
 	// Digest is the image digest, when the source knows it.
 	Digest string `json:"digest,omitempty"`
+	// Resolved is the reference the package was read from when an
+	// ImageConfig rewrote the declared one (Package with Version): the
+	// mirror's name:tag or name@digest. Absent when nothing rewrote it.
+	Resolved string `json:"resolved,omitempty"`
+	// ImageConfig names the ImageConfig that rewrote the reference.
+	ImageConfig string `json:"imageConfig,omitempty"`
 	// RequiredBy lists the entries that ask for the package, sorted.
 	RequiredBy []Requirement `json:"requiredBy"`
 	// Problem is set when the package did not resolve cleanly: a conflict,
@@ -58,6 +64,9 @@ func (g *Graph) Lock() *Lock {
 		lp := LockedPackage{Package: n.Name, Version: n.Version, Problem: n.Conflict, RequiredBy: []Requirement{}}
 		if n.Package != nil {
 			lp.Kind, lp.Digest = n.Package.Kind, n.Package.Digest
+			if n.Package.ImageConfig != "" {
+				lp.Resolved, lp.ImageConfig = n.Package.Resolved, n.Package.ImageConfig
+			}
 		} else if n.Err != nil && lp.Problem == "" {
 			lp.Problem = shorten(n.Err.Error())
 		}

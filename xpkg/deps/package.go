@@ -30,6 +30,13 @@ type Package struct {
 	Digest string `json:"digest,omitempty"`
 	// Source says where the package was read from (a path, a reference).
 	Source string `json:"source,omitempty"`
+	// Resolved is the reference the package was read by when an
+	// ImageConfig rewrote the declared one (WithImageConfig); "" when none
+	// did.
+	Resolved string `json:"resolved,omitempty"`
+	// ImageConfig is the name of the ImageConfig that rewrote the
+	// package's reference into Resolved; "" when none did.
+	ImageConfig string `json:"imageConfig,omitempty"`
 	// FilePrefix is the prefix Summarize put before the files of the
 	// package's positions ("" for none).
 	FilePrefix string `json:"-"`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/semverv1"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // Limits bound what one Resolve call may grow to. A zero field means its
@@ -77,6 +78,7 @@ type Option func(*config)
 type config struct {
 	limits      Limits
 	concurrency int
+	images      *imageconfig.Set
 }
 
 // WithLimits sets the limits of the graph.
@@ -100,6 +102,7 @@ func NewResolver(src Source, opts ...Option) *Resolver {
 		o(&c)
 	}
 	c.limits = c.limits.withDefaults()
+	src = RewriteSource(src, c.images)
 	if c.concurrency <= 0 {
 		c.concurrency = min(max(runtime.GOMAXPROCS(0), 2), 8)
 	}

@@ -1,0 +1,73 @@
+package checker
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
+)
+
+// maxImageConfigFiles bounds --image-config: each file is read within
+// imageconfig's limits (4 MiB, 1,000 ImageConfigs over all files).
+const maxImageConfigFiles = 64
+
+// imageConfigFlags is --image-config FILE (repeatable): Crossplane
+// ImageConfig objects whose rewriteImage rules apply to every reference
+// pulled, as a source and, with --deps, in the graph.
+type imageConfigFlags struct {
+	files fileList
+}
+
+func (f *imageConfigFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.files, "image-config", "file of Crossplane ImageConfig objects (repeatable)")
+}
+
+// apply reads the files into c.images, and gives the set to Open.
+func (f *imageConfigFlags) apply(c *config) error {
+	if len(f.files) == 0 {
+		return nil
+	}
+	if len(f.files) > maxImageConfigFiles {
+		return fmt.Errorf("--image-config: %d files, more than %d", len(f.files), maxImageConfigFiles)
+	}
+	var inputs []imageconfig.Input
+	for _, name := range f.files {
+		fh, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("--image-config: %w", err)
+		}
+		defer fh.Close()
+		inputs = append(inputs, imageconfig.Input{Name: name, Reader: fh})
+	}
+	set, err := imageconfig.ParseAll(context.Background(), inputs)
+	if err != nil {
+		return fmt.Errorf("--image-config: %w", err)
+	}
+	c.images = set
+	c.openOpts = append(c.openOpts, xpkg.WithImageConfig(set))
+	return nil
+}
+
+// registrySource is the graph's registry source with the ImageConfig
+// rewrites applied: only the registry is rewritten, so --deps-from and
+// --deps-cache keep being searched by the declared names.
+func registrySource(c *config, src deps.Source) deps.Source {
+	return deps.RewriteSource(src, c.images)
+}
+
+// fileList is a repeatable flag of file names (no comma splitting).
+type fileList []string
+
+func (l *fileList) String() string { return fmt.Sprint([]string(*l)) }
+
+func (l *fileList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty file name")
+	}
+	*l = append(*l, v)
+	return nil
+}
