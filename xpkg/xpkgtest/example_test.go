@@ -57,6 +57,7 @@ func ExampleNewProvider() {
 	//           spec:
 	//             properties:
 	//               size:
+	//                 description: The size.
 	//                 type: integer
 	//             type: object
 	//         type: object

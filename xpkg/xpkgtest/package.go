@@ -398,7 +398,7 @@ func objectSchema() map[string]any {
 		"properties": map[string]any{
 			"spec": map[string]any{
 				"type":       "object",
-				"properties": map[string]any{"size": map[string]any{"type": "integer"}},
+				"properties": map[string]any{"size": map[string]any{"type": "integer", "description": "The size."}},
 			},
 		},
 	}
