@@ -7,6 +7,7 @@ import (
 	"iter"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -35,6 +36,10 @@ type Pass struct {
 	// Examples holds the package's examples (WithExamples); nil when none
 	// were given.
 	Examples *parser.Package
+
+	// target is the release line the rules follow (never empty: the
+	// default when no version was given).
+	target target.Resolved
 
 	ctx    context.Context
 	shared *shared

@@ -135,9 +135,12 @@ internal/controller/pkg/resolver, "version constraint on dependency is
 invalid"), so the dependency never resolves. This happens at install:
 crossplane xpkg build does not read dependency versions.
 
-Crossplane parses constraints with Masterminds/semver v1.5.0 (its go.mod),
-not v3: comparisons are joined with a comma only, so ">=v1.2.0 <v2" (two
-comparisons joined by a space, which v3 reads) never resolves.`,
+Which grammar reads the constraint follows the target (see XP202): before
+v2.3 Masterminds/semver v1.5.0 (crossplane go.mod), whose comparisons are
+joined with a comma only, so ">=v1.2.0 <v2" (two comparisons joined by a
+space) never resolves there; from v2.3 Masterminds/semver/v3 (crossplane
+commit 3c17d47ee; crossplane-runtime v2.3.0 pkg/xpkg), which reads it;
+from v2.4 semver v3.5.0's caps (512 bytes, 32 '||' groups) apply.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: latest\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -162,7 +165,8 @@ comparisons joined by a space, which v3 reads) never resolves.`,
 					p.Reportf(o, join(d.path, "version"), "dependency %d version %s is not a string", d.index, token(v))
 					continue
 				}
-				if err := ref.CheckVersion(s); err != nil {
+				r := p.release()
+				if err := ref.CheckVersionWith(s, func(c string) error { return checkConstraint(r, c) }); err != nil {
 					p.Reportf(o, join(d.path, "version"), "dependency %d version: %s", d.index, reason(err))
 				}
 			}

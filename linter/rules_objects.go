@@ -503,7 +503,7 @@ step of a pipeline.`,
 		Bad:  metaHead + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Resources\n  resources:\n  - name: vpc\n    base:\n      apiVersion: ec2.aws.upbound.io/v1beta1\n      kind: VPC\n",
 		Good: metaHead + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef:\n      name: function-patch-and-transform\n",
 		Run: func(p *Pass) error {
-			if targetsV1(p) {
+			if p.release().ResourcesMode {
 				return nil
 			}
 			for o := range p.each(p.Package.Objects) {

@@ -157,7 +157,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	if c.deps.registry != nil {
 		srcs = append(srcs, deps.NewRegistrySource(c.deps.registry, limits))
 	}
-	g, err := deps.NewResolver(deps.Sources(srcs...), deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)
+	g, err := deps.NewResolver(deps.Sources(srcs...), deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion)).Resolve(ctx, root)
 	if err != nil {
 		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}

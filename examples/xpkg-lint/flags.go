@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/examples/xpkg-lint/internal/report"
@@ -21,6 +20,7 @@ import (
 type config struct {
 	format     report.Format
 	xpVersion  string
+	xpNote     string                     // the target is outside the known lines (linter.CrossplaneLine)
 	disabled   []string                   // rule IDs
 	severities map[string]linter.Severity // rule ID -> severity
 	failOn     linter.Severity
@@ -82,7 +82,9 @@ Flags:
                              repeatable)
   --severity RULE=LEVEL      regrade a rule's diagnostics to error, warning or
                              info (repeatable)
-  --crossplane-version V     check that the package allows Crossplane V (XP203)
+  --crossplane-version V     judge the package as Crossplane V does (any patch
+                             of 1.20, 2.0-2.4; default: the newest stable line,
+                             v2.3) and check that it allows V (XP203)
   --platform OS/ARCH[/VAR]   the image to read from a multi-platform index
                              (default linux/amd64)
   --max-layer-size SIZE      most decompressed bytes of one image layer
@@ -231,10 +233,11 @@ func (f *flagValues) apply(c *config) error {
 		c.severities[r.ID] = sev
 	}
 	if f.xpVersion != "" {
-		if _, err := semver.NewVersion(f.xpVersion); err != nil {
+		_, note, err := linter.CrossplaneLine(f.xpVersion)
+		if err != nil {
 			return fmt.Errorf("--crossplane-version: %q is not a semantic version", f.xpVersion)
 		}
-		c.xpVersion = f.xpVersion
+		c.xpVersion, c.xpNote = f.xpVersion, note
 	}
 	if f.platform != "" {
 		p, err := parsePlatform(f.platform)

@@ -61,6 +61,9 @@ func runWith(ctx context.Context, l loader, args []string, stdin io.Reader, stdo
 		fmt.Fprintf(stderr, "xpkg-lint: %v (see xpkg-lint --help)\n", err)
 		return exitError
 	}
+	if c.xpNote != "" && c.explain == "" && !c.listRules {
+		fmt.Fprintf(stderr, "xpkg-lint: note: %s\n", c.xpNote)
+	}
 	switch {
 	case c.explain != "":
 		return done(stderr, explain(stdout, c.explain))

@@ -126,7 +126,11 @@ func TestExitCodes(t *testing.T) {
 		{name: "flags after sources", args: []string{warnPackage, "--fail-on", "warning"}, want: exitProblems},
 		{name: "double dash", args: []string{"--", badPackage}, want: exitProblems},
 		{name: "crossplane version", args: []string{"--crossplane-version", "v2.0.0", cleanPackage}, want: exitOK},
-		{name: "crossplane version outside the constraint", args: []string{"--crossplane-version", "v1.2.0", cleanPackage}, want: exitProblems},
+		{name: "crossplane version outside the constraint", args: []string{"--crossplane-version", "v1.2.0", cleanPackage}, want: exitProblems,
+			stderr: `^xpkg-lint: note: Crossplane 1.2.0 is older than every release line xpkgkit knows: judged as v1.20$`, lines: 1},
+		{name: "crossplane version of a future line", args: []string{"--crossplane-version", "v2.9.1", cleanPackage}, want: exitOK,
+			stderr: `^xpkg-lint: note: Crossplane 2.9.1 is newer than every release line xpkgkit knows: judged as v2.4, the newest$`, lines: 1},
+		{name: "crossplane version of a known line", args: []string{"--crossplane-version", "v2.2.3", cleanPackage}, want: exitOK},
 		{name: "platform", args: []string{"--platform", "linux/arm64/v8", cleanPackage}, want: exitOK},
 		{name: "limits that fit", args: []string{"--max-layer-size", "64MiB", "--max-document-size", "1MiB", "--max-documents", "100", cleanPackage}, want: exitOK},
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/xpkgkit/xpkgkit/internal/semverv1"
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -64,6 +64,7 @@ type Option func(*config)
 type config struct {
 	limits      Limits
 	concurrency int
+	target      target.Release
 }
 
 // WithLimits sets the limits of the graph.
@@ -72,6 +73,20 @@ func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
 // WithConcurrency sets how many tag listings and fetches run at once
 // (default: GOMAXPROCS, at least 2, at most 8).
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+
+// WithTarget sets the Crossplane version whose resolver the resolution
+// follows: which grammar reads the dependencies' version constraints
+// (Masterminds/semver v1.5.0 before v2.3, semver v3 from v2.3; see
+// RULES.md, "By target"). Any patch version maps to its release line; a
+// version that is not semver, or none, leaves the default, the newest
+// stable line.
+func WithTarget(version string) Option {
+	return func(c *config) {
+		if t, err := target.Resolve(version); err == nil {
+			c.target = t.Release
+		}
+	}
+}
 
 // Resolver resolves dependency graphs from a Source. It is safe for
 // concurrent use; each Resolve call has its own caches.
@@ -82,7 +97,7 @@ type Resolver struct {
 
 // NewResolver returns a resolver reading packages from src.
 func NewResolver(src Source, opts ...Option) *Resolver {
-	c := config{}
+	c := config{target: target.Default()}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -487,11 +502,11 @@ func (s *resolution) choose(name string) *selection {
 	}
 	type cons struct {
 		e edgeRef
-		c *semverv1.Constraints
+		c target.Constraint
 	}
 	var ok []cons
 	for _, e := range semvers {
-		c, err := semverv1.Parse(e.dep.Constraint)
+		c, err := parseConstraint(s.r.cfg.target, e.dep.Constraint)
 		if err != nil {
 			sel.edgeErr[e.dep] = unresolved{why: fmt.Sprintf("version %s is not a constraint Crossplane reads: %s", quote(e.dep.Constraint), shorten(err.Error()))}
 			continue

@@ -9,7 +9,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
-	"github.com/xpkgkit/xpkgkit/internal/semverv1"
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/meta"
@@ -26,8 +26,10 @@ type graphPass struct {
 	ctx    context.Context
 	g      *Graph
 	target *semver.Version
-	rule   *linter.Rule
-	diags  []linter.Diagnostic
+	// release is the target's line (the default when none was given).
+	release target.Release
+	rule    *linter.Rule
+	diags   []linter.Diagnostic
 }
 
 // reportEdge reports a problem positioned at the dependsOn entry e.
@@ -224,13 +226,17 @@ func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnost
 	for _, o := range opts {
 		o(&c)
 	}
-	var target *semver.Version
+	rel, err := target.Resolve(c.target)
+	if err != nil {
+		return nil, fmt.Errorf("deps: target %w", err)
+	}
+	var tv *semver.Version
 	if c.target != "" {
-		v, err := semver.NewVersion(c.target)
+		v, err := rel.ParseVersion(c.target)
 		if err != nil {
 			return nil, fmt.Errorf("deps: target Crossplane version %s: %w", quote(c.target), err)
 		}
-		target = v
+		tv = v
 	}
 	var all []linter.Diagnostic
 	for _, gr := range graphRules() {
@@ -246,7 +252,7 @@ func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnost
 				r.Severity = s
 			}
 		}
-		p := &graphPass{ctx: ctx, g: g, target: target, rule: &r}
+		p := &graphPass{ctx: ctx, g: g, target: tv, release: rel.Release, rule: &r}
 		gr.check(p)
 		all = append(all, p.diags...)
 	}
@@ -327,13 +333,20 @@ func checkCrossplaneVersion(p *graphPass) {
 		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
 			continue
 		}
-		c, err := semverv1.Parse(n.Package.Crossplane)
+		c, err := parseConstraint(p.release, n.Package.Crossplane)
 		if err != nil || c.Check(p.target) {
 			continue
 		}
 		e := n.In[0]
 		p.reportEdge(e, "dependency %d: %s requires Crossplane %s, which excludes %s", e.Dep.Index, n.Label(), quote(n.Package.Crossplane), p.target.Original())
 	}
+}
+
+// parseConstraint reads a version constraint as Crossplane of release
+// line t does; the one place the graph parses constraints (the target
+// table, internal/target, says which engine).
+func parseConstraint(t target.Release, s string) (target.Constraint, error) {
+	return t.ParseConstraint(s)
 }
 
 // functionName is the name Crossplane gives a package it installs as a
