@@ -118,6 +118,10 @@ func (p *Pass) Report(d Diagnostic) {
 	if !d.Severity.Valid() {
 		d.Severity = p.Rule.Severity
 	}
+	if d.Severity == SeverityError && p.Rule.installs && p.functionObjectsIgnored() {
+		d.Severity = SeverityWarning
+		d.Message += " (a warning: Crossplane " + p.release().Line + " installs none of a Function's objects)"
+	}
 	if p.full(d.Severity) {
 		return
 	}

@@ -44,7 +44,7 @@ var (
 
 func ruleCRDName() *Rule {
 	return &Rule{
-		ID: "XP401", Name: "crd-name", Severity: SeverityError,
+		ID: "XP401", Name: "crd-name", Severity: SeverityError, installs: true,
 		Doc: `CRD metadata.name is not <plural>.<group>
 
 Kubernetes accepts a CustomResourceDefinition only under the name made of
@@ -53,7 +53,14 @@ spec.group (k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation,
 ValidateCustomResourceDefinition). Crossplane creates the package's CRDs
 through the API server, first as a dry run (crossplane v2.1.0,
 internal/controller/pkg/revision, APIEstablisher), so the package never
-installs.`,
+installs.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  crdHead + "metadata:\n  name: bucket.example.org\n" + crdBody,
 		Good: exampleCRD,
 		Run: func(p *Pass) error {
@@ -154,7 +161,7 @@ func names(vs []defVersion, keep func(defVersion) bool) []string {
 
 func ruleCRDVersions() *Rule {
 	return &Rule{
-		ID: "XP402", Name: "crd-versions", Severity: SeverityError,
+		ID: "XP402", Name: "crd-versions", Severity: SeverityError, installs: true,
 		Doc: `CRD without exactly one storage version, with no served version, or with a repeated version name
 
 Kubernetes stores a custom resource at exactly one version and names each
@@ -168,7 +175,14 @@ the package cannot work as written. An apiextensions.k8s.io/v1beta1 CRD may
 instead give a single spec.version, which is then both served and stored.
 
 served and storage are booleans: the strings "true" and "false" are not,
-and the rule says so rather than counting them as false.`,
+and the rule says so rather than counting them as false.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  exampleCRD + "  - name: v2\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
 		Good: exampleCRD + "  - name: v2\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n        type: object\n",
 		Run: func(p *Pass) error {
@@ -208,7 +222,7 @@ and the rule says so rather than counting them as false.`,
 
 func ruleCRDSchema() *Rule {
 	return &Rule{
-		ID: "XP403", Name: "crd-schema", Severity: SeverityError,
+		ID: "XP403", Name: "crd-schema", Severity: SeverityError, installs: true,
 		Doc: `A v1 CRD version with no openAPIV3Schema
 
 An apiextensions.k8s.io/v1 CRD needs a structural schema for every
@@ -216,7 +230,14 @@ version, at spec.versions[].schema.openAPIV3Schema: the API server rejects
 a v1 CRD version without one ("schemas are required";
 k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation,
 ValidateCustomResourceDefinition), so Crossplane's APIEstablisher cannot
-create it and the package never installs.`,
+create it and the package never installs.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  strings.TrimSuffix(exampleCRD, "    schema:\n      openAPIV3Schema:\n        type: object\n"),
 		Good: exampleCRD,
 		Run: func(p *Pass) error {

@@ -290,7 +290,7 @@ func isXRD(o *parser.Object) bool {
 
 func ruleDeprecatedCRDVersion() *Rule {
 	return &Rule{
-		ID: "XP104", Name: "deprecated-crd-version", Severity: SeverityError,
+		ID: "XP104", Name: "deprecated-crd-version", Severity: SeverityError, installs: true,
 		Doc: `An apiextensions.k8s.io/v1beta1 CRD
 
 Kubernetes stopped serving apiextensions.k8s.io/v1beta1 in 1.22, older
@@ -300,7 +300,14 @@ internal/controller/pkg/revision, APIEstablisher), so creating a v1beta1
 CRD fails ("no matches for kind CustomResourceDefinition in version
 apiextensions.k8s.io/v1beta1") and the package never installs. Write it as
 apiextensions.k8s.io/v1, which also requires a structural schema for every
-version (see XP403).`,
+version (see XP403).
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n" + crdBody,
 		Good: exampleCRD,
 		Run: func(p *Pass) error {
@@ -316,7 +323,7 @@ version (see XP403).`,
 
 func ruleDuplicateObject() *Rule {
 	return &Rule{
-		ID: "XP105", Name: "duplicate-object", Severity: SeverityError,
+		ID: "XP105", Name: "duplicate-object", Severity: SeverityError, installs: true,
 		Doc: `Two objects with the same group, kind and name, and different content
 
 Crossplane installs each object of a package under its name, every object
@@ -329,7 +336,14 @@ timing, and it may change at every reconcile, so the package cannot work
 as written: an error, naming the fields that differ. Identical copies are
 harmless once installed (the first install may fail once with "already
 exists" and succeed when retried): a warning. The second and later copies
-are reported, naming the first. Objects without a name are left alone.`,
+are reported, naming the first. Objects without a name are left alone.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  exampleCRD + "---\n" + strings.Replace(exampleCRD, "scope: Cluster", "scope: Namespaced", 1),
 		Good: exampleCRD + "---\n" + crdExample("tables", "Table"),
 		Run: func(p *Pass) error {

@@ -4,6 +4,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/xpkgkit/xpkgkit/internal/target"
+	"github.com/xpkgkit/xpkgkit/meta"
 )
 
 // release returns the Crossplane release line the pass judges for: the
@@ -39,4 +40,13 @@ func checkConstraint(r target.Release, s string) error {
 		}
 	}
 	return err
+}
+
+// functionObjectsIgnored reports whether the package is a Function whose
+// objects the target's package manager does not install (from v2.2 a
+// filtering establisher installs only the kinds of each package type,
+// none for a Function: crossplane commit 36f59bef1,
+// internal/controller/pkg/revision/establisher.go FilteringEstablisher).
+func (p *Pass) functionObjectsIgnored() bool {
+	return p.Kind == meta.KindFunction && !p.release().InstallsFunctionObjects
 }

@@ -226,6 +226,29 @@ func TestResolve(t *testing.T) {
 			{"XP607", "root.yaml:", `composes "a.example.org/v2" "Widget", but the graph serves "Widget" only at "v1"`},
 			{"XP607", "root.yaml:", `composes "b.example.org/v1" "Gadget", which no CRD, XRD or MRD of the graph serves`},
 		},
+	}, {
+		// Up to v2.1 a Function's CRDs are installed, so they serve a
+		// composed type.
+		name: "a Function's CRD serves a composed type at v2.1",
+		graph: xpkgtest.NewGraph().
+			Add(fnP, "v0.3.0", xpkgtest.NewFunction("function-p").WithCRD("f.example.org", "Thing", "v1")),
+		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
+			WithXRD("x.example.org", "XThing").
+			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
+		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
+		versions: fnP + ":v0.3.0",
+	}, {
+		// From v2.2 none of a Function's objects is installed (crossplane
+		// commit 36f59bef1): its CRDs serve nothing.
+		name: "a Function's CRD serves nothing from v2.2",
+		graph: xpkgtest.NewGraph().
+			Add(fnP, "v0.3.0", xpkgtest.NewFunction("function-p").WithCRD("f.example.org", "Thing", "v1")),
+		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
+			WithXRD("x.example.org", "XThing").
+			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
+		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.2.0")},
+		versions: fnP + ":v0.3.0",
+		want:     []want{{"XP607", "root.yaml:", `composes "f.example.org/v1" "Thing", which no CRD, XRD or MRD of the graph serves`}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

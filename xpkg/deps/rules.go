@@ -168,7 +168,13 @@ an error; other violations (enums, patterns, unknown fields, which the API
 server prunes) are warnings, since a patch may still set the field. Only
 definitions fetched after the Composition that composes them are kept for
 this (the resolver keeps no other schema in memory); types served by the
-root package itself are checked for presence only.`,
+root package itself are checked for presence only.
+
+A Function package's CRDs count as served up to Crossplane v2.1, which
+installs them; from v2.2 they do not (crossplane commit 36f59bef1,
+internal/controller/pkg/revision/establisher.go FilteringEstablisher: a
+Function's objects are never installed), whatever the target, the default
+being the newest stable line.`,
 			Bad:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
 			Good: "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
 		}, checkComposedTypes},
@@ -462,6 +468,9 @@ func checkComposedTypes(p *graphPass) {
 	for _, n := range p.g.Nodes {
 		if n.Package == nil {
 			return // an incomplete graph: XP601 says what is missing
+		}
+		if n.Package.Kind == meta.KindFunction && !p.release.InstallsFunctionObjects {
+			continue // from v2.2 a Function's CRDs are not installed
 		}
 		for _, t := range n.Package.Types {
 			k := gk{t.Group, t.Kind}
