@@ -407,7 +407,7 @@ func TestStdin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ds, r := jsonOutput(t, tt.stdin, "-")
+			ds, r := jsonOutput(t, tt.stdin, "--crossplane-version", "v2.1.0", "-")
 			if r.code != tt.want {
 				t.Errorf("exit code %d, want %d; stderr %s", r.code, tt.want, r.stderr)
 			}
