@@ -189,13 +189,24 @@ name.ParseReference) and appends the version it picks as a tag: a
 reference that does not parse, or one that already has a tag or digest,
 makes a package source that never resolves, an error.
 
-A reference without a registry host, such as crossplane/provider-gcp, is
-parsed without strict validation, so it resolves against
-go-containerregistry's default registry, Docker Hub (index.docker.io),
-which is rarely where a Crossplane package lives (Crossplane 1.x prefixes
-the registry of its --registry flag instead, and the message says so under
-a 1.x target): a warning. Write the registry host, e.g.
-xpkg.crossplane.io/crossplane/provider-gcp.`,
+A reference without a registry host depends on the target:
+
+- Crossplane 1.x prefixes the registry of its --registry flag (default
+  xpkg.upbound.io) to a name without one, so crossplane/provider-gcp
+  installs from there: a warning, since the registry is implicit;
+- Crossplane v2 (every 2.x line): the resolver writes the name as declared
+  into the dependency's spec.package with the version it picks as a tag
+  (crossplane v2.1.0, internal/controller/pkg/resolver/reconciler.go,
+  Reconciler.Reconcile, fieldpath SetString("spec.package")), and v2's
+  Package CRDs refuse a name whose first component is not a registry host
+  with a dot (the CEL rule on spec.package, "must be a fully qualified
+  image name, including the registry", crossplane v2.1.0
+  cluster/crds/pkg.crossplane.io_providers.yaml, configurations and
+  functions alike; unchanged in v2.2 and v2.3): the dependency can never
+  be installed, an error. That includes a host without a dot, such as
+  localhost:5000.
+
+Write the registry host, e.g. xpkg.crossplane.io/crossplane/provider-gcp.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: crossplane-contrib/provider-nop:v0.4.0\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -216,6 +227,11 @@ xpkg.crossplane.io/crossplane/provider-gcp.`,
 						continue
 					}
 					r, err := ref.CheckDependency(s)
+					hostRequired := p.release().RegistryHostRequired
+					if hostRequired && !dottedHost(s) {
+						p.Reportf(o, join(d.path, k), "dependency %d: %s has no registry host with a dot: Crossplane %s writes it into the dependency's spec.package as declared, and its Package CRD refuses it (\"must be a fully qualified image name, including the registry\"); write the registry, e.g. xpkg.crossplane.io/%s",
+							d.index, quote(s), p.targetName(), safeRepository(r, s))
+					}
 					if err == nil {
 						continue
 					}
@@ -225,11 +241,9 @@ xpkg.crossplane.io/crossplane/provider-gcp.`,
 					}
 					for _, e := range errs {
 						if errors.Is(e, ref.ErrNoRegistry) {
-							where := "Crossplane v2 looks it up on Docker Hub (index.docker.io)"
-							if targetsV1(p) {
-								where = "Crossplane 1.x looks it up on its default registry (its --registry flag)"
+							if !hostRequired {
+								p.ReportSeverityf(SeverityWarning, o, join(d.path, k), "dependency %d: %s has no registry host: Crossplane %s prefixes its default registry (its --registry flag); write the registry, e.g. xpkg.crossplane.io/%s", d.index, quote(s), p.targetName(), r.Repository)
 							}
-							p.ReportSeverityf(SeverityWarning, o, join(d.path, k), "dependency %d: %s has no registry host: %s; write the registry, e.g. xpkg.crossplane.io/%s", d.index, quote(s), where, r.Repository)
 							continue
 						}
 						p.Reportf(o, join(d.path, k), "dependency %d: %s", d.index, reason(e))
@@ -314,4 +328,24 @@ or it contradicts the first: merge them into one entry.`,
 			return nil
 		},
 	}
+}
+
+// dottedHost reports whether the first component of a package name is a
+// registry host with a dot, as the CEL rule of v2's Package CRDs on
+// spec.package wants (^[^./]+(\.[^./]+)+/...).
+func dottedHost(s string) bool {
+	host, _, ok := strings.Cut(s, "/")
+	if !ok || host == "" || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || strings.Contains(host, "..") {
+		return false
+	}
+	return strings.Contains(host, ".")
+}
+
+// safeRepository returns the repository of r for a suggestion (the name
+// after its registry, if any), else s.
+func safeRepository(r ref.Reference, s string) string {
+	if r.Repository != "" {
+		return r.Repository
+	}
+	return s
 }
