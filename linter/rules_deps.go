@@ -2,6 +2,7 @@ package linter
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,7 +66,17 @@ Function makes the resolver create an object of a kind no API serves
 (internal/controller/pkg/resolver): the dependency never installs, an
 error. An entry naming several packages is accepted, Crossplane taking the
 first of apiVersion+kind+package, configuration, provider, function in that
-order and ignoring the rest: a warning.`,
+order and ignoring the rest: a warning.
+
+Whenever an entry sets both apiVersion and kind, even beside a deprecated
+key, the resolver creates the dependency as exactly that type (crossplane
+v2.1.0, internal/controller/pkg/resolver/reconciler.go NewPackage, first
+case of its switch). The API server serves pkg.crossplane.io/v1 Provider,
+Configuration and Function, and pkg.crossplane.io/v1beta1 Function, at
+every release line from v1.20 to v2.3 (the pkg.crossplane.io CRDs of each
+release): any other pair, such as pkg.crossplane.io/v1beta1 Provider or a
+meta.pkg.crossplane.io apiVersion, is never created, so the dependency
+never installs: an error.`,
 		Bad:  depsHead + "  - package: xpkg.crossplane.io/crossplane-contrib/provider-nop  # no apiVersion, no kind\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -100,6 +111,9 @@ order and ignoring the rest: a warning.`,
 					if hasAPIVersion || hasKind {
 						p.ReportSeverityf(SeverityWarning, o, join(d.path, named[0]), "dependency %d mixes %s with apiVersion/kind: use apiVersion, kind and package", d.index, named[0])
 					}
+					if hasAPIVersion && hasKind {
+						reportUnservedDependency(p, o, d, false)
+					}
 					continue
 				}
 				if !hasAPIVersion || !hasKind {
@@ -113,7 +127,9 @@ order and ignoring the rest: a warning.`,
 				}
 				if !valid {
 					p.Reportf(o, join(d.path, "kind"), "dependency %d has kind %s: want Provider, Configuration or Function", d.index, token(kind))
+					continue
 				}
+				reportUnservedDependency(p, o, d, true)
 			}
 			return nil
 		},
@@ -348,4 +364,31 @@ func safeRepository(r ref.Reference, s string) string {
 		return r.Repository
 	}
 	return s
+}
+
+// servedPackageTypes are the apiVersion/kind pairs of the package types
+// the API server serves, the same at every release line (pkg.crossplane.io
+// CRDs of crossplane v1.20.0 to v2.3.4: Provider and Configuration at v1,
+// Function at v1 and v1beta1).
+var servedPackageTypes = []string{
+	"pkg.crossplane.io/v1 Provider", "pkg.crossplane.io/v1 Configuration",
+	"pkg.crossplane.io/v1 Function", "pkg.crossplane.io/v1beta1 Function",
+}
+
+// reportUnservedDependency reports a dependency whose apiVersion and kind
+// (which the resolver uses as given whenever both are set, whatever other
+// keys say) name a type the API server does not serve.
+// kindReported says the caller already reported a kind that is not a
+// package kind.
+func reportUnservedDependency(p *Pass, o *parser.Object, d dependency, kindReported bool) {
+	av, _ := d.entry["apiVersion"].(string)
+	k, _ := d.entry["kind"].(string)
+	if slices.Contains(servedPackageTypes, av+" "+k) {
+		return
+	}
+	if kindReported && !slices.Contains(packageKinds, k) {
+		return
+	}
+	p.Reportf(o, join(d.path, "apiVersion"), "dependency %d: the resolver creates a %s %s, which the API server does not serve (it serves %s): the dependency is never installed",
+		d.index, token(d.entry["apiVersion"]), token(k), strings.Join(servedPackageTypes, ", "))
 }
