@@ -546,3 +546,75 @@ step of a pipeline.`,
 		},
 	}
 }
+
+// definitionKind is a kind a definition asks the API server for.
+type definitionKind struct {
+	obj  *parser.Object
+	path []string
+}
+
+func ruleDefinitionKind() *Rule {
+	return &Rule{
+		ID: "XP411", Name: "definition-kind-conflict", Severity: SeverityError, installs: true,
+		Doc: `Two definitions of the same kind in the same group
+
+Each CustomResourceDefinition, CompositeResourceDefinition (through the
+CRDs Crossplane generates from it: the composite's, and the claim's from
+spec.claimNames) and ManagedResourceDefinition (through its CRD) asks the
+API server for a kind in its group. Two definitions with different names
+asking for the same kind in the same group conflict: the API server's
+naming controller accepts the kind for the first CRD only and refuses the
+second's names ("\"Kind\" is already in use", condition NamesAccepted
+false; k8s.io/apiextensions-apiserver,
+pkg/controller/status/naming_controller.go,
+NamingConditionController.calculateNamesAndConditions), so the second never
+becomes established and serves nothing, and Crossplane waits for it
+forever (crossplane v2.1.0, internal/controller/pkg/revision,
+APIEstablisher; the XRD controller waits for its CRD). Which of the two
+wins depends on timing: the package cannot work as written, an error. The
+later definition in package order is reported, naming the first. The same
+name twice is XP105's business (a CRD and an MRD of the same name stand
+for one CRD).`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\n" + exampleCRD + "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets2.example.org\nspec:\n  group: example.org\n  names:\n    kind: Bucket\n    plural: buckets2\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\n" + exampleCRD,
+		Run: func(p *Pass) error {
+			type gk struct{ group, kind string }
+			first := map[gk]definitionKind{}
+			claim := func(o *parser.Object, group, kind string, path []string) {
+				if group == "" || kind == "" {
+					return
+				}
+				k := gk{group, kind}
+				prev, ok := first[k]
+				if !ok {
+					first[k] = definitionKind{o, path}
+					return
+				}
+				if prev.obj.ObjectMeta.Name == o.ObjectMeta.Name {
+					// The same definition twice (XP105), or a CRD and the
+					// MRD of the same name, which stand for one CRD.
+					return
+				}
+				p.Reportf(o, path, "%s %s asks for kind %s in group %s, which %s %s at %s already defines: the API server refuses the second's names, so one of them is never established",
+					token(o.Kind), quote(o.ObjectMeta.Name), token(kind), token(group), token(prev.obj.Kind), quote(prev.obj.ObjectMeta.Name), prev.obj.Pos)
+			}
+			for o := range p.each(p.Package.Objects) {
+				g := o.GroupVersionKind()
+				isDef := g.Group == groupK8sExtensions && g.Kind == kindCRD ||
+					g.Group == groupXPExtensions && (g.Kind == kindXRD || g.Kind == "ManagedResourceDefinition")
+				if !isDef {
+					continue
+				}
+				m := outline(o)
+				group, _ := str(m, "spec", "group")
+				kind, _ := str(m, "spec", "names", "kind")
+				claim(o, group, kind, []string{"spec", "names", "kind"})
+				if g.Kind == kindXRD {
+					ck, _ := str(m, "spec", "claimNames", "kind")
+					claim(o, group, ck, []string{"spec", "claimNames", "kind"})
+				}
+			}
+			return nil
+		},
+	}
+}
