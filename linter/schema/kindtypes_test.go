@@ -161,3 +161,33 @@ func TestKindTypeTables(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageKindsAt: the package kinds of a later release type the fields
+// it added; v2.1 and unknown releases get PackageKinds.
+func TestPackageKindsAt(t *testing.T) {
+	t.Parallel()
+	for _, rel := range []string{"", "v1.20.0", "v2.1.0", "v2.1", "v9.9.9"} {
+		if PackageKindsAt(rel) != PackageKinds() {
+			t.Errorf("PackageKindsAt(%q) is not PackageKinds()", rel)
+		}
+	}
+	if PackageKindsAt("v2.3.4") != PackageKindsAt("v2.3.0") || PackageKindsAt("v2.3.4") == PackageKindsAt("v2.2.4") {
+		t.Error("PackageKindsAt is not one Validator per release line")
+	}
+	comp := map[string]any{
+		"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition",
+		"spec": map[string]any{"pipeline": []any{map[string]any{"step": "a", "requirements": map[string]any{"requiredSchemas": "x"}}}},
+	}
+	for rel, want := range map[string]bool{"v2.1.0": true, "v2.2.4": false, "v2.3.4": false} {
+		res, err := PackageKindsAt(rel).Validate(t.Context(), comp, TypesOnly())
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if res.Valid() != want {
+			t.Errorf("%s: valid %v, want %v: %v", rel, res.Valid(), want, res.Violations)
+		}
+	}
+	if k := PackageKindsAt("v2.3.4").Kinds(); len(k) != len(PackageKinds().Kinds()) {
+		t.Errorf("PackageKindsAt(v2.3.4) has %d kinds, PackageKinds %d", len(k), len(PackageKinds().Kinds()))
+	}
+}
