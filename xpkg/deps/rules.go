@@ -517,7 +517,7 @@ func checkComposedTypes(p *graphPass) {
 				}
 				v, ok := validators[sv.node]
 				if !ok {
-					v = schema.New(sv.node.Package.Definitions)
+					v = schema.New(sv.node.Package.Definitions, schema.WithCrossplaneRelease(p.release.Schemas))
 					validators[sv.node] = v
 				}
 				res, err := v.Validate(p.ctx, r.Base, schema.SkipRequired())
