@@ -609,12 +609,14 @@ func TestLimitsReachOpen(t *testing.T) {
 
 func TestErrorLine(t *testing.T) {
 	t.Parallel()
-	_, err := xpkg.Open(context.Background(), "testdata")
+	// internal/ holds no YAML file, so it is no package source (testdata/,
+	// whose tree holds YAML files, reads as a package directory).
+	_, err := xpkg.Open(context.Background(), "internal")
 	if err == nil {
-		t.Fatal("Open(testdata): no error")
+		t.Fatal("Open(internal): no error")
 	}
-	got := errorLine("testdata", err)
-	if strings.HasPrefix(got, "xpkg:") || strings.HasPrefix(got, "testdata:") || strings.Contains(got, "\n") {
+	got := errorLine("internal", err)
+	if strings.HasPrefix(got, "xpkg:") || strings.HasPrefix(got, "internal:") || strings.Contains(got, "\n") {
 		t.Errorf("errorLine = %q: it repeats the prefixes or spans lines", got)
 	}
 	if got := errorLine("x", errors.New("a\nb")); got != "a; b" {
