@@ -51,6 +51,7 @@ func Builtin() []*Rule {
 		ruleExampleSchema(),
 		ruleComposedResourceSchema(),
 		ruleCompositionMode(),
+		ruleDefinitionKind(),
 
 		ruleXRDListMapKeys(),
 		ruleXRDBoolean(),

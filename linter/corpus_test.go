@@ -45,6 +45,40 @@ func parseCorpus(tb testing.TB, name string) *parser.Package {
 	return pkg
 }
 
+// corpusTargets are the Crossplane versions every real package is linted
+// at, one per release line of the target table, and no target (the
+// default line).
+var corpusTargets = []string{"v1.20.0", "v2.0.0", "v2.1.0", "v2.2.4", "v2.3.4", "v2.4.0-rc.0", ""}
+
+// TestCorpusTargets lints every real package but the monolith at every
+// release line: none may draw an error at any.
+func TestCorpusTargets(t *testing.T) {
+	t.Parallel()
+	for _, name := range testcorpus.Names() {
+		if name == monolith {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			pkg := parseCorpus(t, name)
+			for _, target := range corpusTargets {
+				res, err := linter.Lint(context.Background(), pkg, linter.WithCrossplaneVersion(target))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Failures) > 0 {
+					t.Errorf("target %q: rule failures: %v", target, res.Failures)
+				}
+				for _, d := range res.Diagnostics {
+					if d.Severity == linter.SeverityError {
+						t.Errorf("target %q: error: %v", target, d)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestCorpus lints every real package: none may draw an error, and the
 // warnings must be the ones listed in corpusWarnings. The monolith runs
 // only in long, race-free runs (it is 100 MB).

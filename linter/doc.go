@@ -49,13 +49,16 @@
 //     is deprecated, ignored, ambiguous or likely a mistake.
 //   - SeverityInfo: documentation and good practice.
 //
-// Where the answer depends on the Crossplane version (1.x or 2.x), a rule
-// follows WithCrossplaneVersion, and takes the newest v2 behaviour when no
-// version is given. WithSeverity regrades a rule's diagnostics whatever
-// the policy says.
+// Where the answer depends on the Crossplane version, a rule follows the
+// release line (1.20, 2.0 ... 2.4) of WithCrossplaneVersion, and
+// DefaultCrossplaneVersion (v2.3, the newest stable line) when no version
+// is given; one table says what changes at each line (RULES.md, "By
+// target"), and Result.Target names the line a Lint call followed.
+// WithSeverity regrades a rule's diagnostics whatever the policy says.
 //
 // The tests hold the rules to the policy: testdata/verdicts is a table of
-// small packages, each with the verdict Crossplane v2.1.0 reaches on it
+// small packages, each with the verdict Crossplane reaches on it (v2.1.0
+// unless the case names its target)
 // and the line of Crossplane's code that decides it, and the linter must
 // reach the same verdict (exit 1 exactly when Crossplane refuses the
 // package or it cannot work); every rule's Bad example must draw it and

@@ -30,6 +30,12 @@ type Result struct {
 	Failures []*RuleError
 	// Rules lists the IDs of the rules that ran, in rule-set order.
 	Rules []string
+	// Target is the Crossplane release line the verdicts follow, such as
+	// "v2.3" (WithCrossplaneVersion, else DefaultCrossplaneVersion).
+	Target string
+	// TargetNote is set when the version given is outside the release
+	// lines the linter knows: it says which line judged it instead.
+	TargetNote string
 }
 
 // Count returns how many diagnostics have severity s.
@@ -151,7 +157,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 				p := &Pass{
 					Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
 					CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
-					ctx: ctx, shared: sh, max: c.maxDiags,
+					target: c.target, ctx: ctx, shared: sh, max: c.maxDiags,
 				}
 				passes[i] = p
 				if err := runRule(p); err != nil {
@@ -174,7 +180,7 @@ feed:
 		return nil, err
 	}
 
-	res := &Result{Kind: kind}
+	res := &Result{Kind: kind, Target: c.target.Line, TargetNote: c.target.Note}
 	ran := map[string]bool{}
 	var diags []Diagnostic
 	for i, p := range passes {

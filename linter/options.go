@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
-
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -19,6 +18,7 @@ type config struct {
 	disabled    []string
 	severities  []severityOverride
 	xpVersion   string
+	target      target.Resolved
 	image       *ImageFacts
 	concurrency int
 	maxDiags    int
@@ -56,10 +56,15 @@ func WithSeverity(idOrName string, s Severity) Option {
 
 // WithCrossplaneVersion sets the Crossplane version the package must work
 // with, e.g. "v2.0.0"; it enables XP203 crossplane-compatible, and the
-// rules whose answer depends on the version follow it (a 1.x target makes
-// XP208 and XP209 errors, XP102 refuse the kinds that came with v2, XP410
-// accept Resources mode). Without it they take the newest Crossplane v2. A
-// version that is not valid semver makes Lint fail.
+// rules whose answer depends on the version follow the release line of
+// that version (see RULES.md, "By target": a 1.x target makes XP208 and
+// XP209 errors, XP102 refuse the kinds that came with v2, XP410 accept
+// Resources mode; v2.2 refuses a Function holding anything but CRDs; v2.3
+// reads constraints with semver v3). Any patch or pre-release maps to its
+// line; a version newer than every line the linter knows is judged as the
+// newest, and Result.TargetNote says so. Without it the rules follow
+// DefaultCrossplaneVersion, the newest stable line. A version that is not
+// valid semver makes Lint fail.
 func WithCrossplaneVersion(v string) Option {
 	return func(c *config) { c.xpVersion = v }
 }
@@ -91,15 +96,31 @@ func WithMaxDiagnostics(n int) Option {
 	return func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true }
 }
 
+// DefaultCrossplaneVersion is the Crossplane release line the rules follow
+// when WithCrossplaneVersion is not given: the newest stable release.
+const DefaultCrossplaneVersion = target.DefaultLine
+
+// CrossplaneLine returns the release line the rules follow for Crossplane
+// version v (such as "v2.3" for "v2.3.4"; DefaultCrossplaneVersion for ""),
+// and a note when v is outside the lines the linter knows and is judged
+// as the nearest one instead. A version that is not semver is an error.
+func CrossplaneLine(v string) (line, note string, err error) {
+	t, err := target.Resolve(v)
+	if err != nil {
+		return "", "", fmt.Errorf("linter: %w", err)
+	}
+	return t.Line, t.Note, nil
+}
+
 func (c *config) check() error {
 	if !c.maxDiagsSet {
 		c.maxDiags = DefaultMaxDiagnostics
 	}
-	if c.xpVersion != "" {
-		if _, err := semver.NewVersion(c.xpVersion); err != nil {
-			return fmt.Errorf("linter: Crossplane version %q: %w", c.xpVersion, err)
-		}
+	t, err := target.Resolve(c.xpVersion)
+	if err != nil {
+		return fmt.Errorf("linter: %w", err)
 	}
+	c.target = t
 	for _, o := range c.severities {
 		if !o.sev.Valid() {
 			return fmt.Errorf("linter: severity for %s: invalid severity %d", o.rule, int(o.sev))

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -35,6 +36,10 @@ type Pass struct {
 	// Examples holds the package's examples (WithExamples); nil when none
 	// were given.
 	Examples *parser.Package
+
+	// target is the release line the rules follow (never empty: the
+	// default when no version was given).
+	target target.Resolved
 
 	ctx    context.Context
 	shared *shared
@@ -112,6 +117,10 @@ func (p *Pass) Meta() *parser.Object {
 func (p *Pass) Report(d Diagnostic) {
 	if !d.Severity.Valid() {
 		d.Severity = p.Rule.Severity
+	}
+	if d.Severity == SeverityError && p.Rule.installs && p.functionObjectsIgnored() {
+		d.Severity = SeverityWarning
+		d.Message += " (a warning: Crossplane " + p.release().Line + " installs none of a Function's objects)"
 	}
 	if p.full(d.Severity) {
 		return

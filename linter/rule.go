@@ -40,6 +40,10 @@ type Rule struct {
 
 	// requires says what a built-in rule needs to run at all.
 	requires requirement
+	// installs marks a built-in rule whose errors are about installing the
+	// package's objects: in a Function package, at a target that installs
+	// none of a Function's objects (from v2.2), they are warnings.
+	installs bool
 }
 
 // requirement lists inputs without which a rule does not run.

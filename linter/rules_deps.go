@@ -2,6 +2,7 @@ package linter
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,7 +66,17 @@ Function makes the resolver create an object of a kind no API serves
 (internal/controller/pkg/resolver): the dependency never installs, an
 error. An entry naming several packages is accepted, Crossplane taking the
 first of apiVersion+kind+package, configuration, provider, function in that
-order and ignoring the rest: a warning.`,
+order and ignoring the rest: a warning.
+
+Whenever an entry sets both apiVersion and kind, even beside a deprecated
+key, the resolver creates the dependency as exactly that type (crossplane
+v2.1.0, internal/controller/pkg/resolver/reconciler.go NewPackage, first
+case of its switch). The API server serves pkg.crossplane.io/v1 Provider,
+Configuration and Function, and pkg.crossplane.io/v1beta1 Function, at
+every release line from v1.20 to v2.3 (the pkg.crossplane.io CRDs of each
+release): any other pair, such as pkg.crossplane.io/v1beta1 Provider or a
+meta.pkg.crossplane.io apiVersion, is never created, so the dependency
+never installs: an error.`,
 		Bad:  depsHead + "  - package: xpkg.crossplane.io/crossplane-contrib/provider-nop  # no apiVersion, no kind\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -100,6 +111,9 @@ order and ignoring the rest: a warning.`,
 					if hasAPIVersion || hasKind {
 						p.ReportSeverityf(SeverityWarning, o, join(d.path, named[0]), "dependency %d mixes %s with apiVersion/kind: use apiVersion, kind and package", d.index, named[0])
 					}
+					if hasAPIVersion && hasKind {
+						reportUnservedDependency(p, o, d, false)
+					}
 					continue
 				}
 				if !hasAPIVersion || !hasKind {
@@ -113,7 +127,9 @@ order and ignoring the rest: a warning.`,
 				}
 				if !valid {
 					p.Reportf(o, join(d.path, "kind"), "dependency %d has kind %s: want Provider, Configuration or Function", d.index, token(kind))
+					continue
 				}
+				reportUnservedDependency(p, o, d, true)
 			}
 			return nil
 		},
@@ -135,9 +151,12 @@ internal/controller/pkg/resolver, "version constraint on dependency is
 invalid"), so the dependency never resolves. This happens at install:
 crossplane xpkg build does not read dependency versions.
 
-Crossplane parses constraints with Masterminds/semver v1.5.0 (its go.mod),
-not v3: comparisons are joined with a comma only, so ">=v1.2.0 <v2" (two
-comparisons joined by a space, which v3 reads) never resolves.`,
+Which grammar reads the constraint follows the target (see XP202): before
+v2.3 Masterminds/semver v1.5.0 (crossplane go.mod), whose comparisons are
+joined with a comma only, so ">=v1.2.0 <v2" (two comparisons joined by a
+space) never resolves there; from v2.3 Masterminds/semver/v3 (crossplane
+commit 3c17d47ee; crossplane-runtime v2.3.0 pkg/xpkg), which reads it;
+from v2.4 semver v3.5.0's caps (512 bytes, 32 '||' groups) apply.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: latest\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -162,7 +181,8 @@ comparisons joined by a space, which v3 reads) never resolves.`,
 					p.Reportf(o, join(d.path, "version"), "dependency %d version %s is not a string", d.index, token(v))
 					continue
 				}
-				if err := ref.CheckVersion(s); err != nil {
+				r := p.release()
+				if err := ref.CheckVersionWith(s, func(c string) error { return checkConstraint(r, c) }); err != nil {
 					p.Reportf(o, join(d.path, "version"), "dependency %d version: %s", d.index, reason(err))
 				}
 			}
@@ -185,13 +205,24 @@ name.ParseReference) and appends the version it picks as a tag: a
 reference that does not parse, or one that already has a tag or digest,
 makes a package source that never resolves, an error.
 
-A reference without a registry host, such as crossplane/provider-gcp, is
-parsed without strict validation, so it resolves against
-go-containerregistry's default registry, Docker Hub (index.docker.io),
-which is rarely where a Crossplane package lives (Crossplane 1.x prefixes
-the registry of its --registry flag instead, and the message says so under
-a 1.x target): a warning. Write the registry host, e.g.
-xpkg.crossplane.io/crossplane/provider-gcp.`,
+A reference without a registry host depends on the target:
+
+- Crossplane 1.x prefixes the registry of its --registry flag (default
+  xpkg.upbound.io) to a name without one, so crossplane/provider-gcp
+  installs from there: a warning, since the registry is implicit;
+- Crossplane v2 (every 2.x line): the resolver writes the name as declared
+  into the dependency's spec.package with the version it picks as a tag
+  (crossplane v2.1.0, internal/controller/pkg/resolver/reconciler.go,
+  Reconciler.Reconcile, fieldpath SetString("spec.package")), and v2's
+  Package CRDs refuse a name whose first component is not a registry host
+  with a dot (the CEL rule on spec.package, "must be a fully qualified
+  image name, including the registry", crossplane v2.1.0
+  cluster/crds/pkg.crossplane.io_providers.yaml, configurations and
+  functions alike; unchanged in v2.2 and v2.3): the dependency can never
+  be installed, an error. That includes a host without a dot, such as
+  localhost:5000.
+
+Write the registry host, e.g. xpkg.crossplane.io/crossplane/provider-gcp.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: crossplane-contrib/provider-nop:v0.4.0\n    version: \">=v0.1.0\"\n",
 		Good: depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.1.0\"\n",
 		Run: func(p *Pass) error {
@@ -212,6 +243,11 @@ xpkg.crossplane.io/crossplane/provider-gcp.`,
 						continue
 					}
 					r, err := ref.CheckDependency(s)
+					hostRequired := p.release().RegistryHostRequired
+					if hostRequired && !dottedHost(s) {
+						p.Reportf(o, join(d.path, k), "dependency %d: %s has no registry host with a dot: Crossplane %s writes it into the dependency's spec.package as declared, and its Package CRD refuses it (\"must be a fully qualified image name, including the registry\"); write the registry, e.g. xpkg.crossplane.io/%s",
+							d.index, quote(s), p.targetName(), safeRepository(r, s))
+					}
 					if err == nil {
 						continue
 					}
@@ -221,11 +257,9 @@ xpkg.crossplane.io/crossplane/provider-gcp.`,
 					}
 					for _, e := range errs {
 						if errors.Is(e, ref.ErrNoRegistry) {
-							where := "Crossplane v2 looks it up on Docker Hub (index.docker.io)"
-							if targetsV1(p) {
-								where = "Crossplane 1.x looks it up on its default registry (its --registry flag)"
+							if !hostRequired {
+								p.ReportSeverityf(SeverityWarning, o, join(d.path, k), "dependency %d: %s has no registry host: Crossplane %s prefixes its default registry (its --registry flag); write the registry, e.g. xpkg.crossplane.io/%s", d.index, quote(s), p.targetName(), r.Repository)
 							}
-							p.ReportSeverityf(SeverityWarning, o, join(d.path, k), "dependency %d: %s has no registry host: %s; write the registry, e.g. xpkg.crossplane.io/%s", d.index, quote(s), where, r.Repository)
 							continue
 						}
 						p.Reportf(o, join(d.path, k), "dependency %d: %s", d.index, reason(e))
@@ -326,4 +360,51 @@ or it contradicts the first: merge them into one entry.`,
 			return nil
 		},
 	}
+}
+
+// dottedHost reports whether the first component of a package name is a
+// registry host with a dot, as the CEL rule of v2's Package CRDs on
+// spec.package wants (^[^./]+(\.[^./]+)+/...).
+func dottedHost(s string) bool {
+	host, _, ok := strings.Cut(s, "/")
+	if !ok || host == "" || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || strings.Contains(host, "..") {
+		return false
+	}
+	return strings.Contains(host, ".")
+}
+
+// safeRepository returns the repository of r for a suggestion (the name
+// after its registry, if any), else s.
+func safeRepository(r ref.Reference, s string) string {
+	if r.Repository != "" {
+		return r.Repository
+	}
+	return s
+}
+
+// servedPackageTypes are the apiVersion/kind pairs of the package types
+// the API server serves, the same at every release line (pkg.crossplane.io
+// CRDs of crossplane v1.20.0 to v2.3.4: Provider and Configuration at v1,
+// Function at v1 and v1beta1).
+var servedPackageTypes = []string{
+	"pkg.crossplane.io/v1 Provider", "pkg.crossplane.io/v1 Configuration",
+	"pkg.crossplane.io/v1 Function", "pkg.crossplane.io/v1beta1 Function",
+}
+
+// reportUnservedDependency reports a dependency whose apiVersion and kind
+// (which the resolver uses as given whenever both are set, whatever other
+// keys say) name a type the API server does not serve.
+// kindReported says the caller already reported a kind that is not a
+// package kind.
+func reportUnservedDependency(p *Pass, o *parser.Object, d dependency, kindReported bool) {
+	av, _ := d.entry["apiVersion"].(string)
+	k, _ := d.entry["kind"].(string)
+	if slices.Contains(servedPackageTypes, av+" "+k) {
+		return
+	}
+	if kindReported && !slices.Contains(packageKinds, k) {
+		return
+	}
+	p.Reportf(o, join(d.path, "apiVersion"), "dependency %d: the resolver creates a %s %s, which the API server does not serve (it serves %s): the dependency is never installed",
+		d.index, token(d.entry["apiVersion"]), token(k), strings.Join(servedPackageTypes, ", "))
 }

@@ -7,9 +7,20 @@ func ruleBaseLayers() *Rule {
 
 The xpkg specification allows at most one layer descriptor with the
 annotation io.crossplane.xpkg: base; that layer holds package.yaml. With
-two, which one is the package is ambiguous, and Crossplane refuses the
-package ("package is invalid due to multiple annotated base layers";
-crossplane v2.1.0, internal/controller/pkg/revision, ImageBackend.Init).
+two, which one is the package is ambiguous. The verdict follows the
+target:
+
+- up to v2.1: Crossplane refuses the package ("package is invalid due to
+  multiple annotated base layers"; crossplane v2.1.0,
+  internal/controller/pkg/revision/imageback.go, ImageBackend.Init, which
+  also refuses an image of more than 256 layers): an error;
+- from v2.2: imageback.go is gone (crossplane commit 99aae5796, "Use
+  xpkg.Client in revision controller"): the package is read by
+  ExtractPackageYAML (crossplane v2.2.0 internal/xpkg/client.go; from v2.3
+  crossplane-runtime pkg/xpkg), which takes the first base layer and
+  ignores the others, and no layer cap remains: a warning, since a later
+  base layer is likely a mistake.
+
 Each base layer after the first is reported, by digest (the diagnostic's
 file).`,
 		Bad:  "# image facts\nbaseLayers: [sha256:aaa..., sha256:bbb...]\n",
@@ -18,11 +29,16 @@ file).`,
 			if len(p.Image.BaseLayers) < 2 {
 				return nil
 			}
+			single := p.release().SingleBaseLayer
 			for _, d := range p.Image.BaseLayers[1:] {
 				if p.canceled() {
 					return p.Context().Err()
 				}
-				p.Report(Diagnostic{Pos: p.ImagePos(d), Message: "layer " + token(d) + " is a second base layer (io.crossplane.xpkg: base); the first is " + token(p.Image.BaseLayers[0]) + ": at most one layer may carry the annotation"})
+				if !single {
+					p.Report(Diagnostic{Severity: SeverityWarning, Pos: p.ImagePos(d), Message: "layer " + token(d) + " is a second base layer (io.crossplane.xpkg: base): Crossplane " + p.targetName() + " reads the first, " + token(p.Image.BaseLayers[0]) + ", and ignores this one"})
+					continue
+				}
+				p.Report(Diagnostic{Pos: p.ImagePos(d), Message: "layer " + token(d) + " is a second base layer (io.crossplane.xpkg: base); the first is " + token(p.Image.BaseLayers[0]) + ": at most one layer may carry the annotation, and Crossplane " + p.targetName() + " refuses the package"})
 			}
 			return nil
 		},

@@ -1,7 +1,6 @@
 package linter
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"reflect"
@@ -9,14 +8,12 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/Masterminds/semver/v3"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
-	"github.com/xpkgkit/xpkgkit/internal/semverv1"
 	"github.com/xpkgkit/xpkgkit/linter/internal/spdx"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -88,16 +85,27 @@ func ruleCrossplaneConstraint() *Rule {
 
 When a package gives spec.crossplane, Crossplane checks its own version
 against spec.crossplane.version, a constraint such as ">=v1.14.0" or
-">=v1.14.0, <v3", which it parses with Masterminds/semver v1.5.0 (its
-go.mod), not v3: comparisons are joined with a comma only, so
-">=v1.14.0 <v3" (two comparisons joined by a space, which v3 reads) does
-not parse. A constraint that does not parse, and a
+">=v1.14.0, <v3". Which grammar reads it depends on the target:
+
+- before v2.3 (1.20, 2.0, 2.1, 2.2): Masterminds/semver v1.5.0 (crossplane
+  go.mod): comparisons are joined with a comma only, so ">=v1.14.0 <v3"
+  (two comparisons joined by a space) does not parse, and a pre-release
+  with a leading zero (v1.0.0-rc.01) does;
+- from v2.3: Masterminds/semver/v3 v3.4.0 (crossplane commit 3c17d47ee,
+  crossplane-runtime commit c2cbdbec; crossplane-runtime v2.3.0,
+  pkg/xpkg/lint.go PackageValidSemver): ">=v1.14.0 <v3" is valid, and
+  v1.0.0-rc.01 is not;
+- from v2.4: semver v3.5.0 (crossplane-runtime v2.4.0 go.mod), which also
+  refuses a constraint over 512 bytes or of more than 32 '||' groups.
+
+A constraint that does not parse, and a
 spec.crossplane with no version at all (crossplane: {}, or a misspelt key
 such as versions:, which Crossplane drops), make both crossplane xpkg
 build and the package manager refuse the package with "package version
 constraints are poorly formatted" (crossplane v2.1.0, internal/xpkg,
 PackageValidSemver, run by NewProviderLinter, NewConfigurationLinter and
-NewFunctionLinter from Builder.Build and the revision reconciler).
+NewFunctionLinter from Builder.Build and the revision reconciler; from
+v2.3 the same function in crossplane-runtime pkg/xpkg/lint.go).
 
 The rule also reports spec.crossplane written as a bare string
 (crossplane: v0.13.0, as in the package format v2 design's examples):
@@ -134,15 +142,8 @@ object fails (crossplane-runtime v2.1.0, pkg/parser, PackageParser.Parse).`,
 				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version is empty: Crossplane refuses the package (\"package version constraints are poorly formatted\"); give a constraint such as \">=v1.14.0\"")
 				return nil
 			}
-			if _, err := semverv1.Parse(v); err != nil {
-				switch _, err3 := semver.NewConstraint(v); {
-				case errors.Is(err, semverv1.ErrSpaceJoined):
-					p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s: %s", quote(v), reason(err))
-				case err3 != nil:
-					p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s is not a semver constraint: %s", quote(v), reason(err3))
-				default:
-					p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s is not a semver constraint Crossplane reads: %s", quote(v), reason(err))
-				}
+			if err := checkConstraint(p.release(), v); err != nil {
+				p.Reportf(o, crossplaneVersionPath, "spec.crossplane.version %s: Crossplane %s cannot read it: %s", quote(v), p.targetName(), reason(err))
 			}
 			return nil
 		},
@@ -172,11 +173,14 @@ the revision reconciler checks the running version against the constraint
 before it installs anything (crossplane v2.1.0, internal/xpkg,
 PackageCrossplaneCompatible, called from the package revision Reconciler
 unless the package sets ignoreCrossplaneConstraints; internal/version,
-Versioner.InConstraints). The constraint is read and checked as
-Masterminds/semver v1.5.0 does (Crossplane's go.mod): each comparison on
-its own refuses a pre-release version such as v2.0.0-rc.1 unless its own
-bound has a pre-release part, so ">=v1.14.0-0, <v3" admits no
-pre-release, where semver v3 would admit one.`,
+Versioner.InConstraints). The constraint is read and checked by the
+target's engine (see XP202). Before v2.3, Masterminds/semver v1.5.0: each
+comparison on its own refuses a pre-release version such as v2.0.0-rc.1
+unless its own bound has a pre-release part, so ">=v1.14.0-0, <v3" admits
+no pre-release, and "v2.3" means exactly 2.3.0. From v2.3, semver v3
+(crossplane commit 3c17d47ee): a pre-release bound anywhere in a group
+admits pre-releases, "v2.3" means any 2.3.x, and ">v2" admits no 2.x
+(v2.1.0 satisfies ">v2" under v1.5.0, not under v3).`,
 		Bad:  metaHead + "spec:\n  crossplane:\n    version: \"<v2.0.0\"  # linted with --crossplane-version v2.0.0\n",
 		Good: metaHead + "spec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
 		Run: func(p *Pass) error {
@@ -188,11 +192,11 @@ pre-release, where semver v3 would admit one.`,
 			if !ok {
 				return nil
 			}
-			c, err := semverv1.Parse(v)
+			c, err := p.release().ParseConstraint(v)
 			if err != nil {
 				return nil // XP202 reports it
 			}
-			target, err := semver.NewVersion(p.CrossplaneVersion)
+			target, err := p.release().ParseVersion(p.CrossplaneVersion)
 			if err != nil {
 				return fmt.Errorf("target version %q: %w", p.CrossplaneVersion, err)
 			}
@@ -415,15 +419,9 @@ for example "Example Maintainers <maintainers@example.org>".`,
 
 const providerHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n"
 
-// targetsV1 reports whether the package is checked against a Crossplane
-// 1.x (WithCrossplaneVersion); no target means the newest v2.
-func targetsV1(p *Pass) bool {
-	if p.CrossplaneVersion == "" {
-		return false
-	}
-	v, err := semver.NewVersion(p.CrossplaneVersion)
-	return err == nil && v.Major() < 2
-}
+// targetsV1 reports whether the target release runs a Provider's
+// spec.controller.image (Crossplane 1.x; the target table says which).
+func targetsV1(p *Pass) bool { return p.release().ProviderController }
 
 // v1Severity is SeverityError when the target is Crossplane 1.x, else
 // SeverityWarning.

@@ -44,7 +44,7 @@ var (
 
 func ruleCRDName() *Rule {
 	return &Rule{
-		ID: "XP401", Name: "crd-name", Severity: SeverityError,
+		ID: "XP401", Name: "crd-name", Severity: SeverityError, installs: true,
 		Doc: `CRD metadata.name is not <plural>.<group>
 
 Kubernetes accepts a CustomResourceDefinition only under the name made of
@@ -53,7 +53,14 @@ spec.group (k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation,
 ValidateCustomResourceDefinition). Crossplane creates the package's CRDs
 through the API server, first as a dry run (crossplane v2.1.0,
 internal/controller/pkg/revision, APIEstablisher), so the package never
-installs.`,
+installs.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  crdHead + "metadata:\n  name: bucket.example.org\n" + crdBody,
 		Good: exampleCRD,
 		Run: func(p *Pass) error {
@@ -154,7 +161,7 @@ func names(vs []defVersion, keep func(defVersion) bool) []string {
 
 func ruleCRDVersions() *Rule {
 	return &Rule{
-		ID: "XP402", Name: "crd-versions", Severity: SeverityError,
+		ID: "XP402", Name: "crd-versions", Severity: SeverityError, installs: true,
 		Doc: `CRD without exactly one storage version, with no served version, or with a repeated version name
 
 Kubernetes stores a custom resource at exactly one version and names each
@@ -168,7 +175,14 @@ the package cannot work as written. An apiextensions.k8s.io/v1beta1 CRD may
 instead give a single spec.version, which is then both served and stored.
 
 served and storage are booleans: the strings "true" and "false" are not,
-and the rule says so rather than counting them as false.`,
+and the rule says so rather than counting them as false.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  exampleCRD + "  - name: v2\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
 		Good: exampleCRD + "  - name: v2\n    served: true\n    storage: false\n    schema:\n      openAPIV3Schema:\n        type: object\n",
 		Run: func(p *Pass) error {
@@ -208,7 +222,7 @@ and the rule says so rather than counting them as false.`,
 
 func ruleCRDSchema() *Rule {
 	return &Rule{
-		ID: "XP403", Name: "crd-schema", Severity: SeverityError,
+		ID: "XP403", Name: "crd-schema", Severity: SeverityError, installs: true,
 		Doc: `A v1 CRD version with no openAPIV3Schema
 
 An apiextensions.k8s.io/v1 CRD needs a structural schema for every
@@ -216,7 +230,14 @@ version, at spec.versions[].schema.openAPIV3Schema: the API server rejects
 a v1 CRD version without one ("schemas are required";
 k8s.io/apiextensions-apiserver, pkg/apis/apiextensions/validation,
 ValidateCustomResourceDefinition), so Crossplane's APIEstablisher cannot
-create it and the package never installs.`,
+create it and the package never installs.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  strings.TrimSuffix(exampleCRD, "    schema:\n      openAPIV3Schema:\n        type: object\n"),
 		Good: exampleCRD,
 		Run: func(p *Pass) error {
@@ -503,7 +524,7 @@ step of a pipeline.`,
 		Bad:  metaHead + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Resources\n  resources:\n  - name: vpc\n    base:\n      apiVersion: ec2.aws.upbound.io/v1beta1\n      kind: VPC\n",
 		Good: metaHead + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: xnetworks-aws\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef:\n      name: function-patch-and-transform\n",
 		Run: func(p *Pass) error {
-			if targetsV1(p) {
+			if p.release().ResourcesMode {
 				return nil
 			}
 			for o := range p.each(p.Package.Objects) {
@@ -519,6 +540,78 @@ step of a pipeline.`,
 					p.reportFixf(pipelineFix(p, o), o, []string{"spec", "mode"}, "Composition %s has mode %s: Crossplane v2 allows only mode Pipeline, and the API server rejects the Composition; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name), quote(mode))
 				case !hasMode && hasResources:
 					p.reportFixf(pipelineFix(p, o), o, []string{"spec", "resources"}, "Composition %s gives spec.resources without a mode: Crossplane v2 defaults to mode Pipeline and drops spec.resources, so the Composition composes nothing; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name))
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// definitionKind is a kind a definition asks the API server for.
+type definitionKind struct {
+	obj  *parser.Object
+	path []string
+}
+
+func ruleDefinitionKind() *Rule {
+	return &Rule{
+		ID: "XP411", Name: "definition-kind-conflict", Severity: SeverityError, installs: true,
+		Doc: `Two definitions of the same kind in the same group
+
+Each CustomResourceDefinition, CompositeResourceDefinition (through the
+CRDs Crossplane generates from it: the composite's, and the claim's from
+spec.claimNames) and ManagedResourceDefinition (through its CRD) asks the
+API server for a kind in its group. Two definitions with different names
+asking for the same kind in the same group conflict: the API server's
+naming controller accepts the kind for the first CRD only and refuses the
+second's names ("\"Kind\" is already in use", condition NamesAccepted
+false; k8s.io/apiextensions-apiserver,
+pkg/controller/status/naming_controller.go,
+NamingConditionController.calculateNamesAndConditions), so the second never
+becomes established and serves nothing, and Crossplane waits for it
+forever (crossplane v2.1.0, internal/controller/pkg/revision,
+APIEstablisher; the XRD controller waits for its CRD). Which of the two
+wins depends on timing: the package cannot work as written, an error. The
+later definition in package order is reported, naming the first. The same
+name twice is XP105's business (a CRD and an MRD of the same name stand
+for one CRD).`,
+		Bad:  "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\n" + exampleCRD + "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets2.example.org\nspec:\n  group: example.org\n  names:\n    kind: Bucket\n    plural: buckets2\n",
+		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n---\n" + exampleCRD,
+		Run: func(p *Pass) error {
+			type gk struct{ group, kind string }
+			first := map[gk]definitionKind{}
+			claim := func(o *parser.Object, group, kind string, path []string) {
+				if group == "" || kind == "" {
+					return
+				}
+				k := gk{group, kind}
+				prev, ok := first[k]
+				if !ok {
+					first[k] = definitionKind{o, path}
+					return
+				}
+				if prev.obj.ObjectMeta.Name == o.ObjectMeta.Name {
+					// The same definition twice (XP105), or a CRD and the
+					// MRD of the same name, which stand for one CRD.
+					return
+				}
+				p.Reportf(o, path, "%s %s asks for kind %s in group %s, which %s %s at %s already defines: the API server refuses the second's names, so one of them is never established",
+					token(o.Kind), quote(o.ObjectMeta.Name), token(kind), token(group), token(prev.obj.Kind), quote(prev.obj.ObjectMeta.Name), prev.obj.Pos)
+			}
+			for o := range p.each(p.Package.Objects) {
+				g := o.GroupVersionKind()
+				isDef := g.Group == groupK8sExtensions && g.Kind == kindCRD ||
+					g.Group == groupXPExtensions && (g.Kind == kindXRD || g.Kind == "ManagedResourceDefinition")
+				if !isDef {
+					continue
+				}
+				m := outline(o)
+				group, _ := str(m, "spec", "group")
+				kind, _ := str(m, "spec", "names", "kind")
+				claim(o, group, kind, []string{"spec", "names", "kind"})
+				if g.Kind == kindXRD {
+					ck, _ := str(m, "spec", "claimNames", "kind")
+					claim(o, group, ck, []string{"spec", "claimNames", "kind"})
 				}
 			}
 			return nil

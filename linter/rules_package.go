@@ -150,9 +150,20 @@ pkg/parser, PackageParser.Parse). A Provider or Configuration package
 holding a known kind outside its own list is refused by the per-object
 checks of its linter (internal/xpkg, NewProviderLinter,
 NewConfigurationLinter), at crossplane xpkg build and at install. Both are
-errors. Crossplane's Function linter (NewFunctionLinter) checks no object
-kind, so a Function package holding, say, a Composition is accepted and
-the object installed: the rule only warns about it.
+errors.
+
+A Function package holding a kind the parser knows but that is not a CRD
+(an XRD, a Composition, a CompositionRevision, a v1alpha1 Usage, a *List
+kind) depends on the target:
+
+- before v2.2 (1.20, 2.0, 2.1): Crossplane's Function linter checks no
+  object kind (crossplane v2.1.0, internal/xpkg/lint.go,
+  NewFunctionLinter), so the package is accepted and the object installed:
+  the rule only warns;
+- from v2.2: the Function linter refuses anything but a CRD (crossplane
+  commit 82d565bf3, internal/xpkg/lint.go NewFunctionLinter gains IsCRD,
+  "object is not a CRD"; from v2.3 crossplane-runtime pkg/xpkg/lint.go),
+  at crossplane xpkg build and at install: an error.
 
 Under a Crossplane 1.x target (WithCrossplaneVersion v1.x) the kinds that
 came with Crossplane v2 (ManagedResourceDefinition,
@@ -172,22 +183,22 @@ package's kind is unknown (see XP101).`,
 			if allowed == nil {
 				return nil
 			}
-			var known []schema.GroupVersionKind // what Crossplane's parser decodes
-			if p.Kind == meta.KindFunction {
-				known = append(allowedKinds(meta.KindProvider), allowedKinds(meta.KindConfiguration)...)
-			}
-			v1 := targetsV1(p)
+			r := p.release()
 			for o := range p.each(p.Package.Objects) {
 				gvk := o.GroupVersionKind()
-				if v1 && (slices.Contains(allowed, gvk) || slices.Contains(known, gvk)) && !knownToV1(gvk) {
-					p.Reportf(o, []string{"apiVersion"}, "%s %s came with Crossplane v2: Crossplane %s cannot decode it and refuses the package", token(o.APIVersion), token(gvk.Kind), p.CrossplaneVersion)
+				if !r.V2Kinds && schemeKnows(gvk, true) && !schemeKnows(gvk, false) {
+					p.Reportf(o, []string{"apiVersion"}, "%s %s came with Crossplane v2: Crossplane %s cannot decode it and refuses the package", token(o.APIVersion), token(gvk.Kind), p.targetName())
 					continue
 				}
 				if slices.Contains(allowed, gvk) {
 					continue
 				}
-				if slices.Contains(known, gvk) {
-					p.ReportSeverityf(SeverityWarning, o, []string{"kind"}, "kind %s (%s) does not belong in a Function package, which holds only the CRDs of its inputs: Crossplane installs it anyway", token(gvk.Kind), token(o.APIVersion))
+				if p.Kind == meta.KindFunction && schemeKnows(gvk, r.V2Kinds) {
+					if r.FunctionCRDOnly {
+						p.Reportf(o, []string{"kind"}, "kind %s (%s) in a Function package: from Crossplane v2.2 a Function package holds only CRDs, and Crossplane %s refuses the package (\"object is not a CRD\")", token(gvk.Kind), token(o.APIVersion), p.targetName())
+						continue
+					}
+					p.ReportSeverityf(SeverityWarning, o, []string{"kind"}, "kind %s (%s) does not belong in a Function package, which holds only the CRDs of its inputs: Crossplane %s installs it anyway (from v2.2 it refuses the package)", token(gvk.Kind), token(o.APIVersion), p.targetName())
 					continue
 				}
 				var versions []string
@@ -208,17 +219,32 @@ package's kind is unknown (see XP101).`,
 	}
 }
 
-// knownToV1 reports whether Crossplane 1.x's package parser decodes an
-// object of the kind: its object scheme held only CRDs (apiextensions.k8s.io
-// v1 and v1beta1), webhook configurations (admissionregistration.k8s.io/v1)
-// and apiextensions.crossplane.io/v1 (crossplane v1.20.0, internal/xpkg,
-// BuildObjectScheme).
-func knownToV1(gvk schema.GroupVersionKind) bool {
-	switch gvk.Group {
-	case groupK8sExtensions, groupAdmission:
-		return true
-	case groupXPExtensions:
-		return gvk.Version == "v1"
+// schemeKnows reports whether Crossplane's package parser decodes an
+// object of the kind (its object scheme registers it, with its List):
+// apiextensions.k8s.io v1 and v1beta1 CRDs, admissionregistration.k8s.io/v1,
+// and apiextensions.crossplane.io/v1 (XRD, Composition, CompositionRevision)
+// at every release (crossplane v1.20.0, internal/xpkg/scheme.go
+// BuildObjectScheme); with v2Kinds (from v2.0, crossplane v2.1.0
+// internal/xpkg/scheme.go) also apiextensions.crossplane.io/v1alpha1
+// (Usage, ManagedResourceDefinition, ManagedResourceActivationPolicy), v2
+// (XRD) and ops.crossplane.io/v1alpha1 (Operation, CronOperation,
+// WatchOperation).
+func schemeKnows(gvk schema.GroupVersionKind, v2Kinds bool) bool {
+	kind := strings.TrimSuffix(gvk.Kind, "List")
+	in := func(kinds ...string) bool { return slices.Contains(kinds, kind) }
+	switch gvk.GroupVersion().String() {
+	case groupK8sExtensions + "/v1", groupK8sExtensions + "/v1beta1":
+		return in(kindCRD)
+	case groupAdmission + "/v1":
+		return in("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+	case groupXPExtensions + "/v1":
+		return in(kindXRD, kindComposition, "CompositionRevision")
+	case groupXPExtensions + "/v1alpha1":
+		return v2Kinds && in("Usage", "ManagedResourceDefinition", "ManagedResourceActivationPolicy")
+	case groupXPExtensions + "/v2":
+		return v2Kinds && in(kindXRD)
+	case groupOps + "/v1alpha1":
+		return v2Kinds && in("Operation", "CronOperation", "WatchOperation")
 	}
 	return false
 }
@@ -266,7 +292,7 @@ func isXRD(o *parser.Object) bool {
 
 func ruleDeprecatedCRDVersion() *Rule {
 	return &Rule{
-		ID: "XP104", Name: "deprecated-crd-version", Severity: SeverityError,
+		ID: "XP104", Name: "deprecated-crd-version", Severity: SeverityError, installs: true,
 		Doc: `An apiextensions.k8s.io/v1beta1 CRD
 
 Kubernetes stopped serving apiextensions.k8s.io/v1beta1 in 1.22, older
@@ -276,7 +302,14 @@ internal/controller/pkg/revision, APIEstablisher), so creating a v1beta1
 CRD fails ("no matches for kind CustomResourceDefinition in version
 apiextensions.k8s.io/v1beta1") and the package never installs. Write it as
 apiextensions.k8s.io/v1, which also requires a structural schema for every
-version (see XP403).`,
+version (see XP403).
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\n" + crdBody,
 		Good: exampleCRD,
 		Run: func(p *Pass) error {
@@ -292,7 +325,7 @@ version (see XP403).`,
 
 func ruleDuplicateObject() *Rule {
 	return &Rule{
-		ID: "XP105", Name: "duplicate-object", Severity: SeverityError,
+		ID: "XP105", Name: "duplicate-object", Severity: SeverityError, installs: true,
 		Doc: `Two objects with the same group, kind and name, and different content
 
 Crossplane installs each object of a package under its name, every object
@@ -305,7 +338,14 @@ timing, and it may change at every reconcile, so the package cannot work
 as written: an error, naming the fields that differ. Identical copies are
 harmless once installed (the first install may fail once with "already
 exists" and succeed when retried): a warning. The second and later copies
-are reported, naming the first. Objects without a name are left alone.`,
+are reported, naming the first. Objects without a name are left alone.
+
+In a Function package the verdict follows the target: up to v2.1 the
+package manager installs a Function's objects like any other package's,
+so this is an error; from v2.2 it installs none of them (crossplane commit
+36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher, given no kinds for a Function), so it cannot break
+the install and is reported as a warning.`,
 		Bad:  exampleCRD + "---\n" + strings.Replace(exampleCRD, "scope: Cluster", "scope: Namespaced", 1),
 		Good: exampleCRD + "---\n" + crdExample("tables", "Table"),
 		Run: func(p *Pass) error {

@@ -30,7 +30,12 @@ Besides the meta object, every object of a kind a package may hold is
 type-checked against that kind's published schema: CompositeResourceDefinition,
 Composition, ManagedResourceDefinition, ManagedResourceActivationPolicy,
 Operation, CronOperation and WatchOperation against Crossplane's own CRDs
-(v2.1.0), CustomResourceDefinition (v1, v1beta1),
+of the target's release (v2.1.0 up to the v2.1 line, v2.2.4 for v2.2,
+v2.3.4 from v2.3; linter/schema.PackageKindsAt): a field a release added,
+such as Composition and Operation requirements.requiredSchemas and XRD
+defaultCompositionRevisionSelector (v2.2) or XRD
+versions[].subresources.scale (v2.3), is type-checked from that release
+and dropped as unknown before it, CustomResourceDefinition (v1, v1beta1),
 ValidatingWebhookConfiguration and MutatingWebhookConfiguration against
 Kubernetes' published OpenAPI (linter/schema.PackageKinds). Crossplane's
 package parser (crossplane-runtime v2.1.0 pkg/parser, PackageParser.Parse)
@@ -61,7 +66,7 @@ func withKindTypes(r *Rule) *Rule {
 }
 
 func checkKindTypes(p *Pass) error {
-	kinds := lschema.PackageKinds()
+	kinds := lschema.PackageKindsAt(p.release().Schemas)
 	for _, o := range p.Package.Objects {
 		if err := p.Context().Err(); err != nil {
 			return err
@@ -157,7 +162,7 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 			if p.Examples == nil || len(p.Examples.Objects) == 0 {
 				return nil
 			}
-			v := lschema.New(p.Package.Objects)
+			v := lschema.New(p.Package.Objects, lschema.WithCrossplaneRelease(p.release().Schemas))
 			unserved := map[schema.GroupKind]bool{}
 			for _, o := range p.Examples.Objects {
 				if err := p.Context().Err(); err != nil {
@@ -260,7 +265,7 @@ package serves are left alone (they come from dependencies).`,
 					return err
 				}
 				if v == nil {
-					v = lschema.New(p.Package.Objects)
+					v = lschema.New(p.Package.Objects, lschema.WithCrossplaneRelease(p.release().Schemas))
 					if len(v.Kinds()) == 0 {
 						return nil
 					}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
 // verdictsDir holds the parity table: cases.yaml and the packages it names.
@@ -65,38 +66,7 @@ const minVerdictCases = 150
 // branch fixes. TestVerdicts skips them with the reason; the lead removes
 // an entry once the branch that fixes it is merged, and TestVerdicts fails
 // on an entry whose case already passes.
-var pendingTarget = map[string]string{
-	"configuration-composition-required-schemas-string-v2-2": "needs target table (h18-target): typed fields new at v2.2",
-	"configuration-composition-required-schemas-string-v2-4": "needs target table (h18-target): typed fields new at v2.2",
-	"configuration-dependency-localhost-v2-3":                "needs target table (h18-target): XP303 is an error under v2",
-	"configuration-dependency-no-registry":                   "needs target table (h18-target): XP303 is an error under v2",
-	"configuration-dependency-no-registry-v2-4":              "needs target table (h18-target): XP303 is an error under v2",
-	"configuration-dependency-space-joined-v2-3":             "needs target table (h18-target): semver v3 from v2.3",
-	"configuration-examples-unparsable":                      "needs target table (h18-target): examples the build cannot parse",
-	"configuration-examples-unparsable-v2-4":                 "needs target table (h18-target): examples the build cannot parse",
-	"configuration-xrd-revision-selector-string-v2-2":        "needs target table (h18-target): typed fields new at v2.2",
-	"configuration-xrd-same-kind":                            "needs target table (h18-target): two definitions of one kind in one group (the rule ID is that branch's choice)",
-	"configuration-xrd-same-kind-v2-4":                       "needs target table (h18-target): two definitions of one kind in one group (the rule ID is that branch's choice)",
-	"configuration-xrd-scale-string-v2-3":                    "needs target table (h18-target): typed fields new at v2.3",
-	"function-composition-revision":                          "needs target table (h18-target): XP102 refuses CompositionRevision in a Function package at v2.1, which v2.1 installs",
-	"function-composition-v2-2":                              "needs target table (h18-target): the Function linter gains IsCRD at v2.2",
-	"function-composition-v2-3":                              "needs target table (h18-target): the Function linter gains IsCRD at v2.2",
-	"function-composition-v2-4":                              "needs target table (h18-target): the Function linter gains IsCRD at v2.2",
-	"function-crd-no-schema-v2-2":                            "needs target table (h18-target): Function objects are not installed from v2.2",
-	"function-crd-no-schema-v2-4":                            "needs target table (h18-target): Function objects are not installed from v2.2",
-	"function-xrd-v2-2":                                      "needs target table (h18-target): the Function linter gains IsCRD at v2.2",
-	"function-xrd-v2-4":                                      "needs target table (h18-target): the Function linter gains IsCRD at v2.2",
-	"provider-crd-same-kind-v2-3":                            "needs target table (h18-target): two definitions of one kind in one group (the rule ID is that branch's choice)",
-	"provider-crossplane-groups-v2-4":                        "needs target table (h18-target): semver v3.5 caps from v2.4",
-	"provider-crossplane-gt-v2-v2-3":                         "needs target table (h18-target): semver v3 from v2.3",
-	"provider-crossplane-long-v2-4":                          "needs target table (h18-target): semver v3.5 caps from v2.4",
-	"provider-crossplane-minor-v2-3":                         "needs target table (h18-target): semver v3 from v2.3",
-	"provider-crossplane-prerelease-zero":                    "needs target table (h18-target): internal/semverv1 refuses \">=1.0.0-01\", which v1.5.0 accepts",
-	"provider-crossplane-space-joined-v2-3":                  "needs target table (h18-target): semver v3 from v2.3",
-	"provider-crossplane-space-joined-v2-4":                  "needs target table (h18-target): semver v3 from v2.3",
-	"provider-crossplane-v3-range-v2-3":                      "needs target table (h18-target): semver v3 from v2.3",
-	"provider-crossplane-v3-range-v2-4":                      "needs target table (h18-target): semver v3 from v2.3",
-}
+var pendingTarget = map[string]string{}
 
 func readVerdicts(t *testing.T) []verdictCase {
 	t.Helper()
@@ -217,11 +187,14 @@ func TestVerdicts(t *testing.T) {
 // verdictProblems lints a case's package at its target and says where
 // xpkgkit's verdict differs from the case's; none when it agrees.
 func verdictProblems(c verdictCase) []string {
-	pkg, err := parseVerdictPackage(filepath.Join(verdictsDir, "packages", c.Package), strings.HasSuffix(c.Package, "/"))
+	pkg, examples, err := parseVerdictPackage(filepath.Join(verdictsDir, "packages", c.Package), strings.HasSuffix(c.Package, "/"))
 	if err != nil {
 		return []string{err.Error()}
 	}
 	var opts []linter.Option
+	if examples != nil {
+		opts = append(opts, linter.WithExamples(examples))
+	}
 	if c.Target != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(c.Target))
 	}
@@ -264,14 +237,21 @@ func verdictProblems(c verdictCase) []string {
 
 // parseVerdictPackage parses a case's package: a YAML stream, or a
 // directory in the on-disk format.
-func parseVerdictPackage(p string, dir bool) (*parser.Package, error) {
+func parseVerdictPackage(p string, dir bool) (pkg, examples *parser.Package, err error) {
 	ctx := context.Background()
 	if dir {
-		return parser.ParseFS(ctx, os.DirFS(p))
+		// As xpkg-lint reads a package directory: its examples/ too, with
+		// the examples Crossplane's build cannot parse reported.
+		xp, err := xpkg.Open(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return xp.Package, xp.Examples, nil
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return parser.Parse(ctx, bytes.NewReader(data), parser.WithFile(path.Base(p)))
+	pkg, err = parser.Parse(ctx, bytes.NewReader(data), parser.WithFile(path.Base(p)))
+	return pkg, nil, err
 }

@@ -49,7 +49,7 @@ func ExamplePackage_Lint() {
 	fmt.Println("fails the build:", res.AtOrAbove(linter.SeverityError))
 	// Output:
 	// crossplane.yaml:7:3: warning XP204 license
-	// crossplane.yaml:17:7: warning XP303 dependency-reference
+	// crossplane.yaml:17:7: error XP303 dependency-reference
 	// deployment.yaml:2:1: error XP102 allowed-kind
 	// fails the build: true
 }

@@ -75,13 +75,44 @@ func openDir(ctx context.Context, dir string, c *openConfig) (*Package, SourceKi
 		p, err := openPackageDir(ctx, dir, c)
 		return p, SourceDirectory, nil, err
 	}
+	if !found && !isFile(filepath.Join(dir, PackageFile)) && hasYAMLBelow(ctx, dir) {
+		// crossplane xpkg build reads every YAML file of the whole tree
+		// and finds the meta object in any of them, a subdirectory's
+		// included (crossplane v2.1.0, internal/xpkg/build.go
+		// Builder.Build over the parser's filesystem backend, which walks
+		// the tree): so does ParseFS.
+		p, err := openPackageDir(ctx, dir, c)
+		return p, SourceDirectory, nil, err
+	}
 	if !found {
-		tried = append(tried, "package directory: no "+parser.MetaFile+" at its root or in "+packageSubdir+"/, nor any other YAML file at its root")
+		tried = append(tried, "package directory: no "+parser.MetaFile+" at its root or in "+packageSubdir+"/, nor any other YAML file in its tree")
 	}
 	if isFile(filepath.Join(dir, PackageFile)) {
 		tried = append(tried, "it holds "+PackageFile+": give that file's path to read it as a package stream")
 	}
 	return nil, 0, tried, ErrUnknownSource
+}
+
+// maxYAMLSearch bounds the entries hasYAMLBelow looks at.
+const maxYAMLSearch = 100_000
+
+// hasYAMLBelow reports whether the tree below dir (not following symbolic
+// links) holds a regular file named *.yaml or *.yml, stopping at the first,
+// after maxYAMLSearch entries, or when ctx is done.
+func hasYAMLBelow(ctx context.Context, dir string) bool {
+	found, n := false, 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		n++
+		if err != nil || n > maxYAMLSearch || ctx.Err() != nil {
+			return fs.SkipAll
+		}
+		if ext := filepath.Ext(d.Name()); (ext == ".yaml" || ext == ".yml") && d.Type().IsRegular() {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // hasYAML reports whether the directory holds a regular file named *.yaml

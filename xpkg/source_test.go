@@ -265,3 +265,25 @@ func TestSourceKindString(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenMetaInSubdirectory: crossplane xpkg build reads the whole tree
+// of a package directory and finds the meta object in a subdirectory's
+// YAML file too, so Open reads such a directory as a package.
+func TestOpenMetaInSubdirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "apis", "meta"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: in-a-subdirectory\n"
+	if err := os.WriteFile(filepath.Join(dir, "apis", "meta", "crossplane.yaml"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := xpkg.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if p.SourceKind != xpkg.SourceDirectory || len(p.Meta) != 1 || p.Meta[0].ObjectMeta.Name != "in-a-subdirectory" || p.Meta[0].Pos.File != "apis/meta/crossplane.yaml" {
+		t.Errorf("Open = kind %v, meta %v", p.SourceKind, p.Meta)
+	}
+}

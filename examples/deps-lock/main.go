@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2
 	}
-	g, err := deps.NewResolver(deps.Sources(srcs...)).Resolve(ctx, root)
+	g, err := deps.NewResolver(deps.Sources(srcs...), deps.WithTarget(*xpVersion)).Resolve(ctx, root)
 	if err != nil {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2

@@ -321,11 +321,11 @@ func lintWorstCases() []lintWorst {
 			},
 		},
 		{
-			rules: []string{"XP404", "XP405", "XP406"},
+			rules: []string{"XP404", "XP405", "XP406", "XP411"},
 			Case: Case{
 				Name: "lint-cost-xrd-flood",
-				Description: "A Configuration with about 3,500 XRDs, each misnamed (XP404), with repeated, unreferenceable, unserved versions (XP405) " +
-					"and claim names equal to its names (XP406): linear, capped per rule.",
+				Description: "A Configuration with about 3,500 XRDs, each misnamed (XP404), with repeated, unreferenceable, unserved versions (XP405), " +
+					"claim names equal to its names (XP406), and all of one kind in one group (XP411, one map lookup each): linear, capped per rule.",
 				Kind:   KindXpkg,
 				Expect: rule(ClassLintError, "XP404"),
 				Size:   17_000,

@@ -53,6 +53,22 @@ func CheckVersion(v string) error {
 	return CheckConstraint(v)
 }
 
+// CheckVersionWith is CheckVersion with the constraint read by parse (the
+// target release's engine) instead of Masterminds/semver v1.5.0; parse's
+// error is wrapped in ErrInvalidVersion.
+func CheckVersionWith(v string, parse func(string) error) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidVersion)
+	}
+	if alg, _, ok := strings.Cut(v, ":"); ok && !strings.ContainsAny(alg, " <>=!~^,|") {
+		return CheckVersion(v)
+	}
+	if err := parse(v); err != nil {
+		return fmt.Errorf("%w: %q is not a semver constraint: %w", ErrInvalidVersion, v, err)
+	}
+	return nil
+}
+
 // CheckConstraint checks a version constraint the way Crossplane parses
 // it, with Masterminds/semver v1.5.0 (see package semverv1): where the v3
 // module also refuses it, the error says why v3 does; a constraint only

@@ -92,7 +92,7 @@ func parseComparison(s string) (xpComparison, error) {
 	case isWildcard(patch):
 		text, c.dirty, c.patchDirty = major+"."+minor+".0"+pre, true, true
 	}
-	v, err := semver.NewVersion(text)
+	v, err := NewVersion(text)
 	if err != nil {
 		return xpComparison{}, fmt.Errorf("%w: %q: %v", ErrInvalid, strings.TrimSpace(s), err)
 	}
@@ -198,4 +198,34 @@ func (c xpComparison) tilde(v *semver.Version) bool {
 		return false
 	}
 	return v.Minor() == b.Minor() || c.minorDirty
+}
+
+// NewVersion parses a version as v1.5.0's NewVersion does: unlike the v3
+// module it accepts a numeric pre-release identifier with a leading zero
+// ("1.0.0-01", "v2.0.0-rc.01"), which it compares by its number, so the
+// version returned carries the identifier without its leading zeros.
+func NewVersion(s string) (*semver.Version, error) {
+	v, err := semver.NewVersion(s)
+	if err == nil || !errors.Is(err, semver.ErrSegmentStartsZero) {
+		return v, err
+	}
+	core, pre, ok := strings.Cut(s, "-")
+	if !ok {
+		return nil, err
+	}
+	pre, build, hasBuild := strings.Cut(pre, "+")
+	ids := strings.Split(pre, ".")
+	for i, id := range ids {
+		if len(id) > 1 && id[0] == '0' && strings.Trim(id, "0123456789") == "" {
+			ids[i] = strings.TrimLeft(id, "0")
+			if ids[i] == "" {
+				ids[i] = "0"
+			}
+		}
+	}
+	t := core + "-" + strings.Join(ids, ".")
+	if hasBuild {
+		t += "+" + build
+	}
+	return semver.NewVersion(t)
 }

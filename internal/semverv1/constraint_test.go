@@ -80,3 +80,27 @@ func TestXPConstraints(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadingZeroPrerelease: v1.5.0 reads a numeric pre-release identifier
+// with a leading zero, which the v3 module refuses, and compares it by
+// its number.
+func TestLeadingZeroPrerelease(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{">=1.0.0-01", ">=v2.0.0-rc.01, <v3", "=1.0.0-rc.007+build.1"} {
+		if _, err := Parse(s); err != nil {
+			t.Errorf("Parse(%q) = %v, want nil", s, err)
+		}
+	}
+	c, err := Parse(">=v2.0.0-rc.02")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]bool{"v2.0.0-rc.1": false, "v2.0.0-rc.2": true, "v2.0.0-rc.10": true} {
+		if got := c.Check(semver.MustParse(v)); got != want {
+			t.Errorf(">=v2.0.0-rc.02 admits %s: %v, want %v", v, got, want)
+		}
+	}
+	if v, err := NewVersion("v1.0.0-rc.01"); err != nil || v.Prerelease() != "rc.1" {
+		t.Errorf("NewVersion(v1.0.0-rc.01) = %v, %v", v, err)
+	}
+}

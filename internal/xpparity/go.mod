@@ -4,6 +4,8 @@ go 1.26.8
 
 require github.com/xpkgkit/xpkgkit v0.0.0-00010101000000-000000000000
 
+require oras.land/oras-go/v2 v2.7.0 // indirect
+
 require (
 	cloud.google.com/go/compute/metadata v0.9.0 // indirect
 	github.com/Azure/azure-sdk-for-go v68.0.0+incompatible // indirect

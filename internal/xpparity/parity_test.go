@@ -19,6 +19,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
 // verdictsDir is xpkgkit's parity table (linter/testdata/verdicts).
@@ -84,30 +85,7 @@ var disagreements = map[string]disagreement{
 // every target as v2.1.0, does not know yet. The lead removes an entry
 // once the branch that fixes it is merged; the test fails on an entry that
 // already agrees.
-var pendingTarget = map[string]string{
-	"function-composition.yaml": "needs target table (h18-target): from v2.2 the Function linter checks every object with " +
-		"IsCRD (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:84; crossplane 82d565bf3); xpkgkit warns at every target",
-	"function-xrd.yaml": "needs target table (h18-target): from v2.2 the Function linter checks every object with " +
-		"IsCRD (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:84); xpkgkit warns at every target",
-	"provider-crossplane-space-joined.yaml": "needs target table (h18-target): from v2.3 crossplane.version is read by " +
-		"Masterminds semver v3 (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163), which joins comparisons with spaces; " +
-		"xpkgkit reads it with v1.5.0 at every target",
-	"provider-crossplane-v3-range.yaml": "needs target table (h18-target): \">=v1.14.0 <v3\" is valid under semver v3 " +
-		"(crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163)",
-	"provider-crossplane-long.yaml": "needs target table (h18-target): semver v3.5.0 (crossplane-runtime v2.4.0's go.mod) " +
-		"refuses a constraint over 512 bytes (crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163)",
-	"provider-crossplane-groups.yaml": "needs target table (h18-target): semver v3.5.0 refuses more than 32 || groups " +
-		"(crossplane-runtime@v2.4.0:pkg/xpkg/lint.go:163)",
-	"configuration-composition-required-schemas-string.yaml": "needs target table (h18-target): requirements.requiredSchemas " +
-		"is a typed field from v2.2; a string fails to decode (crossplane-runtime@v2.4.0:pkg/xpkg/parser/parser.go:139)",
-	"configuration-xrd-revision-selector-string.yaml": "needs target table (h18-target): an XRD's " +
-		"defaultCompositionRevisionSelector is a label selector from v2.2; a string fails to decode " +
-		"(crossplane-runtime@v2.4.0:pkg/xpkg/parser/parser.go:139)",
-	"configuration-xrd-scale-string.yaml": "needs target table (h18-target): an XRD version's subresources.scale is an " +
-		"object from v2.3; a string fails to decode (crossplane-runtime@v2.4.0:pkg/xpkg/parser/parser.go:139)",
-	"configuration-examples-unparsable/": "needs target table (h18-target): the build parses examples/ and fails on a " +
-		"file that is not YAML (crossplane-runtime@v2.4.0:pkg/xpkg/build.go:214); xpkgkit drops such examples silently",
-}
+var pendingTarget = map[string]string{}
 
 // libraryVerdict is what the test compares: the library's verdict, and
 // xpkgkit's at Target.
@@ -162,9 +140,13 @@ func compare(t *testing.T, c comparison) {
 // lint runs xpkgkit's built-in rules at Target on a parsed package: its
 // exit code (1 when any diagnostic is an error), its error rules, and a
 // report of its diagnostics.
-func lint(t *testing.T, pkg *parser.Package) (int, []string, string) {
+func lint(t *testing.T, pkg, examples *parser.Package) (int, []string, string) {
 	t.Helper()
-	res, err := linter.Lint(context.Background(), pkg, linter.WithCrossplaneVersion(Target))
+	opts := []linter.Option{linter.WithCrossplaneVersion(Target)}
+	if examples != nil {
+		opts = append(opts, linter.WithExamples(examples))
+	}
+	res, err := linter.Lint(context.Background(), pkg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,9 +247,14 @@ func TestVerdictParity(t *testing.T) {
 					t.Errorf("case %s (target %s, %s) says exit %d; crossplane-runtime's pkg/xpkg: %s", c.Name, c.Target, c.Source, c.Exit, v)
 				}
 			}
-			var pkg *parser.Package
+			var pkg, examples *parser.Package
 			if dir {
-				pkg, err = parser.ParseFS(ctx, os.DirFS(p))
+				// As xpkg-lint reads a package directory: its examples/
+				// too, with those the build cannot parse reported.
+				var xp *xpkg.Package
+				if xp, err = xpkg.Open(ctx, p); err == nil {
+					pkg, examples = xp.Package, xp.Examples
+				}
 			} else {
 				var data []byte
 				if data, err = os.ReadFile(p); err == nil {
@@ -279,7 +266,7 @@ func TestVerdictParity(t *testing.T) {
 				compare(t, comparison{name: pkgName, source: cs[0].Source, lib: v, exit: 2, report: err.Error()})
 				return
 			}
-			exit, errs, report := lint(t, pkg)
+			exit, errs, report := lint(t, pkg, examples)
 			compare(t, comparison{name: pkgName, source: cs[0].Source, lib: v, exit: exit, errors: errs, report: report})
 		})
 	}
@@ -340,7 +327,7 @@ func TestCorpusParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			exit, errs, report := lint(t, pkg)
+			exit, errs, report := lint(t, pkg, nil)
 			compare(t, comparison{name: "corpus/" + name, source: "none (a corpus package)", lib: v, exit: exit, errors: errs, report: report})
 			if v.Refused {
 				t.Logf("Crossplane refuses corpus package %s: %v", name, v)

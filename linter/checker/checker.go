@@ -174,6 +174,9 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", ck.name, err, ck.name)
 		return exitError
 	}
+	if c.xpNote != "" && c.explain == "" && !c.listRules && !c.version {
+		fmt.Fprintf(stderr, "%s: note: %s\n", ck.name, c.xpNote)
+	}
 	switch {
 	case c.version:
 		_, err := fmt.Fprintf(stdout, "%s %s\n", ck.name, ck.toolVersion())

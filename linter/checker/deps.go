@@ -140,7 +140,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 		srcs = append(srcs, registrySource(c, deps.NewRegistrySource(c.deps.registry, limits)))
 	}
 	src := &watchedSource{Source: deps.Sources(srcs...)}
-	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2))).Resolve(ctx, root)
+	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion)).Resolve(ctx, root)
 	if err != nil {
 		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}

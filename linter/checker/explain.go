@@ -37,6 +37,7 @@ func (ck *Checker) explain(w io.Writer, idOrName string) error {
 			fmt.Fprintf(&b, "    %s\n", line)
 		}
 	}
+	fmt.Fprintf(&b, "\nVersion-dependent answers follow --crossplane-version (default: %s, the\nnewest stable Crossplane line).\n", linter.DefaultCrossplaneVersion)
 	fmt.Fprintf(&b, "\nDisable it with --disable %s, regrade it with --severity %s=LEVEL,\nor silence it in a package with the annotation\n%s: \"%s\".\n",
 		r.ID, r.ID, linter.SuppressAnnotation, r.ID)
 	_, err := io.WriteString(w, b.String())

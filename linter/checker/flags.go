@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -23,6 +22,7 @@ import (
 type config struct {
 	format     report.Format
 	xpVersion  string
+	xpNote     string                     // the target is outside the known lines (linter.CrossplaneLine)
 	disabled   []string                   // rule IDs
 	severities map[string]linter.Severity // rule ID -> severity
 	failOn     linter.Severity
@@ -96,7 +96,9 @@ Flags:
                              repeatable)
   --severity RULE=LEVEL      regrade a rule's diagnostics to error, warning or
                              info (repeatable)
-  --crossplane-version V     check that the package allows Crossplane V (XP203)
+  --crossplane-version V     judge the package as Crossplane V does (any patch
+                             of 1.20, 2.0-2.4; default: the newest stable line,
+                             v2.3) and check that it allows V (XP203)
   --config FILE              the configuration file (default: the first
                              .xpkg-lint.yaml in the source's directory or a
                              parent, up to the repository root); flags win
@@ -309,10 +311,11 @@ func (f *flagValues) apply(c *config) error {
 		c.ignore = append(c.ignore, g)
 	}
 	if f.xpVersion != "" {
-		if _, err := semver.NewVersion(f.xpVersion); err != nil {
+		_, note, err := linter.CrossplaneLine(f.xpVersion)
+		if err != nil {
 			return fmt.Errorf("--crossplane-version: %q is not a semantic version", f.xpVersion)
 		}
-		c.xpVersion = f.xpVersion
+		c.xpVersion, c.xpNote = f.xpVersion, note
 	}
 	if f.platform != "" {
 		p, err := parsePlatform(f.platform)

@@ -39,7 +39,7 @@ func TestJSONSchema(t *testing.T) {
 				t.Errorf("%d diagnostics, want none", len(ds))
 			}
 		}},
-		{name: "image-level on stdin", args: []string{"-"}, stdin: twoBaseLayersXpkg(t), code: exitProblems},
+		{name: "image-level on stdin", args: []string{"--crossplane-version", "v2.1.0", "-"}, stdin: twoBaseLayersXpkg(t), code: exitProblems},
 		{name: "unreadable source is an XP000 finding", args: []string{cleanPackage, "testdata/no-such-package"}, code: exitError, check: func(t *testing.T, ds []linter.Diagnostic) {
 			if len(ds) != 1 || ds[0].RuleID != report.UnreadableRuleID || ds[0].RuleName != report.UnreadableRuleName ||
 				ds[0].Severity != linter.SeverityError || ds[0].Source != "testdata/no-such-package" || ds[0].Message == "" {

@@ -128,7 +128,11 @@ func TestExitCodes(t *testing.T) {
 		{name: "flags after sources", args: []string{warnPackage, "--fail-on", "warning"}, want: exitProblems},
 		{name: "double dash", args: []string{"--", badPackage}, want: exitProblems},
 		{name: "crossplane version", args: []string{"--crossplane-version", "v2.0.0", cleanPackage}, want: exitOK},
-		{name: "crossplane version outside the constraint", args: []string{"--crossplane-version", "v1.2.0", cleanPackage}, want: exitProblems},
+		{name: "crossplane version outside the constraint", args: []string{"--crossplane-version", "v1.2.0", cleanPackage}, want: exitProblems,
+			stderr: `^xpkg-lint: note: Crossplane 1.2.0 is older than every release line xpkgkit knows: judged as v1.20$`, lines: 1},
+		{name: "crossplane version of a future line", args: []string{"--crossplane-version", "v2.9.1", cleanPackage}, want: exitOK,
+			stderr: `^xpkg-lint: note: Crossplane 2.9.1 is newer than every release line xpkgkit knows: judged as v2.4, the newest$`, lines: 1},
+		{name: "crossplane version of a known line", args: []string{"--crossplane-version", "v2.2.3", cleanPackage}, want: exitOK},
 		{name: "platform", args: []string{"--platform", "linux/arm64/v8", cleanPackage}, want: exitOK},
 		{name: "limits that fit", args: []string{"--max-layer-size", "64MiB", "--max-document-size", "1MiB", "--max-documents", "100", cleanPackage}, want: exitOK},
 
@@ -136,8 +140,8 @@ func TestExitCodes(t *testing.T) {
 			stderr: `^xpkg-lint: testdata/no-such-package: no such file or directory$`, lines: 1},
 		{name: "unreadable and bad", args: []string{badPackage, "testdata/no-such-package"}, want: exitError,
 			stderr: `^xpkg-lint: testdata/no-such-package: `, lines: 1},
-		{name: "two unreadable", args: []string{"testdata/nope1", "testdata", "testdata/nope2"}, want: exitError,
-			stderr: `^xpkg-lint: testdata(/nope\d)?: `, lines: 3},
+		{name: "two unreadable", args: []string{"testdata/nope1", "internal", "testdata/nope2"}, want: exitError,
+			stderr: `^xpkg-lint: (testdata/nope\d|internal): `, lines: 3},
 		{name: "document limit", args: []string{"--max-documents", "2", badPackage}, want: exitError,
 			stderr: `^xpkg-lint: testdata/bad-provider/package.yaml: .*MaxDocuments 2 exceeded$`, lines: 1},
 
@@ -417,7 +421,7 @@ func TestStdin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ds, r := jsonOutput(t, tt.stdin, "-")
+			ds, r := jsonOutput(t, tt.stdin, "--crossplane-version", "v2.1.0", "-")
 			if r.code != tt.want {
 				t.Errorf("exit code %d, want %d; stderr %s", r.code, tt.want, r.stderr)
 			}
@@ -619,12 +623,14 @@ func TestLimitsReachOpen(t *testing.T) {
 
 func TestErrorLine(t *testing.T) {
 	t.Parallel()
-	_, err := xpkg.Open(context.Background(), "testdata")
+	// internal/ holds no YAML file, so it is no package source (testdata/,
+	// whose tree holds YAML files, reads as a package directory).
+	_, err := xpkg.Open(context.Background(), "internal")
 	if err == nil {
-		t.Fatal("Open(testdata): no error")
+		t.Fatal("Open(internal): no error")
 	}
-	got := errorLine("testdata", err)
-	if strings.HasPrefix(got, "xpkg:") || strings.HasPrefix(got, "testdata:") || strings.Contains(got, "\n") {
+	got := errorLine("internal", err)
+	if strings.HasPrefix(got, "xpkg:") || strings.HasPrefix(got, "internal:") || strings.Contains(got, "\n") {
 		t.Errorf("errorLine = %q: it repeats the prefixes or spans lines", got)
 	}
 	if got := errorLine("x", errors.New("a\nb")); got != "a; b" {

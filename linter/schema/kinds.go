@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -113,4 +114,68 @@ func PackageKinds() *Validator { return packageKinds() }
 func KindsOf() KindsVersions {
 	f := kindsData()
 	return KindsVersions{Crossplane: f.Crossplane, Kubernetes: f.Kubernetes, KubernetesV1beta1: f.KubernetesV1beta1}
+}
+
+// packageKindsAt holds PackageKindsAt's Validators, one per release line
+// whose Crossplane CRDs differ from the tables' (v2.1.0).
+var packageKindsAt sync.Map // release string -> *Validator
+
+// PackageKindsAt returns a Validator for the kinds a Crossplane package may
+// hold, with Crossplane's own kinds typed by the CRDs of Crossplane release
+// (a release such as "v2.3.4" or its line "v2.3"), so that a field a later
+// release added (Composition and Operation requirements.requiredSchemas
+// from v2.2, XRD defaultCompositionRevisionSelector from v2.2, XRD
+// versions[].subresources.scale from v2.3) is type-checked at that release
+// and unknown (dropped on decode) before it. Releases whose CRDs are not
+// embedded, and v2.1 and older, get PackageKinds (Crossplane v2.1.0's
+// CRDs, the oldest embedded). Kubernetes' kinds are PackageKinds' at every
+// release. Validators are built once per release and shared; they are safe
+// for concurrent use.
+func PackageKindsAt(release string) *Validator {
+	if _, ok := kinds.CRD(release, "apiextensions.crossplane.io", "Composition"); !ok || lineOf(release) <= lineOf(KindsOf().Crossplane) {
+		return PackageKinds()
+	}
+	if v, ok := packageKindsAt.Load(lineOf(release)); ok {
+		return v.(*Validator)
+	}
+	v := &Validator{lim: Limits{}.withDefaults(), byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
+	// Shared by every caller, as PackageKinds is: Crossplane's own
+	// schemas, not the upload's, so no work budget, and every kind kept.
+	v.cost.max = math.MaxInt64
+	v.lim.MaxRetainedNodes = math.MaxInt
+	base := PackageKinds()
+	for _, k := range kindTypeKinds {
+		gvk := schema.GroupVersionKind{Group: k.group, Version: k.version, Kind: k.kind}
+		crd, ok := kinds.CRD(release, k.group, k.kind)
+		if !ok {
+			v.add(base.byGVK[gvk]) // Kubernetes' kinds: the tables' entry, shared
+			continue
+		}
+		e := &entry{gvk: gvk, definition: "crossplane " + release + " " + k.group + "/" + k.kind + " CRD", served: true}
+		e.build = func() (any, bool, error) {
+			var m map[string]any
+			if err := json.Unmarshal(crd, &m); err != nil {
+				return nil, false, fmt.Errorf("%w: embedded CRD of %s: %v", ErrInvalidSchema, gvk, err)
+			}
+			for _, ver := range getList(m, "spec", "versions") {
+				if vm, _ := ver.(map[string]any); vm != nil && getString(vm, "name") == gvk.Version {
+					return get(vm, "schema", "openAPIV3Schema"), false, nil
+				}
+			}
+			return nil, false, fmt.Errorf("%w: %s is not in the embedded CRD of release %s", ErrInvalidSchema, gvk, release)
+		}
+		v.add(e)
+	}
+	got, _ := packageKindsAt.LoadOrStore(lineOf(release), v)
+	return got.(*Validator)
+}
+
+// lineOf returns "vMAJOR.MINOR" of a release such as v2.2.4 or 2.2, with
+// the minor zero-padded so that lines compare as strings.
+func lineOf(v string) string {
+	v = strings.TrimPrefix(v, "v")
+	major, rest, _ := strings.Cut(v, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	minor, _, _ = strings.Cut(minor, "-")
+	return fmt.Sprintf("v%s.%03s", major, minor)
 }

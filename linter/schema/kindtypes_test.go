@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 var update = flag.Bool("update", false, "rewrite kindtypes_table.go from the embedded kinds")
@@ -158,6 +160,76 @@ func TestKindTypeTables(t *testing.T) {
 		}
 		if diff := cmp.Diff(string(want), string(kindTypesSource(t, kinds, src, loaded, cel, skip))); diff != "" {
 			t.Errorf("the trees built from the tables differ from the tables (-tables +built):\n%s", diff)
+		}
+	}
+}
+
+// TestPackageKindsAt: the package kinds of a later release type the fields
+// it added; v2.1 and unknown releases get PackageKinds.
+func TestPackageKindsAt(t *testing.T) {
+	t.Parallel()
+	for _, rel := range []string{"", "v1.20.0", "v2.1.0", "v2.1", "v9.9.9"} {
+		if PackageKindsAt(rel) != PackageKinds() {
+			t.Errorf("PackageKindsAt(%q) is not PackageKinds()", rel)
+		}
+	}
+	if PackageKindsAt("v2.3.4") != PackageKindsAt("v2.3.0") || PackageKindsAt("v2.3.4") == PackageKindsAt("v2.2.4") {
+		t.Error("PackageKindsAt is not one Validator per release line")
+	}
+	comp := map[string]any{
+		"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition",
+		"spec": map[string]any{"pipeline": []any{map[string]any{"step": "a", "requirements": map[string]any{"requiredSchemas": "x"}}}},
+	}
+	for rel, want := range map[string]bool{"v2.1.0": true, "v2.2.4": false, "v2.3.4": false} {
+		res, err := PackageKindsAt(rel).Validate(t.Context(), comp, TypesOnly())
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if res.Valid() != want {
+			t.Errorf("%s: valid %v, want %v: %v", rel, res.Valid(), want, res.Violations)
+		}
+	}
+	if k := PackageKindsAt("v2.3.4").Kinds(); len(k) != len(PackageKinds().Kinds()) {
+		t.Errorf("PackageKindsAt(v2.3.4) has %d kinds, PackageKinds %d", len(k), len(PackageKinds().Kinds()))
+	}
+}
+
+// TestXRDRootCEL: from v2.2 the CRD Crossplane derives from an XRD keeps
+// the root-level x-kubernetes-validations of the XRD's schema.
+func TestXRDRootCEL(t *testing.T) {
+	t.Parallel()
+	xrd := `apiVersion: apiextensions.crossplane.io/v2
+kind: CompositeResourceDefinition
+metadata:
+  name: xnetworks.example.org
+spec:
+  group: example.org
+  names: {kind: XNetwork, plural: xnetworks}
+  versions:
+  - name: v1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-validations:
+        - rule: has(self.spec)
+        properties:
+          spec:
+            type: object
+`
+	pkg, err := parser.Parse(t.Context(), strings.NewReader(xrd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := map[string]any{"apiVersion": "example.org/v1", "kind": "XNetwork", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{}}
+	for rel, want := range map[string]int{"": 0, "v2.1.0": 0, "v2.2.4": 1, "v2.3": 1} {
+		res, err := New(pkg.Objects, WithCrossplaneRelease(rel)).Validate(t.Context(), obj)
+		if err != nil {
+			t.Fatalf("%q: %v", rel, err)
+		}
+		if res.SkippedCEL != want {
+			t.Errorf("release %q: %d CEL rules, want %d", rel, res.SkippedCEL, want)
 		}
 	}
 }

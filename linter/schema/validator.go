@@ -45,7 +45,10 @@ type Validator struct {
 	byGVK  map[schema.GroupVersionKind]*entry
 	order  []schema.GroupVersionKind
 	groups map[schema.GroupKind]bool
-	cost   budget
+	// rootCEL: XRD-derived CRDs carry the XRD schema's root-level
+	// x-kubernetes-validations (Crossplane v2.2 and later).
+	rootCEL bool
+	cost    budget
 
 	// mu guards the compiled schemas: the entries holding one, least
 	// recently used first, and their nodes in all.
@@ -128,6 +131,16 @@ type Option func(*Validator)
 
 // WithLimits sets the limits on the schemas the Validator uses.
 func WithLimits(l Limits) Option { return func(v *Validator) { v.lim = l.withDefaults() } }
+
+// WithCrossplaneRelease makes the CRDs the Validator derives from
+// CompositeResourceDefinitions follow Crossplane release (such as "v2.3.4"
+// or "v2.3"): from v2.2 Crossplane copies the root-level
+// x-kubernetes-validations of an XRD version's schema into the CRD it
+// generates (crossplane v2.2.0, internal/xcrd/crd.go genCrdVersion); v2.1
+// and older drop them. Without it the Validator follows v2.1.0.
+func WithCrossplaneRelease(release string) Option {
+	return func(v *Validator) { v.rootCEL = release != "" && lineOf(release) >= lineOf("v2.2") }
+}
 
 // New returns a Validator for the CustomResourceDefinitions
 // (apiextensions.k8s.io v1 and v1beta1) and CompositeResourceDefinitions

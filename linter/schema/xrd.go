@@ -125,19 +125,19 @@ func (v *Validator) addXRD(o *parser.Object) {
 		i, name := i, name
 		v.add(&entry{
 			gvk: schema.GroupVersionKind{Group: group, Version: name, Kind: kind}, definition: def + " (composite resource)", served: served,
-			build: func() (any, bool, error) { return xrdSchema(o, i, name, false) },
+			build: func() (any, bool, error) { return xrdSchema(o, i, name, false, v.rootCEL) },
 		})
 		if claimKind != "" && claimKind != kind {
 			v.add(&entry{
 				gvk: schema.GroupVersionKind{Group: group, Version: name, Kind: claimKind}, definition: def + " (claim)", served: served,
-				build: func() (any, bool, error) { return xrdSchema(o, i, name, true) },
+				build: func() (any, bool, error) { return xrdSchema(o, i, name, true, v.rootCEL) },
 			})
 		}
 	}
 }
 
 // xrdSchema derives the schema of version i (name) of an XRD's XR or claim.
-func xrdSchema(o *parser.Object, i int, name string, claim bool) (any, bool, error) {
+func xrdSchema(o *parser.Object, i int, name string, claim, rootCEL bool) (any, bool, error) {
 	m, err := content(o)
 	if err != nil {
 		return nil, false, err
@@ -168,7 +168,11 @@ func xrdSchema(o *parser.Object, i int, name string, claim bool) (any, bool, err
 	if deletePolicy == "" && o.GroupVersionKind().Version == "v1" {
 		deletePolicy = "Background"
 	}
-	return deriveSchema(s, scope, claim, updatePolicy, deletePolicy), false, nil
+	d := deriveSchema(s, scope, claim, updatePolicy, deletePolicy)
+	if rootCEL {
+		copyKeys(d, s, "x-kubernetes-validations")
+	}
+	return d, false, nil
 }
 
 // deriveSchema builds the CRD schema Crossplane generates from an XRD

@@ -41,7 +41,14 @@ func rootSummary(t testing.TB, p *xpkgtest.Package) *deps.Package {
 
 func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...deps.LintOption) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
-	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+	return resolveAt(t, src, root, "", opts...)
+}
+
+// resolveAt is resolve with the resolver of Crossplane version target
+// ("" for the default).
+func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...deps.LintOption) (*deps.Graph, []linter.Diagnostic) {
+	t.Helper()
+	g, err := deps.NewResolver(src, deps.WithTarget(target)).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +91,7 @@ func TestResolve(t *testing.T) {
 		name     string
 		graph    *xpkgtest.Graph
 		root     *xpkgtest.Package
+		target   string // the resolver's Crossplane version (deps.WithTarget)
 		opts     []deps.LintOption
 		versions string
 		want     []want
@@ -100,15 +108,44 @@ func TestResolve(t *testing.T) {
 	}, {
 		// Crossplane's semver (Masterminds v1.5.0): each comparison whose
 		// bound names no pre-release refuses one, whatever the others say.
-		name:  "pre-release refused by a comparison without one",
-		graph: base,
-		root:  cfg.WithDependency(meta.KindProvider, provA, ">=v1.2.0-0, <v2.0.0"),
-		want:  []want{{"XP601", "root.yaml:15", `no tag satisfies ">=v1.2.0-0, <v2.0.0"`}},
+		name:   "pre-release refused by a comparison without one",
+		graph:  base,
+		target: "v2.1.0",
+		root:   cfg.WithDependency(meta.KindProvider, provA, ">=v1.2.0-0, <v2.0.0"),
+		want:   []want{{"XP601", "root.yaml:15", `no tag satisfies ">=v1.2.0-0, <v2.0.0"`}},
 	}, {
-		name:  "constraints joined by a space are not Crossplane's",
-		graph: base,
-		root:  cfg.WithDependency(meta.KindProvider, provA, ">=v1.0.0 <v2.0.0"),
-		want:  []want{{"XP601", "root.yaml:15", `is not a constraint Crossplane reads: comparisons joined by a space: .* needs a comma: write ">=v1.0.0, <v2.0.0"`}},
+		// Crossplane v2.3 reads constraints with semver v3: a pre-release
+		// bound anywhere in the group admits pre-releases.
+		name:     "pre-release admitted by semver v3 at v2.3",
+		graph:    base,
+		root:     cfg.WithDependency(meta.KindProvider, provA, ">=v1.2.0-0, <v2.0.0"),
+		versions: provA + ":v1.2.0-rc.1",
+	}, {
+		name:   "constraints joined by a space are not Crossplane's before v2.3",
+		graph:  base,
+		target: "v2.2.4",
+		root:   cfg.WithDependency(meta.KindProvider, provA, ">=v1.0.0 <v2.0.0"),
+		want:   []want{{"XP601", "root.yaml:15", `is not a constraint Crossplane reads: comparisons joined by a space: .* needs a comma: write ">=v1.0.0, <v2.0.0"`}},
+	}, {
+		name:     "constraints joined by a space resolve from v2.3",
+		graph:    base,
+		target:   "v2.3.0",
+		root:     cfg.WithDependency(meta.KindProvider, provA, ">=v1.0.0 <v2.0.0"),
+		versions: provA + ":v1.1.0",
+	}, {
+		// ">v2" under semver v1.5.0 admits v2.0.x and later minors; under
+		// v3 it means >= v3.0.0.
+		name:   "greater than a major under semver v3",
+		graph:  base,
+		target: "v2.3.0",
+		root:   cfg.WithDependency(meta.KindProvider, provA, ">v1, <v2.0.0"),
+		want:   []want{{"XP601", "root.yaml:15", `no tag satisfies ">v1, <v2.0.0"`}},
+	}, {
+		name:     "greater than a major under semver v1.5.0",
+		graph:    base,
+		target:   "v2.1.0",
+		root:     cfg.WithDependency(meta.KindProvider, provA, ">v1, <v2.0.0"),
+		versions: provA + ":v1.1.0",
 	}, {
 		name:     "wildcards and carets",
 		graph:    base,
@@ -206,11 +243,34 @@ func TestResolve(t *testing.T) {
 			{"XP607", "root.yaml:", `composes "a.example.org/v2" "Widget", but the graph serves "Widget" only at "v1"`},
 			{"XP607", "root.yaml:", `composes "b.example.org/v1" "Gadget", which no CRD, XRD or MRD of the graph serves`},
 		},
+	}, {
+		// Up to v2.1 a Function's CRDs are installed, so they serve a
+		// composed type.
+		name: "a Function's CRD serves a composed type at v2.1",
+		graph: xpkgtest.NewGraph().
+			Add(fnP, "v0.3.0", xpkgtest.NewFunction("function-p").WithCRD("f.example.org", "Thing", "v1")),
+		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
+			WithXRD("x.example.org", "XThing").
+			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
+		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
+		versions: fnP + ":v0.3.0",
+	}, {
+		// From v2.2 none of a Function's objects is installed (crossplane
+		// commit 36f59bef1): its CRDs serve nothing.
+		name: "a Function's CRD serves nothing from v2.2",
+		graph: xpkgtest.NewGraph().
+			Add(fnP, "v0.3.0", xpkgtest.NewFunction("function-p").WithCRD("f.example.org", "Thing", "v1")),
+		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
+			WithXRD("x.example.org", "XThing").
+			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
+		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.2.0")},
+		versions: fnP + ":v0.3.0",
+		want:     []want{{"XP607", "root.yaml:", `composes "f.example.org/v1" "Thing", which no CRD, XRD or MRD of the graph serves`}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			g, ds := resolve(t, tc.graph.Source(t), tc.root, tc.opts...)
+			g, ds := resolveAt(t, tc.graph.Source(t), tc.root, tc.target, tc.opts...)
 			if tc.versions != "" {
 				if got := versions(g); got != tc.versions {
 					t.Errorf("versions: got %q, want %q", got, tc.versions)

@@ -11,9 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/Masterminds/semver/v3"
-
-	"github.com/xpkgkit/xpkgkit/internal/semverv1"
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
@@ -79,6 +77,7 @@ type config struct {
 	limits      Limits
 	concurrency int
 	images      *imageconfig.Set
+	target      target.Release
 }
 
 // WithLimits sets the limits of the graph.
@@ -87,6 +86,20 @@ func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
 // WithConcurrency sets how many tag listings and fetches run at once
 // (default: GOMAXPROCS, at least 2, at most 8).
 func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n } }
+
+// WithTarget sets the Crossplane version whose resolver the resolution
+// follows: which grammar reads the dependencies' version constraints
+// (Masterminds/semver v1.5.0 before v2.3, semver v3 from v2.3; see
+// RULES.md, "By target"). Any patch version maps to its release line; a
+// version that is not semver, or none, leaves the default, the newest
+// stable line.
+func WithTarget(version string) Option {
+	return func(c *config) {
+		if t, err := target.Resolve(version); err == nil {
+			c.target = t.Release
+		}
+	}
+}
 
 // Resolver resolves dependency graphs from a Source. It is safe for
 // concurrent use; each Resolve call has its own caches.
@@ -97,7 +110,7 @@ type Resolver struct {
 
 // NewResolver returns a resolver reading packages from src.
 func NewResolver(src Source, opts ...Option) *Resolver {
-	c := config{}
+	c := config{target: target.Default()}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -657,26 +670,10 @@ func (s *resolution) choose(ctx context.Context, name string) (*selection, error
 	return sel, nil
 }
 
-// constraint is a parsed version constraint, as the target's semver
-// engine reads it.
-type constraint interface {
-	Check(*semver.Version) bool
-}
-
-// parseConstraint parses a dependency's version constraint; it is the one
-// place that decides how constraints are read.
-func parseConstraint(s string) (constraint, error) {
-	c, err := semverv1.Parse(s)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // checked is a constraint on one package, parsed once per Resolve call,
 // with the highest tag it allows.
 type checked struct {
-	c   constraint
+	c   target.Constraint
 	err error // why the constraint does not parse
 	// cost is the work of one Check, in comparisons: at most one per
 	// term of the constraint.
@@ -698,7 +695,7 @@ func (s *resolution) check(ctx context.Context, name string, vs []tagVersion, c 
 		return ck, nil
 	}
 	ck := &checked{first: -1, cost: 1 + int64(strings.Count(c, "||")+strings.Count(c, ",")+strings.Count(c, " "))}
-	ck.c, ck.err = parseConstraint(c)
+	ck.c, ck.err = parseConstraint(s.r.cfg.target, c)
 	if ck.err == nil {
 		for i, tv := range vs {
 			if err := s.spend(ctx, ck.cost); err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
-	"github.com/xpkgkit/xpkgkit/internal/semverv1"
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/meta"
@@ -26,8 +26,10 @@ type graphPass struct {
 	ctx    context.Context
 	g      *Graph
 	target *semver.Version
-	rule   *linter.Rule
-	diags  []linter.Diagnostic
+	// release is the target's line (the default when none was given).
+	release target.Release
+	rule    *linter.Rule
+	diags   []linter.Diagnostic
 	// max is how many diagnostics the pass keeps (0: no cap); those
 	// reported beyond it are counted in dropped, with the highest
 	// severity among them in droppedSev and the first one's place in
@@ -219,7 +221,13 @@ resolver keeps no other schema in memory); types served by the root
 package itself are checked for presence only, and so are the composed
 types of the graph's other packages, once per Composition and type (their
 bases are not kept: a graph of many packages composing many resources
-would otherwise hold them all).`,
+would otherwise hold them all).
+
+A Function package's CRDs count as served up to Crossplane v2.1, which
+installs them; from v2.2 they do not (crossplane commit 36f59bef1,
+internal/controller/pkg/revision/establisher.go FilteringEstablisher: a
+Function's objects are never installed), whatever the target, the default
+being the newest stable line.`,
 			Bad:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
 			Good: "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
 		}, checkComposedTypes},
@@ -318,13 +326,17 @@ func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnost
 	if !c.maxSet {
 		c.maxDiags = linter.DefaultMaxDiagnostics
 	}
-	var target *semver.Version
+	rel, err := target.Resolve(c.target)
+	if err != nil {
+		return nil, fmt.Errorf("deps: target %w", err)
+	}
+	var tv *semver.Version
 	if c.target != "" {
-		v, err := semver.NewVersion(c.target)
+		v, err := rel.ParseVersion(c.target)
 		if err != nil {
 			return nil, fmt.Errorf("deps: target Crossplane version %s: %w", quote(c.target), err)
 		}
-		target = v
+		tv = v
 	}
 	var all []linter.Diagnostic
 	for _, gr := range graphRules() {
@@ -340,7 +352,7 @@ func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnost
 				r.Severity = s
 			}
 		}
-		p := &graphPass{ctx: ctx, g: g, target: target, rule: &r, max: c.maxDiags}
+		p := &graphPass{ctx: ctx, g: g, target: tv, release: rel.Release, rule: &r, max: c.maxDiags}
 		gr.check(p)
 		p.summarize()
 		all = append(all, p.diags...)
@@ -497,13 +509,20 @@ func checkCrossplaneVersion(p *graphPass) {
 		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
 			continue
 		}
-		c, err := semverv1.Parse(n.Package.Crossplane)
+		c, err := parseConstraint(p.release, n.Package.Crossplane)
 		if err != nil || c.Check(p.target) {
 			continue
 		}
 		e := n.In[0]
 		p.reportEdge(e, "dependency %d: %s requires Crossplane %s, which excludes %s", e.Dep.Index, n.Label(), quote(n.Package.Crossplane), p.target.Original())
 	}
+}
+
+// parseConstraint reads a version constraint as Crossplane of release
+// line t does; the one place the graph parses constraints (the target
+// table, internal/target, says which engine).
+func parseConstraint(t target.Release, s string) (target.Constraint, error) {
+	return t.ParseConstraint(s)
 }
 
 // functionName is the name Crossplane gives a package it installs as a
@@ -620,6 +639,9 @@ func checkComposedTypes(p *graphPass) {
 		if n.Package == nil {
 			return // an incomplete graph: XP601 says what is missing
 		}
+		if n.Package.Kind == meta.KindFunction && !p.release.InstallsFunctionObjects {
+			continue // from v2.2 a Function's CRDs are not installed
+		}
 		for _, t := range n.Package.Types {
 			k := gk{t.Group, t.Kind}
 			if served[k] == nil {
@@ -665,7 +687,7 @@ func checkComposedTypes(p *graphPass) {
 				}
 				v, ok := validators[sv.node]
 				if !ok {
-					v = schema.New(sv.node.Package.Definitions)
+					v = schema.New(sv.node.Package.Definitions, schema.WithCrossplaneRelease(p.release.Schemas))
 					validators[sv.node] = v
 				}
 				res, err := v.Validate(p.ctx, r.Base, schema.SkipRequired())

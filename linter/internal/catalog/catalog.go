@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
@@ -33,6 +34,7 @@ func Markdown(rules []*linter.Rule) []byte {
 	for _, r := range rules {
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s | %s |\n", r.ID, anchor(r), r.Name, r.Severity, kinds(r), escape(r.Title()))
 	}
+	b.WriteString(byTarget())
 	for _, r := range rules {
 		fmt.Fprintf(&b, "\n## %s %s\n\n", r.ID, r.Name)
 		fmt.Fprintf(&b, "**%s** · severity `%s` · kinds: %s\n\n", escape(r.Title()), r.Severity, kinds(r))
@@ -70,9 +72,11 @@ Crossplane will accept it. Every rule's severity holds to that:
 - **warning**: accepted, but deprecated, ignored, ambiguous or likely a mistake.
 - **info**: documentation and good practice.
 
-Where the answer depends on the Crossplane version (1.x or 2.x), a rule follows the target
-version (` + "`linter.WithCrossplaneVersion`" + `, the CLI's ` + "`--crossplane-version`" + `) and takes
-the newest v2 behaviour when none is given.
+Where the answer depends on the Crossplane version, a rule follows the release line of the
+target version (` + "`linter.WithCrossplaneVersion`" + `, the CLI's ` + "`--crossplane-version`" + `: any patch
+or pre-release maps to its line) and takes the newest stable line, ` + "`" + target.DefaultLine + "`" + `, when none is
+given; a version newer than every known line is judged as the newest one, with a note. See
+[By target](#by-target) for what changes at each line.
 
 ## Rules
 
@@ -101,4 +105,86 @@ func body(doc string) string {
 
 func escape(s string) string {
 	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// byTarget renders the target table (internal/target): one row per
+// behaviour, one column per release line, then what changes at each line.
+func byTarget() string {
+	var b bytes.Buffer
+	rs := target.Releases()
+	b.WriteString("\n## By target\n\n")
+	b.WriteString("Generated from the one table of target behaviour (`internal/target`) that every\n")
+	b.WriteString("version-dependent rule consults. Default target: `" + target.DefaultLine + "`, the newest stable line.\n\n")
+	b.WriteString("| behaviour |")
+	for _, r := range rs {
+		line := r.Line
+		if !r.Stable {
+			line += " (pre-release)"
+		}
+		if r.Line == target.DefaultLine {
+			line += " (default)"
+		}
+		b.WriteString(" " + line + " |")
+	}
+	b.WriteString("\n|---|")
+	for range rs {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, row := range targetRows {
+		b.WriteString("| " + row.name + " |")
+		for _, r := range rs {
+			b.WriteString(" " + escape(row.value(r)) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nWhat changes at each line:\n\n")
+	for i, r := range rs[1:] {
+		prev := rs[i]
+		var changes []string
+		for _, row := range targetRows {
+			if a, z := row.value(prev), row.value(r); a != z {
+				changes = append(changes, fmt.Sprintf("%s: %s → %s", row.name, a, z))
+			}
+		}
+		fmt.Fprintf(&b, "- **%s** (read from %s): %s", r.Line, r.Patch, strings.Join(changes, "; "))
+		if len(changes) == 0 {
+			b.WriteString("nothing the rules see")
+		}
+		b.WriteString(".\n")
+	}
+	return b.String()
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+// targetRows are the rows of the By target table.
+var targetRows = []struct {
+	name  string
+	value func(target.Release) string
+}{
+	{"constraint engine (XP202, XP203, XP302, XP601, XP602, XP605)", func(r target.Release) string { return r.Semver.String() }},
+	{"v2 kinds decoded (XP102)", func(r target.Release) string { return yesNo(r.V2Kinds) }},
+	{"Function holds only CRDs at build (XP102)", func(r target.Release) string { return yesNo(r.FunctionCRDOnly) }},
+	{"Function objects installed (XP104, XP105, XP401-XP403, XP607)", func(r target.Release) string { return yesNo(r.InstallsFunctionObjects) }},
+	{"Composition mode Resources (XP410)", func(r target.Release) string { return yesNo(r.ResourcesMode) }},
+	{"Provider spec.controller runs (XP208, XP209)", func(r target.Release) string { return yesNo(r.ProviderController) }},
+	{"one base layer only (XP501)", func(r target.Release) string { return yesNo(r.SingleBaseLayer) }},
+	{"layer cap", func(r target.Release) string {
+		if r.MaxLayers == 0 {
+			return "none"
+		}
+		return fmt.Sprint(r.MaxLayers)
+	}},
+	{"dependency needs a dotted registry host (XP303)", func(r target.Release) string { return yesNo(r.RegistryHostRequired) }},
+	{"Crossplane schemas (XP005)", func(r target.Release) string { return r.Schemas }},
+	{"requirements.requiredSchemas", func(r target.Release) string { return yesNo(r.RequiredSchemas) }},
+	{"XRD defaultCompositionRevisionSelector", func(r target.Release) string { return yesNo(r.DefaultCompositionRevisionSelector) }},
+	{"XRD versions[].subresources.scale", func(r target.Release) string { return yesNo(r.XRDScale) }},
+	{"XRD root CEL rules copied to its CRD", func(r target.Release) string { return yesNo(r.XRDRootCEL) }},
 }
