@@ -6,6 +6,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -24,6 +25,7 @@ type config struct {
 	maxDiags    int
 	maxDiagsSet bool
 	examples    *parser.Package
+	schemaOpts  []lschema.Option
 }
 
 type severityOverride struct {

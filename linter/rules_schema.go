@@ -157,7 +157,7 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 			if p.Examples == nil || len(p.Examples.Objects) == 0 {
 				return nil
 			}
-			v := lschema.New(p.Package.Objects)
+			v := lschema.New(p.Package.Objects, p.schemaOpts...)
 			unserved := map[schema.GroupKind]bool{}
 			for _, o := range p.Examples.Objects {
 				if err := p.Context().Err(); err != nil {
@@ -260,7 +260,7 @@ package serves are left alone (they come from dependencies).`,
 					return err
 				}
 				if v == nil {
-					v = lschema.New(p.Package.Objects)
+					v = lschema.New(p.Package.Objects, p.schemaOpts...)
 					if len(v.Kinds()) == 0 {
 						return nil
 					}

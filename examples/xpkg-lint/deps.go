@@ -76,12 +76,15 @@ func (f *depsFlags) apply() (depsConfig, error) {
 // allRules returns every rule the command knows: the linter's built-in
 // rules and the graph rules.
 func allRules() []*linter.Rule {
-	return append(linter.Builtin(), deps.Rules()...)
+	return append(append(linter.Builtin(), apiserverRules()...), deps.Rules()...)
 }
 
 // lookupRule is linter.Lookup over allRules.
 func lookupRule(idOrName string) *linter.Rule {
 	if r := linter.Lookup(idOrName); r != nil {
+		return r
+	}
+	if r := lookupAPIServerRule(idOrName); r != nil {
 		return r
 	}
 	idOrName = strings.TrimSpace(idOrName)

@@ -138,7 +138,7 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 
 // lintOptions returns the linter options the flags ask for.
 func (c *config) lintOptions() []linter.Option {
-	var opts []linter.Option
+	opts := apiserverOptions()
 	if c.xpVersion != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
 	}

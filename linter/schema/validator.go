@@ -44,6 +44,7 @@ type Validator struct {
 	byGVK  map[schema.GroupVersionKind]*entry
 	order  []schema.GroupVersionKind
 	groups map[schema.GroupKind]bool
+	ext    Extension
 }
 
 // entry is one served version of one definition.
@@ -60,6 +61,7 @@ type entry struct {
 	// tables is set for the package kinds, whose type trees TypesOnly
 	// takes from the tables of kindtypes_table.go.
 	tables bool
+	ext    Extension // the Validator's (WithExtension)
 
 	once sync.Once
 	c    *compiled
@@ -76,6 +78,7 @@ type compiled struct {
 	preserve bool
 	none     bool // no schema
 	types    *tnode
+	check    Checker // the Extension's, nil without one
 }
 
 // Option configures a Validator.
@@ -114,6 +117,7 @@ func (v *Validator) add(e *entry) {
 	if _, dup := v.byGVK[e.gvk]; dup || e.gvk.Kind == "" || e.gvk.Version == "" {
 		return
 	}
+	e.ext = v.ext
 	v.byGVK[e.gvk] = e
 	v.order = append(v.order, e.gvk)
 	v.groups[e.gvk.GroupKind()] = true
@@ -152,6 +156,10 @@ type Result struct {
 	// SkippedCEL counts the x-kubernetes-validations (CEL) rules of the
 	// schema, which this package does not evaluate.
 	SkippedCEL int
+	// CEL counts, when the Validator has an Extension (WithExtension),
+	// the CEL rules evaluated and those skipped; SkippedCEL is then
+	// CEL.Skipped().
+	CEL CELCounts
 	// Skipped lists other parts of the schema that were not checked (a
 	// pattern beyond MaxPatternLength, a $ref), for the report.
 	Skipped []string
@@ -350,6 +358,9 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		}
 		r.Violations = append(r.Violations, f)
 	}
+	if c.check != nil {
+		runCheck(ctx, c, data, r, cfg.skipRequired)
+	}
 	sortViolations(r.Violations)
 	return r, nil
 }
@@ -416,8 +427,14 @@ func sortViolations(vs []Violation) {
 
 // compile converts the entry's schema once.
 func (e *entry) compile(lim Limits) (*compiled, error) {
+	ext := e.ext
 	e.once.Do(func() {
 		e.c, e.err = e.doCompile(lim)
+		if e.err == nil && ext != nil && !e.c.none && e.c.defs == nil && e.c.cel > 0 {
+			if raw, _, err := e.build(); err == nil {
+				e.c.check, _ = ext.Compile(raw)
+			}
+		}
 	})
 	return e.c, e.err
 }
