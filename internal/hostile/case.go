@@ -299,6 +299,7 @@ func Cases() []Case {
 	cs = append(cs, ociCostCases()...)
 	cs = append(cs, parserCostCases()...)
 	cs = append(cs, lintCostCases()...)
+	cs = append(cs, celCostCases()...)
 	return cs
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,20 @@ import (
 // budget (k8s.io/apiserver/pkg/apis/cel RuntimeCELCostBudget, 10 million,
 // "roughly 1 second"). Rules left unevaluated once it is spent are counted
 // in lschema.CELCounts.Cost, and draw no violation.
-const DefaultBudget = 5 * celconfig.RuntimeCELCostBudget
+const DefaultBudget = 2 * celconfig.RuntimeCELCostBudget
+
+// Compilation is bounded too: a schema whose rules sit on more than
+// maxRuleNodes fields, or that holds more than maxRules rules, is not
+// evaluated (its rules count as skipped for cost), and one Extension
+// compiles at most maxCompiledRules rules over all the schemas it sees.
+// The API server compiles each rule on a field in its own environment,
+// about a millisecond a rule; real CRDs hold a few rules a kind (upjet's
+// largest, a few dozen).
+const (
+	maxRuleNodes     = 500
+	maxRules         = 2000
+	maxCompiledRules = 4000
+)
 
 // CEL returns an Extension for linter/schema Validators (WithExtension)
 // that evaluates a schema's CEL rules (x-kubernetes-validations) with the
@@ -36,7 +50,10 @@ const DefaultBudget = 5 * celconfig.RuntimeCELCostBudget
 // (RuntimeCELCostBudget) enforced. Transition rules (oldSelf) need an old
 // object: they are skipped and counted. Each schema's rules are compiled
 // once, the first time an object of it is checked. The Extension spends at
-// most DefaultBudget over every object it checks.
+// most DefaultBudget over every object it checks, and compiles a bounded
+// number of rules (a schema with rules on more than 500 fields or more than
+// 2,000 rules, or rules beyond 4,000 over all schemas, are not evaluated
+// and count as skipped for cost).
 //
 // On a partial object (lschema.SkipRequired: a Composition's composed
 // resource template, which patches and functions complete), rules that
@@ -53,7 +70,8 @@ func newCEL(budget int64) *celExt {
 }
 
 type celExt struct {
-	budget atomic.Int64
+	budget   atomic.Int64
+	compiled atomic.Int64 // rules compiled, against maxCompiledRules
 }
 
 // Compile converts schema to the API server's structural schema and
@@ -64,8 +82,12 @@ func (x *celExt) Compile(schema any) (lschema.Checker, error) {
 		return nil, err
 	}
 	c := &checker{ext: x, s: s}
+	c.nodes = countRuleNodes(s)
 	walkRules(s, func(r *apiextensionsv1.ValidationRule) {
 		c.rules++
+		if heavyRegex(r) {
+			c.heavy++
+		}
 		if usesOldSelf(r) {
 			c.transition++
 		} else if usesHas(r) {
@@ -95,6 +117,26 @@ func structural(schema any) (*structuralschema.Structural, error) {
 		return nil, fmt.Errorf("not a structural schema: %w", err)
 	}
 	return s, nil
+}
+
+// countRuleNodes counts the fields of s that carry rules.
+func countRuleNodes(s *structuralschema.Structural) int {
+	if s == nil {
+		return 0
+	}
+	n := 0
+	if len(s.XValidations) > 0 {
+		n++
+	}
+	for k := range s.Properties {
+		p := s.Properties[k]
+		n += countRuleNodes(&p)
+	}
+	n += countRuleNodes(s.Items)
+	if s.AdditionalProperties != nil {
+		n += countRuleNodes(s.AdditionalProperties.Structural)
+	}
+	return n
 }
 
 // walkRules calls f with every rule of s, depth first.
@@ -133,21 +175,39 @@ type checker struct {
 	ext                         *celExt
 	s                           *structuralschema.Structural
 	rules, transition, presence int
+	nodes                       int
+	heavy                       int // rules with a regex beyond maxRegexInsts
 	fullOnce, partialOnce       sync.Once
 	full, partial               *cel.Validator
 }
 
 func (c *checker) validator(partial bool) *cel.Validator {
+	if c.nodes > maxRuleNodes || c.rules > maxRules {
+		return nil
+	}
+	build := func() *cel.Validator {
+		if !partial && c.heavy == 0 {
+			return c.newValidator(c.s)
+		}
+		s := c.s.DeepCopy()
+		filterRules(s, func(r *apiextensionsv1.ValidationRule) bool {
+			return heavyRegex(r) || (partial && usesHas(r) && !usesOldSelf(r))
+		})
+		return c.newValidator(s)
+	}
 	if !partial {
-		c.fullOnce.Do(func() { c.full = newValidator(c.s) })
+		c.fullOnce.Do(func() { c.full = build() })
 		return c.full
 	}
-	c.partialOnce.Do(func() {
-		s := c.s.DeepCopy()
-		withoutPresenceRules(s)
-		c.partial = newValidator(s)
-	})
+	c.partialOnce.Do(func() { c.partial = build() })
 	return c.partial
+}
+
+func (c *checker) newValidator(s *structuralschema.Structural) *cel.Validator {
+	if c.ext.compiled.Add(int64(c.rules)) > maxCompiledRules {
+		return nil
+	}
+	return newValidator(s)
 }
 
 func newValidator(s *structuralschema.Structural) (v *cel.Validator) {
@@ -159,28 +219,57 @@ func newValidator(s *structuralschema.Structural) (v *cel.Validator) {
 	return cel.NewValidator(s, true, celconfig.PerCallLimit)
 }
 
-// withoutPresenceRules drops the rules that call has() (other than
-// transition rules, which are skipped anyway).
-func withoutPresenceRules(s *structuralschema.Structural) {
+// filterRules drops the rules of s that drop reports.
+func filterRules(s *structuralschema.Structural, drop func(*apiextensionsv1.ValidationRule) bool) {
 	if s == nil {
 		return
 	}
 	kept := s.XValidations[:0]
 	for _, r := range s.XValidations {
-		if usesHas(&r) && !usesOldSelf(&r) {
+		if drop(&r) {
 			continue
 		}
 		kept = append(kept, r)
 	}
 	s.XValidations = kept
 	for k, p := range s.Properties {
-		withoutPresenceRules(&p)
+		filterRules(&p, drop)
 		s.Properties[k] = p
 	}
-	withoutPresenceRules(s.Items)
+	filterRules(s.Items, drop)
 	if s.AdditionalProperties != nil {
-		withoutPresenceRules(s.AdditionalProperties.Structural)
+		filterRules(s.AdditionalProperties.Structural, drop)
 	}
+}
+
+// maxRegexInsts bounds the size of a regular expression a rule may use:
+// the API server's cost model prices matches() by the length of the
+// string only, but Go's regexp takes time in the length times the size of
+// the compiled expression ('(a|b){1,1000}' compiles to thousands of
+// instructions). A rule with a string literal that compiles to a larger
+// expression is not evaluated, and counts as skipped for cost.
+const maxRegexInsts = 1000
+
+var literalRE = regexp.MustCompile(`'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"`)
+
+// heavyRegex reports whether r uses a regular expression beyond
+// maxRegexInsts.
+func heavyRegex(r *apiextensionsv1.ValidationRule) bool {
+	if !strings.Contains(r.Rule, "matches") && !strings.Contains(r.Rule, "find") {
+		return false
+	}
+	for _, lit := range literalRE.FindAllString(r.Rule, 100) {
+		pat := lit[1 : len(lit)-1]
+		re, err := syntax.Parse(pat, syntax.Perl)
+		if err != nil {
+			continue
+		}
+		prog, err := syntax.Compile(re.Simplify())
+		if err != nil || len(prog.Inst) > maxRegexInsts {
+			return true
+		}
+	}
+	return false
 }
 
 const (
@@ -196,16 +285,20 @@ func (c *checker) Check(ctx context.Context, obj map[string]any, partial bool) (
 		res.CEL.Partial = c.presence
 		evaluable -= c.presence
 	}
+	res.CEL.Cost = c.heavy
+	evaluable -= c.heavy
 	if evaluable == 0 {
 		return res
 	}
 	budget := min(int64(celconfig.RuntimeCELCostBudget), c.ext.budget.Load())
 	if budget <= 0 {
-		res.CEL.Cost = evaluable
+		res.CEL.Cost += evaluable
 		return res
 	}
 	v := c.validator(partial)
 	if v == nil {
+		// Beyond the compile bounds: not evaluated.
+		res.CEL.Cost += evaluable
 		return res
 	}
 	errs, remaining := c.run(ctx, v, obj, budget)
