@@ -295,7 +295,10 @@ func (c *checker) Check(ctx context.Context, obj map[string]any, partial bool) (
 		res.CEL.Cost += evaluable
 		return res
 	}
-	v := c.validator(partial)
+	v, err := withContext(ctx, func() (*cel.Validator, error) { return c.validator(partial), nil })
+	if err != nil {
+		return res
+	}
 	if v == nil {
 		// Beyond the compile bounds: not evaluated.
 		res.CEL.Cost += evaluable

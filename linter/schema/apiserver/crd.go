@@ -31,7 +31,34 @@ type finding struct {
 // in content, mapped back from the internal type where the conversion
 // moved a field (a schema common to all versions is held in
 // spec.validation).
-func validateCRD(ctx context.Context, content map[string]any) (out []finding, err error) {
+func validateCRD(ctx context.Context, content map[string]any) ([]finding, error) {
+	return withContext(ctx, func() ([]finding, error) { return validateCRDNow(ctx, content) })
+}
+
+// withContext runs f, and returns early with the context's error when ctx
+// is done first: the API server's validation does not look at a context,
+// and a large CRD takes seconds (f goes on in the background, its result
+// dropped).
+func withContext[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+func validateCRDNow(ctx context.Context, content map[string]any) (out []finding, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("CRD validation failed: %v", r)
