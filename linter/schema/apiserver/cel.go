@@ -304,6 +304,7 @@ func (c *checker) Check(ctx context.Context, obj map[string]any, partial bool) (
 		res.CEL.Cost += evaluable
 		return res
 	}
+	integers(obj)
 	errs, remaining := c.run(ctx, v, obj, budget)
 	if remaining < 0 {
 		remaining = 0
@@ -351,5 +352,34 @@ func violation(e *field.Error) lschema.Violation {
 		Expected: "CEL rule",
 		Found:    e.Type.String(),
 		Message:  msg,
+	}
+}
+
+// integers turns integral float64 values into int64, in place: as the API
+// server's JSON decoding (sigs.k8s.io/json, PreserveInts) reads numbers,
+// where linter/schema's defaults (decoded by encoding/json) are float64,
+// and the CEL validator refuses a float64 for an integer field.
+func integers(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if f, ok := e.(float64); ok {
+				if f == float64(int64(f)) && f < 1<<53 && f > -(1<<53) {
+					x[k] = int64(f)
+				}
+				continue
+			}
+			integers(e)
+		}
+	case []any:
+		for i, e := range x {
+			if f, ok := e.(float64); ok {
+				if f == float64(int64(f)) && f < 1<<53 && f > -(1<<53) {
+					x[i] = int64(f)
+				}
+				continue
+			}
+			integers(e)
+		}
 	}
 }
