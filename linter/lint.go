@@ -157,7 +157,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 				p := &Pass{
 					Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
 					CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
-					target: c.target, ctx: ctx, shared: sh, max: c.maxDiags,
+					target: c.target, ctx: ctx, shared: sh, max: c.maxDiags, schemaOpts: c.schemaOpts,
 				}
 				passes[i] = p
 				if err := runRule(p); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/internal/target"
+	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -24,6 +25,7 @@ type config struct {
 	maxDiags    int
 	maxDiagsSet bool
 	examples    *parser.Package
+	schemaOpts  []lschema.Option
 }
 
 type severityOverride struct {

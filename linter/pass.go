@@ -41,9 +41,10 @@ type Pass struct {
 	// default when no version was given).
 	target target.Resolved
 
-	ctx    context.Context
-	shared *shared
-	diags  []Diagnostic
+	ctx        context.Context
+	shared     *shared
+	schemaOpts []lschema.Option // WithSchemaOptions
+	diags      []Diagnostic
 	// max is how many diagnostics the pass keeps (0: no cap); dropped
 	// counts those reported beyond it, and droppedSev is the highest
 	// severity among them (see summarize).

@@ -138,6 +138,40 @@ func cel(r *lschema.Result) string {
 	return fmt.Sprintf(" (%d CEL rules of the schema not evaluated)", r.SkippedCEL)
 }
 
+// celTally adds up the CEL rules validations evaluated and skipped, for
+// one info diagnostic per rule run (see report).
+type celTally struct {
+	skipped int // without an Extension: every rule
+	counts  lschema.CELCounts
+	ext     bool
+}
+
+func (t *celTally) add(r *lschema.Result) {
+	if r == nil {
+		return
+	}
+	if r.CEL.Rules > 0 {
+		t.ext = true
+		t.counts.Rules += r.CEL.Rules
+		t.counts.Transition += r.CEL.Transition
+		t.counts.Cost += r.CEL.Cost
+		t.counts.Partial += r.CEL.Partial
+		t.counts.Blocked += r.CEL.Blocked
+		return
+	}
+	t.skipped += r.SkippedCEL
+}
+
+// report says, as one info diagnostic, how many CEL rule evaluations
+// were left out and why.
+func (t *celTally) report(p *Pass, what string) {
+	if t.ext && t.counts.Skipped() > 0 {
+		c := t.counts
+		p.ReportSeverityf(SeverityInfo, nil, nil, "%s: %d CEL rule evaluations skipped: %d transition rules (oldSelf), %d beyond the cost budget, %d presence rules on templates, %d after a schema error",
+			what, c.Skipped(), c.Transition, c.Cost, c.Partial, c.Blocked)
+	}
+}
+
 func ruleExampleSchema() *Rule {
 	return &Rule{
 		ID: "XP408", Name: "example-schema", Severity: SeverityWarning,
@@ -151,8 +185,12 @@ CompositeResourceDefinition, through the CRDs Crossplane derives for its
 composite resource and claim) is validated as the API server validates a
 custom resource (linter/schema): types, required fields, enums, formats,
 patterns, limits, list types, and unknown fields, which the API server
-prunes. CEL rules (x-kubernetes-validations) are not evaluated; each
-diagnostic says how many the schema holds. An example of a kind no
+prunes. CEL rules (x-kubernetes-validations) are evaluated only when a CEL
+extension is installed (WithSchemaOptions; linter/schema/apiserver's
+LintOptions, which the xpkg-lint CLI uses, installs the API server's own
+validator, see its doc for what is skipped); otherwise each diagnostic
+says how many the schema holds. With the extension, one info diagnostic
+counts the rule evaluations skipped (transition rules, cost budget). An example of a kind no
 definition of the package serves (it may come from a dependency) is
 reported once per kind, as info. The rule runs only when the linter is
 given the examples (WithExamples; xpkg's Package.Lint does so).`,
@@ -162,8 +200,9 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 			if p.Examples == nil || len(p.Examples.Objects) == 0 {
 				return nil
 			}
-			v := lschema.New(p.Package.Objects, lschema.WithCrossplaneRelease(p.release().Schemas))
+			v := lschema.New(p.Package.Objects, append([]lschema.Option{lschema.WithCrossplaneRelease(p.release().Schemas)}, p.schemaOpts...)...)
 			unserved := map[schema.GroupKind]bool{}
+			var tally celTally
 			for _, o := range p.Examples.Objects {
 				if err := p.Context().Err(); err != nil {
 					return err
@@ -181,8 +220,9 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 					}
 					continue
 				}
-				reportSchema(p, v, o, nil, nil, "example "+o.Kind+" "+quote(o.ObjectMeta.Name))
+				tally.add(reportSchema(p, v, o, nil, nil, "example "+o.Kind+" "+quote(o.ObjectMeta.Name)))
 			}
+			tally.report(p, "examples")
 			return nil
 		},
 	}
@@ -190,11 +230,11 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 
 // reportSchema validates content (obj's own when nil) against v and
 // reports every violation, at prefix+path in obj.
-func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map[string]any, prefix []string, what string, opts ...lschema.ValidateOption) {
+func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map[string]any, prefix []string, what string, opts ...lschema.ValidateOption) *lschema.Result {
 	if content == nil {
 		u, err := obj.Unstructured()
 		if err != nil {
-			return
+			return nil
 		}
 		content = u.Object
 	}
@@ -203,7 +243,7 @@ func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map
 		if errors.Is(err, lschema.ErrInvalidSchema) || errors.Is(err, lschema.ErrLimit) {
 			p.ReportSeverityf(SeverityInfo, obj, prefix, "%s: not validated: %s", what, boundMsg(err.Error()))
 		}
-		return
+		return nil
 	}
 	if !res.Served {
 		p.Reportf(obj, append(append([]string(nil), prefix...), "apiVersion"), "%s: version %s of %s is not served: the API server refuses it", what, quote(res.Version), res.Definition)
@@ -226,6 +266,7 @@ func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map
 		}
 		p.Reportf(obj, path, "%s: %s: %s (%s version %s)%s", what, field, msg, res.Definition, strconv.Quote(res.Version), cel(res))
 	}
+	return res
 }
 
 func boundMsg(s string) string {
@@ -249,13 +290,18 @@ CustomResourceDefinition of the package serves (or an XRD, through its
 derived CRDs), is validated as the API server validates a custom resource
 (linter/schema): types, enums, formats, patterns, limits and unknown fields
 (which the API server prunes). Required fields are not checked: patches fill
-fields in later. CEL rules are not evaluated. Kinds no definition of the
+fields in later. CEL rules are evaluated only with a CEL extension
+(WithSchemaOptions, as for XP408), and then not those that test a
+field's presence (has()), nor failures on a field the template lacks
+("no such key"): patches and functions may fill those fields in. Kinds no definition of the
 package serves are left alone (they come from dependencies).`,
 		Bad:  bucketCRD + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: \"10\"  # the package's Bucket CRD wants an integer\n",
 		Good: bucketCRD + "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: buckets\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XBucket}\n  mode: Pipeline\n  pipeline:\n  - step: patch-and-transform\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: bucket\n        base:\n          apiVersion: example.org/v1\n          kind: Bucket\n          spec:\n            size: 10\n",
 		Run: func(p *Pass) error {
 			var v *lschema.Validator
 			var mentions func(raw []byte, except string) bool
+			var tally celTally
+			defer tally.report(p, "composed resources")
 			for _, o := range p.Package.Objects {
 				gvk := o.GroupVersionKind()
 				if gvk.Group != "apiextensions.crossplane.io" || gvk.Kind != "Composition" {
@@ -265,7 +311,7 @@ package serves are left alone (they come from dependencies).`,
 					return err
 				}
 				if v == nil {
-					v = lschema.New(p.Package.Objects, lschema.WithCrossplaneRelease(p.release().Schemas))
+					v = lschema.New(p.Package.Objects, append([]lschema.Option{lschema.WithCrossplaneRelease(p.release().Schemas)}, p.schemaOpts...)...)
 					if len(v.Kinds()) == 0 {
 						return nil
 					}
@@ -287,7 +333,7 @@ package serves are left alone (they come from dependencies).`,
 					if !v.Serves(schema.FromAPIVersionAndKind(apiVersion, kind)) {
 						continue
 					}
-					reportSchema(p, v, o, b.base, b.path, "composed resource "+quote(b.name)+" ("+kind+")", lschema.SkipRequired())
+					tally.add(reportSchema(p, v, o, b.base, b.path, "composed resource "+quote(b.name)+" ("+kind+")", lschema.SkipRequired()))
 				}
 			}
 			return nil

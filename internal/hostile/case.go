@@ -301,6 +301,7 @@ func Cases() []Case {
 	cs = append(cs, lintCostCases()...)
 	cs = append(cs, examplesCostCases()...)
 	cs = append(cs, schemaCostCases()...)
+	cs = append(cs, celCostCases()...)
 	return cs
 }
 

@@ -343,6 +343,7 @@ func (ck *Checker) allRules() []*linter.Rule {
 	var all []*linter.Rule
 	if ck.builtin {
 		all = append(all, linter.Builtin()...)
+		all = append(all, apiserverRules()...) // apiserver.go
 	}
 	all = append(all, ck.rules...)
 	all = append(all, deps.Rules()...)

@@ -75,7 +75,9 @@ func fixThenLint(t *testing.T, pkg string, files []string) {
 		}
 	}
 	for _, d := range ds {
-		if len(d.Fixes) == 0 {
+		// XP422 is the API server's refusal of the Resources-mode
+		// Composition (no pipeline), which XP410's fix resolves.
+		if len(d.Fixes) == 0 && !(d.Rule == "XP422" && hasRule(ds, "XP410")) {
 			t.Errorf("%s has no fix in -o json", d.Rule)
 		}
 	}

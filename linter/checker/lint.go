@@ -211,6 +211,11 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 // lintOptions returns the linter options the flags ask for.
 func (c *config) lintOptions() []linter.Option {
 	var opts []linter.Option
+	if c.ck.builtin {
+		// xpkg-lint's API-server validation (apiserver.go) comes with the
+		// built-in rules.
+		opts = append(opts, apiserverOptions()...)
+	}
 	switch {
 	case !c.ck.builtin:
 		opts = append(opts, linter.WithRuleSet(c.ck.rules...))

@@ -55,6 +55,7 @@ type Validator struct {
 	mu       sync.Mutex
 	retained []*entry
 	nodes    int
+	ext      Extension
 }
 
 // entry is one served version of one definition.
@@ -71,6 +72,7 @@ type entry struct {
 	// tables is set for the package kinds, whose type trees TypesOnly
 	// takes from the tables of kindtypes_table.go.
 	tables bool
+	ext    Extension // the Validator's (WithExtension)
 
 	// Under Validator.mu: the compiled schema (nil when not compiled, or
 	// released), or the error compiling it gave.
@@ -88,7 +90,8 @@ type compiled struct {
 	preserve bool
 	none     bool // no schema
 	types    *tnode
-	nodes    int // schema nodes, for MaxRetainedNodes
+	nodes    int     // schema nodes, for MaxRetainedNodes
+	check    Checker // the Extension's, nil without one
 
 	typesOnce sync.Once // builds types from root, for a CRD's schema
 }
@@ -173,6 +176,7 @@ func (v *Validator) add(e *entry) {
 	if _, dup := v.byGVK[e.gvk]; dup || e.gvk.Kind == "" || e.gvk.Version == "" {
 		return
 	}
+	e.ext = v.ext
 	v.byGVK[e.gvk] = e
 	v.order = append(v.order, e.gvk)
 	v.groups[e.gvk.GroupKind()] = true
@@ -211,6 +215,10 @@ type Result struct {
 	// SkippedCEL counts the x-kubernetes-validations (CEL) rules of the
 	// schema, which this package does not evaluate.
 	SkippedCEL int
+	// CEL counts, when the Validator has an Extension (WithExtension),
+	// the CEL rules evaluated and those skipped; SkippedCEL is then
+	// CEL.Skipped().
+	CEL CELCounts
 	// Skipped lists other parts of the schema that were not checked (a
 	// pattern beyond MaxPatternLength, a $ref), for the report.
 	Skipped []string
@@ -388,9 +396,10 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		return r, nil
 	}
 	var found []Violation
+	data := any(obj) // the object as the API server keeps it: pruned, defaulted
 	if c.root != nil {
 		w := &walker{ctx: ctx, cost: &v.cost, max: v.lim.MaxViolations, patterns: true, rootPreserve: c.preserve}
-		w.walk(obj, c.root, nil, true)
+		data, _ = w.walk(obj, c.root, nil, true)
 		w.flush(w.errPath)
 		if w.err != nil {
 			if ctx.Err() != nil {
@@ -415,6 +424,9 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 			continue
 		}
 		r.Violations = append(r.Violations, f)
+	}
+	if c.check != nil {
+		runCheck(ctx, c, data, r, cfg.skipRequired)
 	}
 	sortViolations(r.Violations)
 	return r, nil
@@ -506,6 +518,11 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 	if err != nil {
 		e.err = err
 		return nil, err
+	}
+	if e.ext != nil && !c.none && c.defs == nil && c.cel > 0 {
+		if raw, _, err := e.build(); err == nil {
+			c.check, _ = e.ext.Compile(raw)
+		}
 	}
 	// A compile costs about as much as validating one value per node,
 	// several times over.

@@ -250,3 +250,27 @@ func numberOf(v any) (int64, bool) {
 	}
 	return 0, false
 }
+
+// DeriveSchema returns the openAPIV3Schema of version version of the CRD
+// Crossplane derives from xrd, a CompositeResourceDefinition: the
+// composite resource's, or, with claim, the claim's (see New for what
+// Crossplane adds). The schema is built from freshly decoded content: the
+// caller may keep or change it. It returns an error wrapping
+// ErrInvalidSchema when the XRD has no such version or the version no
+// schema (Crossplane cannot derive the CRD then).
+func DeriveSchema(xrd *parser.Object, version string, claim bool) (map[string]any, error) {
+	m := outlineOf(xrd)
+	for i, e := range getList(m, "spec", "versions") {
+		em, _ := e.(map[string]any)
+		if name, _ := em["name"].(string); name == version {
+			// Crossplane v2.2 and later copy the root-level CEL rules.
+			s, _, err := xrdSchema(xrd, i, version, claim, true)
+			if err != nil {
+				return nil, err
+			}
+			out, _ := s.(map[string]any)
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: version %s not found", ErrInvalidSchema, strconv.Quote(bounded(version)))
+}

@@ -1,0 +1,385 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+
+	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
+)
+
+// DefaultBudget is the CEL cost a CEL Extension spends, at most, over all
+// the objects it checks: five objects' worth of the API server's per-object
+// budget (k8s.io/apiserver/pkg/apis/cel RuntimeCELCostBudget, 10 million,
+// "roughly 1 second"). Rules left unevaluated once it is spent are counted
+// in lschema.CELCounts.Cost, and draw no violation.
+const DefaultBudget = 2 * celconfig.RuntimeCELCostBudget
+
+// Compilation is bounded too: a schema whose rules sit on more than
+// maxRuleNodes fields, or that holds more than maxRules rules, is not
+// evaluated (its rules count as skipped for cost), and one Extension
+// compiles at most maxCompiledRules rules over all the schemas it sees.
+// The API server compiles each rule on a field in its own environment,
+// about a millisecond a rule; real CRDs hold a few rules a kind (upjet's
+// largest, a few dozen).
+const (
+	maxRuleNodes     = 500
+	maxRules         = 2000
+	maxCompiledRules = 4000
+)
+
+// CEL returns an Extension for linter/schema Validators (WithExtension)
+// that evaluates a schema's CEL rules (x-kubernetes-validations) with the
+// API server's own validator (k8s.io/apiextensions-apiserver
+// pkg/apiserver/schema/cel, NewValidator and Validator.Validate, as the
+// custom resource strategy calls them on create): the Kubernetes CEL
+// libraries, messageExpression, fieldPath and reason honoured, the
+// per-call cost limit (PerCallLimit) and the per-object budget
+// (RuntimeCELCostBudget) enforced. Transition rules (oldSelf) need an old
+// object: they are skipped and counted. Each schema's rules are compiled
+// once, the first time an object of it is checked. The Extension spends at
+// most DefaultBudget over every object it checks, and compiles a bounded
+// number of rules (a schema with rules on more than 500 fields or more than
+// 2,000 rules, or rules beyond 4,000 over all schemas, are not evaluated
+// and count as skipped for cost).
+//
+// On a partial object (lschema.SkipRequired: a Composition's composed
+// resource template, which patches and functions complete), rules that
+// test a field's presence (they call has()) are left out and counted in
+// CELCounts.Partial, and a rule that fails because a field it reads is
+// absent ("no such key") draws no violation: the composition may fill the
+// field in.
+func CEL() lschema.Extension { return newCEL(DefaultBudget) }
+
+func newCEL(budget int64) *celExt {
+	x := &celExt{}
+	x.budget.Store(budget)
+	return x
+}
+
+type celExt struct {
+	budget   atomic.Int64
+	compiled atomic.Int64 // rules compiled, against maxCompiledRules
+}
+
+// Compile converts schema to the API server's structural schema and
+// counts its rules; the rules compile on first use.
+func (x *celExt) Compile(schema any) (lschema.Checker, error) {
+	s, err := structural(schema)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{ext: x, s: s}
+	c.nodes = countRuleNodes(s)
+	walkRules(s, func(r *apiextensionsv1.ValidationRule) {
+		c.rules++
+		if heavyRegex(r) {
+			c.heavy++
+		}
+		if usesOldSelf(r) {
+			c.transition++
+		} else if usesHas(r) {
+			c.presence++
+		}
+	})
+	return c, nil
+}
+
+// structural converts an apiextensions.k8s.io/v1 openAPIV3Schema (decoded
+// JSON) to the API server's structural schema.
+func structural(schema any) (*structuralschema.Structural, error) {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	var v1 apiextensionsv1.JSONSchemaProps
+	if err := json.Unmarshal(b, &v1); err != nil {
+		return nil, err
+	}
+	var internal apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+		return nil, err
+	}
+	s, err := structuralschema.NewStructural(&internal)
+	if err != nil {
+		return nil, fmt.Errorf("not a structural schema: %w", err)
+	}
+	return s, nil
+}
+
+// countRuleNodes counts the fields of s that carry rules.
+func countRuleNodes(s *structuralschema.Structural) int {
+	if s == nil {
+		return 0
+	}
+	n := 0
+	if len(s.XValidations) > 0 {
+		n++
+	}
+	for k := range s.Properties {
+		p := s.Properties[k]
+		n += countRuleNodes(&p)
+	}
+	n += countRuleNodes(s.Items)
+	if s.AdditionalProperties != nil {
+		n += countRuleNodes(s.AdditionalProperties.Structural)
+	}
+	return n
+}
+
+// walkRules calls f with every rule of s, depth first.
+func walkRules(s *structuralschema.Structural, f func(*apiextensionsv1.ValidationRule)) {
+	if s == nil {
+		return
+	}
+	for i := range s.XValidations {
+		f(&s.XValidations[i])
+	}
+	for k := range s.Properties {
+		p := s.Properties[k]
+		walkRules(&p, f)
+	}
+	walkRules(s.Items, f)
+	if s.AdditionalProperties != nil {
+		walkRules(s.AdditionalProperties.Structural, f)
+	}
+}
+
+var (
+	oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
+	hasRE     = regexp.MustCompile(`\bhas\s*\(`)
+)
+
+// usesOldSelf tells a transition rule (the API server's compiler decides
+// it from the checked expression; a rule naming oldSelf only inside a
+// string literal is counted as one here, which only changes the count:
+// the validator itself skips exactly the transition rules).
+func usesOldSelf(r *apiextensionsv1.ValidationRule) bool { return oldSelfRE.MatchString(r.Rule) }
+
+func usesHas(r *apiextensionsv1.ValidationRule) bool { return hasRE.MatchString(r.Rule) }
+
+// checker is one schema's rules.
+type checker struct {
+	ext                         *celExt
+	s                           *structuralschema.Structural
+	rules, transition, presence int
+	nodes                       int
+	heavy                       int // rules with a regex beyond maxRegexInsts
+	fullOnce, partialOnce       sync.Once
+	full, partial               *cel.Validator
+}
+
+func (c *checker) validator(partial bool) *cel.Validator {
+	if c.nodes > maxRuleNodes || c.rules > maxRules {
+		return nil
+	}
+	build := func() *cel.Validator {
+		if !partial && c.heavy == 0 {
+			return c.newValidator(c.s)
+		}
+		s := c.s.DeepCopy()
+		filterRules(s, func(r *apiextensionsv1.ValidationRule) bool {
+			return heavyRegex(r) || (partial && usesHas(r) && !usesOldSelf(r))
+		})
+		return c.newValidator(s)
+	}
+	if !partial {
+		c.fullOnce.Do(func() { c.full = build() })
+		return c.full
+	}
+	c.partialOnce.Do(func() { c.partial = build() })
+	return c.partial
+}
+
+func (c *checker) newValidator(s *structuralschema.Structural) *cel.Validator {
+	if c.ext.compiled.Add(int64(c.rules)) > maxCompiledRules {
+		return nil
+	}
+	return newValidator(s)
+}
+
+func newValidator(s *structuralschema.Structural) (v *cel.Validator) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = nil
+		}
+	}()
+	return cel.NewValidator(s, true, celconfig.PerCallLimit)
+}
+
+// filterRules drops the rules of s that drop reports.
+func filterRules(s *structuralschema.Structural, drop func(*apiextensionsv1.ValidationRule) bool) {
+	if s == nil {
+		return
+	}
+	kept := s.XValidations[:0]
+	for _, r := range s.XValidations {
+		if drop(&r) {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	s.XValidations = kept
+	for k, p := range s.Properties {
+		filterRules(&p, drop)
+		s.Properties[k] = p
+	}
+	filterRules(s.Items, drop)
+	if s.AdditionalProperties != nil {
+		filterRules(s.AdditionalProperties.Structural, drop)
+	}
+}
+
+// maxRegexInsts bounds the size of a regular expression a rule may use:
+// the API server's cost model prices matches() by the length of the
+// string only, but Go's regexp takes time in the length times the size of
+// the compiled expression ('(a|b){1,1000}' compiles to thousands of
+// instructions). A rule with a string literal that compiles to a larger
+// expression is not evaluated, and counts as skipped for cost.
+const maxRegexInsts = 1000
+
+var literalRE = regexp.MustCompile(`'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"`)
+
+// heavyRegex reports whether r uses a regular expression beyond
+// maxRegexInsts.
+func heavyRegex(r *apiextensionsv1.ValidationRule) bool {
+	if !strings.Contains(r.Rule, "matches") && !strings.Contains(r.Rule, "find") {
+		return false
+	}
+	for _, lit := range literalRE.FindAllString(r.Rule, 100) {
+		pat := lit[1 : len(lit)-1]
+		re, err := syntax.Parse(pat, syntax.Perl)
+		if err != nil {
+			continue
+		}
+		prog, err := syntax.Compile(re.Simplify())
+		if err != nil || len(prog.Inst) > maxRegexInsts {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	outOfBudget   = "running out of cost budget"
+	callTooCostly = "call cost exceeds limit"
+)
+
+// Check evaluates the rules on obj.
+func (c *checker) Check(ctx context.Context, obj map[string]any, partial bool) (res lschema.CheckResult) {
+	res.CEL = lschema.CELCounts{Rules: c.rules, Transition: c.transition}
+	evaluable := c.rules - c.transition
+	if partial {
+		res.CEL.Partial = c.presence
+		evaluable -= c.presence
+	}
+	res.CEL.Cost = c.heavy
+	evaluable -= c.heavy
+	if evaluable == 0 {
+		return res
+	}
+	budget := min(int64(celconfig.RuntimeCELCostBudget), c.ext.budget.Load())
+	if budget <= 0 {
+		res.CEL.Cost += evaluable
+		return res
+	}
+	v, err := withContext(ctx, func() (*cel.Validator, error) { return c.validator(partial), nil })
+	if err != nil {
+		return res
+	}
+	if v == nil {
+		// Beyond the compile bounds: not evaluated.
+		res.CEL.Cost += evaluable
+		return res
+	}
+	integers(obj)
+	errs, remaining := c.run(ctx, v, obj, budget)
+	if remaining < 0 {
+		remaining = 0
+	}
+	c.ext.budget.Add(-(budget - remaining))
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		if strings.Contains(e.Detail, outOfBudget) || strings.Contains(e.Detail, callTooCostly) {
+			res.CEL.Cost++
+			if budget < celconfig.RuntimeCELCostBudget && strings.Contains(e.Detail, outOfBudget) {
+				continue // the Extension's budget ran out, not the API server's
+			}
+		}
+		if partial && strings.Contains(e.Detail, "no such key") {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		res.Violations = append(res.Violations, violation(e))
+	}
+	return res
+}
+
+func (c *checker) run(ctx context.Context, v *cel.Validator, obj map[string]any, budget int64) (errs field.ErrorList, remaining int64) {
+	defer func() {
+		if r := recover(); r != nil {
+			errs, remaining = field.ErrorList{field.InternalError(nil, fmt.Errorf("CEL evaluation failed: %v", r))}, 0
+		}
+	}()
+	return v.Validate(ctx, nil, c.s, obj, nil, budget)
+}
+
+// violation converts an error of the CEL validator.
+func violation(e *field.Error) lschema.Violation {
+	msg := e.Detail
+	if msg == "" {
+		msg = e.Error()
+	}
+	return lschema.Violation{
+		Path:     splitFieldPath(e.Field),
+		Kind:     lschema.KindCEL,
+		Expected: "CEL rule",
+		Found:    e.Type.String(),
+		Message:  msg,
+	}
+}
+
+// integers turns integral float64 values into int64, in place: as the API
+// server's JSON decoding (sigs.k8s.io/json, PreserveInts) reads numbers,
+// where linter/schema's defaults (decoded by encoding/json) are float64,
+// and the CEL validator refuses a float64 for an integer field.
+func integers(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if f, ok := e.(float64); ok {
+				if f == float64(int64(f)) && f < 1<<53 && f > -(1<<53) {
+					x[k] = int64(f)
+				}
+				continue
+			}
+			integers(e)
+		}
+	case []any:
+		for i, e := range x {
+			if f, ok := e.(float64); ok {
+				if f == float64(int64(f)) && f < 1<<53 && f > -(1<<53) {
+					x[i] = int64(f)
+				}
+				continue
+			}
+			integers(e)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+)
+
+// A finding is one reason the API server refuses a definition: the
+// field's path in the source object and the API server's message.
+type finding struct {
+	path []string
+	msg  string
+}
+
+// validateCRD validates content, an apiextensions.k8s.io/v1
+// CustomResourceDefinition as decoded JSON, as the API server validates it
+// on create: it decodes it into the v1 type (a value of the wrong type is
+// refused there), applies the v1 defaults, converts it to the internal
+// type and runs validation.ValidateCustomResourceDefinition (which checks
+// the names, versions, conversion, the structural schema, defaults, list
+// types and the CEL rules with their cost limits). Each finding's path is
+// in content, mapped back from the internal type where the conversion
+// moved a field (a schema common to all versions is held in
+// spec.validation).
+func validateCRD(ctx context.Context, content map[string]any) ([]finding, error) {
+	return withContext(ctx, func() ([]finding, error) { return validateCRDNow(ctx, content) })
+}
+
+// withContext runs f, and returns early with the context's error when ctx
+// is done first: the API server's validation does not look at a context,
+// and a large CRD takes seconds (f goes on in the background, its result
+// dropped).
+func withContext[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+func validateCRDNow(ctx context.Context, content map[string]any) (out []finding, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("CRD validation failed: %v", r)
+		}
+	}()
+	raw, err := json.Marshal(content)
+	if err != nil {
+		return nil, err
+	}
+	var v1 apiextensionsv1.CustomResourceDefinition
+	// Unknown fields are dropped, as the API server's (and Crossplane's)
+	// non-strict decoding drops them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &v1); err != nil {
+		return []finding{decodeFinding(content, err)}, nil
+	}
+	withCrossplaneWebhook(&v1)
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
+	var internal apiextensions.CustomResourceDefinition
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
+		return []finding{{msg: "cannot convert: " + err.Error()}}, nil
+	}
+	errs := validation.ValidateCustomResourceDefinition(ctx, &internal)
+	return findingsOf(content, errs, crdPath), nil
+}
+
+// decodeFinding turns a decoding error into a finding at the field it
+// names, found in content.
+func decodeFinding(content map[string]any, err error) finding {
+	msg := "the API server cannot decode it: " + err.Error()
+	// The decoder's error names the field as "Go struct field
+	// Type.a.b.c of type T", without list indexes or map keys.
+	text := err.Error()
+	if _, rest, ok := strings.Cut(text, "Go struct field "); ok {
+		if f, _, ok := strings.Cut(rest, " of type "); ok {
+			if _, f, ok = strings.Cut(f, "."); ok && f != "" {
+				return finding{path: findField(content, strings.Split(f, ".")), msg: msg}
+			}
+		}
+	}
+	return finding{msg: msg}
+}
+
+// findField finds, in obj, the first path whose keys are keys (the
+// lists along the way indexed): encoding/json names a field without the
+// list indexes.
+func findField(obj any, keys []string) []string {
+	var walk func(cur any, keys []string, path []string) ([]string, bool)
+	budget := 100000
+	walk = func(cur any, keys []string, path []string) ([]string, bool) {
+		budget--
+		if budget < 0 {
+			return nil, false
+		}
+		if len(keys) == 0 {
+			return path, true
+		}
+		switch c := cur.(type) {
+		case map[string]any:
+			if v, ok := c[keys[0]]; ok {
+				return walk(v, keys[1:], append(path, keys[0]))
+			}
+			// A map's keys are left out of the path: try each value.
+			ks := make([]string, 0, len(c))
+			for k := range c {
+				ks = append(ks, k)
+			}
+			sort.Strings(ks)
+			for _, k := range ks {
+				if _, ok := c[k].(map[string]any); !ok {
+					continue
+				}
+				if p, ok := walk(c[k], keys, append(path, k)); ok {
+					return p, true
+				}
+			}
+			return nil, false
+		case []any:
+			for i, e := range c {
+				if p, ok := walk(e, keys, append(path, fmt.Sprint(i))); ok {
+					return p, true
+				}
+			}
+		}
+		return nil, false
+	}
+	p, _ := walk(obj, keys, nil)
+	if p == nil {
+		// The deepest prefix present.
+		for n := len(keys) - 1; n > 0; n-- {
+			if q, ok := walk(obj, keys[:n], nil); ok {
+				return q
+			}
+		}
+	}
+	return p
+}
+
+// crdPath maps a path of the internal CRD type to the v1 object's.
+func crdPath(content map[string]any, p []string) []string {
+	if present(content, p) || len(p) < 2 || p[0] != "spec" {
+		return p
+	}
+	var moved string
+	switch p[1] {
+	case "validation":
+		moved = "schema"
+	case "subresources", "additionalPrinterColumns", "selectableFields":
+		moved = p[1]
+	case "version":
+		return []string{"spec", "versions", "0", "name"}
+	default:
+		return p
+	}
+	return append([]string{"spec", "versions", "0", moved}, p[2:]...)
+}
+
+// findingsOf converts the API server's errors to findings, each with its
+// field's path in content.
+func findingsOf(content map[string]any, errs field.ErrorList, mapPath func(map[string]any, []string) []string) []finding {
+	out := make([]finding, 0, len(errs))
+	for _, e := range errs {
+		p := splitFieldPath(e.Field)
+		if mapPath != nil {
+			p = mapPath(content, p)
+		}
+		out = append(out, finding{path: p, msg: errorText(e)})
+	}
+	return out
+}
+
+// withCrossplaneWebhook fills in a conversion webhook's client config as
+// Crossplane's package manager does before it creates the CRD (Crossplane
+// v2.1.0 internal/controller/pkg/revision/establisher.go, for a CRD whose
+// conversion strategy is Webhook: the CA bundle, and a service named after
+// the package in Crossplane's namespace, port 9443), so that only what the
+// package itself gets wrong is reported.
+func withCrossplaneWebhook(crd *apiextensionsv1.CustomResourceDefinition) {
+	c := crd.Spec.Conversion
+	if c == nil || c.Strategy != apiextensionsv1.WebhookConverter {
+		return
+	}
+	if c.Webhook == nil {
+		c.Webhook = &apiextensionsv1.WebhookConversion{}
+	}
+	if c.Webhook.ClientConfig == nil {
+		c.Webhook.ClientConfig = &apiextensionsv1.WebhookClientConfig{}
+	}
+	if c.Webhook.ClientConfig.Service == nil {
+		c.Webhook.ClientConfig.Service = &apiextensionsv1.ServiceReference{}
+	}
+	port := int32(9443)
+	c.Webhook.ClientConfig.CABundle = []byte("-----BEGIN CERTIFICATE-----")
+	c.Webhook.ClientConfig.Service.Name = "package"
+	c.Webhook.ClientConfig.Service.Namespace = "crossplane-system"
+	c.Webhook.ClientConfig.Service.Port = &port
+}
+
+// errorText is the API server's message for e, without the value when
+// the error has a detail (the value of a rule or a schema is long), and
+// only the first line of the detail (a CEL compile error goes on with the
+// expression and a caret under the error).
+func errorText(e *field.Error) string {
+	if e.Detail == "" {
+		return e.ErrorBody()
+	}
+	detail, _, _ := strings.Cut(e.Detail, "\n")
+	return e.Type.String() + ": " + detail
+}

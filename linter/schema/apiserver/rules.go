@@ -1,0 +1,283 @@
+package apiserver
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/linter"
+	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
+	"github.com/xpkgkit/xpkgkit/parser"
+)
+
+// maxFindings caps the findings one rule reports per object.
+const maxFindings = 50
+
+// Rules returns the rules of this package, for linter.WithRules: XP420
+// crd-apiserver, XP421 xrd-derived-crd-apiserver and XP422
+// kind-apiserver. Each call returns new values.
+func Rules() []*linter.Rule {
+	return []*linter.Rule{ruleCRD(), ruleDerivedCRD(), ruleKinds()}
+}
+
+// LintOptions returns the linter options that install this package's
+// checks: its Rules, and the CEL rules of the package's CRDs evaluated on
+// examples (XP408) and composed resources (XP409) through CEL. Each call
+// returns options with their own CEL cost budget (see CEL): use one set
+// per package linted.
+func LintOptions() []linter.Option {
+	return []linter.Option{linter.WithRules(Rules()...), linter.WithSchemaOptions(lschema.WithExtension(CEL()))}
+}
+
+const crdDoc = `The API server refuses a CustomResourceDefinition of the package
+
+The package manager creates each CustomResourceDefinition of a Provider or
+Function package, and the API server validates it on create as
+k8s.io/apiextensions-apiserver v0.37.2 does
+(pkg/apis/apiextensions/validation, ValidateCustomResourceDefinition, after
+decoding into apiextensions.k8s.io/v1 and applying its defaults): names and
+group (a group under k8s.io or kubernetes.io needs the
+api-approved.kubernetes.io annotation), versions (one storage version),
+conversion (a webhook needs conversionReviewVersions), a structural
+schema (every field typed, x-kubernetes-preserve-unknown-fields and
+x-kubernetes-int-or-string only where allowed, list-type map lists with
+keys that are required or defaulted), defaults that validate and survive
+pruning, and every CEL rule (x-kubernetes-validations) compiled with its
+estimated cost under the API server's per-rule and per-CRD limits. A value
+of the wrong type (maxLength: 1.5, type: [string]) fails decoding. Each
+error is reported at the field it concerns, with the API server's message.
+Only apiextensions.k8s.io/v1 CRDs are checked: the API server has not
+served v1beta1 since Kubernetes 1.22.`
+
+func ruleCRD() *linter.Rule {
+	return &linter.Rule{
+		ID: "XP420", Name: "crd-apiserver", Severity: linter.SeverityError,
+		Doc:  crdDoc,
+		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-validations:\n        - rule: self.spec.size > 0  # spec is not declared\n",
+		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n            x-kubernetes-validations:\n            - rule: self.size > 0\n",
+		Run: func(p *linter.Pass) error {
+			for _, o := range p.Package.Objects {
+				if err := p.Context().Err(); err != nil {
+					return err
+				}
+				gvk := o.GroupVersionKind()
+				if gvk.Group != "apiextensions.k8s.io" || gvk.Version != "v1" || gvk.Kind != "CustomResourceDefinition" {
+					continue
+				}
+				u, err := o.Unstructured()
+				if err != nil {
+					continue // a document error
+				}
+				fs, err := validateCRD(p.Context(), u.Object)
+				if err != nil {
+					if ctxErr := p.Context().Err(); ctxErr != nil {
+						return ctxErr
+					}
+					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CustomResourceDefinition %s: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(err))
+					continue
+				}
+				kept := fs[:0]
+				for _, f := range fs {
+					// XP401 crd-name reports a name that is not
+					// plural.group.
+					if len(f.path) == 2 && f.path[0] == "metadata" && f.path[1] == "name" && strings.Contains(f.msg, `must be spec.names.plural+"."+spec.group`) {
+						continue
+					}
+					kept = append(kept, f)
+				}
+				report(p, o, kept, "CustomResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses it")
+			}
+			return nil
+		},
+	}
+}
+
+// report reports findings at their fields of o, at most maxFindings.
+func report(p *linter.Pass, o *parser.Object, fs []finding, what string) {
+	for i, f := range fs {
+		if i == maxFindings {
+			p.Reportf(o, nil, "%s: %d more errors", what, len(fs)-i)
+			return
+		}
+		field := lschema.FormatPath(f.path)
+		if field == "" {
+			field = "<object>"
+		}
+		p.Reportf(o, f.path, "%s: %s: %s", what, field, safetext.ReasonText(f.msg))
+	}
+}
+
+func ruleDerivedCRD() *linter.Rule {
+	return &linter.Rule{
+		ID: "XP421", Name: "xrd-derived-crd-apiserver", Severity: linter.SeverityError,
+		Doc: `The API server refuses the CRD Crossplane derives from a CompositeResourceDefinition
+
+Crossplane creates, for each CompositeResourceDefinition, a
+CustomResourceDefinition for its composite resource and, when claimNames
+is set, one for its claim (Crossplane v2.1.0 internal/xcrd:
+ForCompositeResource, ForCompositeResourceClaim; the schema as
+linter/schema.DeriveSchema builds it). The XRD itself installs, but when
+the API server refuses the derived CRD (validated as XP420 validates a
+package's CRD: k8s.io/apiextensions-apiserver v0.37.2
+ValidateCustomResourceDefinition), the XRD never becomes established and
+no composite resource of it can be created. Each error is reported at the
+field of the XRD it comes from (a CEL rule that does not compile, a
+default of the wrong type, a list of type map without keys, a field
+without a type), with the API server's message.`,
+		Bad:  "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xbuckets.example.org\nspec:\n  group: example.org\n  names: {kind: XBucket, plural: xbuckets}\n  versions:\n  - name: v1\n    served: true\n    referenceable: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer, default: \"10\"}\n",
+		Good: "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xbuckets.example.org\nspec:\n  group: example.org\n  names: {kind: XBucket, plural: xbuckets}\n  versions:\n  - name: v1\n    served: true\n    referenceable: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer, default: 10}\n",
+		Run: func(p *linter.Pass) error {
+			for _, o := range p.Package.Objects {
+				if err := p.Context().Err(); err != nil {
+					return err
+				}
+				gvk := o.GroupVersionKind()
+				if gvk.Group != "apiextensions.crossplane.io" || gvk.Kind != "CompositeResourceDefinition" {
+					continue
+				}
+				u, err := o.Unstructured()
+				if err != nil {
+					continue
+				}
+				fs, err := validateDerived(p, o, u.Object)
+				if err != nil {
+					if ctxErr := p.Context().Err(); ctxErr != nil {
+						return ctxErr
+					}
+					continue
+				}
+				report(p, o, fs, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
+			}
+			return nil
+		},
+	}
+}
+
+// validateDerived validates the CRDs Crossplane derives from the XRD o
+// (content decoded), findings at the XRD's fields, each once.
+func validateDerived(p *linter.Pass, o *parser.Object, content map[string]any) ([]finding, error) {
+	spec, _ := content["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	if len(versions) == 0 {
+		return nil, nil
+	}
+	var all []finding
+	seen := map[string]bool{}
+	for _, claim := range []bool{false, true} {
+		namesKey := "names"
+		if claim {
+			namesKey = "claimNames"
+		}
+		names, _ := spec[namesKey].(map[string]any)
+		if names == nil {
+			continue
+		}
+		crd, ok := derivedCRD(o, content, claim)
+		if !ok {
+			continue
+		}
+		fs, err := validateCRD(p.Context(), crd)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			f.path = xrdPath(content, f.path, namesKey)
+			key := strings.Join(f.path, "\x00") + "\x00" + f.msg
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			all = append(all, f)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return strings.Join(all[i].path, ".") < strings.Join(all[j].path, ".") })
+	return all, nil
+}
+
+// derivedCRD builds the CRD Crossplane derives from the XRD (Crossplane
+// v2.1.0 internal/xcrd ForCompositeResource, ForCompositeResourceClaim),
+// without the printer columns Crossplane adds (which are valid).
+func derivedCRD(o *parser.Object, content map[string]any, claim bool) (map[string]any, bool) {
+	spec, _ := content["spec"].(map[string]any)
+	group, _ := spec["group"].(string)
+	names, _ := spec["names"].(map[string]any)
+	name := o.ObjectMeta.Name
+	scope := "Cluster"
+	category := "composite"
+	if claim {
+		names, _ = spec["claimNames"].(map[string]any)
+		plural, _ := names["plural"].(string)
+		name = plural + "." + group
+		scope = "Namespaced"
+		category = "claim"
+	} else {
+		s, _ := spec["scope"].(string)
+		if s == "" && o.GroupVersionKind().Version == "v2" {
+			s = "Namespaced"
+		}
+		if s == "Namespaced" {
+			scope = "Namespaced"
+		}
+	}
+	cnames := map[string]any{}
+	for k, v := range names {
+		cnames[k] = v
+	}
+	cats, _ := cnames["categories"].([]any)
+	cnames["categories"] = append(append([]any(nil), cats...), category)
+	var versions []any
+	vs, _ := spec["versions"].([]any)
+	for _, e := range vs {
+		vm, _ := e.(map[string]any)
+		vname, _ := vm["name"].(string)
+		s, err := lschema.DeriveSchema(o, vname, claim)
+		if err != nil {
+			return nil, false // reported by Crossplane's own checks
+		}
+		v := map[string]any{
+			"name":         vname,
+			"served":       vm["served"],
+			"storage":      vm["referenceable"],
+			"schema":       map[string]any{"openAPIV3Schema": s},
+			"subresources": map[string]any{"status": map[string]any{}},
+		}
+		for _, k := range []string{"deprecated", "deprecationWarning", "additionalPrinterColumns"} {
+			if x, ok := vm[k]; ok {
+				v[k] = x
+			}
+		}
+		versions = append(versions, v)
+	}
+	crd := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": name},
+		"spec": map[string]any{
+			"group":    group,
+			"names":    cnames,
+			"scope":    scope,
+			"versions": versions,
+		},
+	}
+	if c, ok := spec["conversion"]; ok {
+		crd["spec"].(map[string]any)["conversion"] = c
+	}
+	return crd, true
+}
+
+// xrdPath maps a path of a derived CRD to the XRD's.
+func xrdPath(content map[string]any, p []string, namesKey string) []string {
+	if len(p) >= 2 && p[0] == "spec" && p[1] == "names" {
+		p = append([]string{"spec", namesKey}, p[2:]...)
+	}
+	if len(p) >= 1 && p[0] == "metadata" && namesKey == "claimNames" {
+		return []string{"spec", "claimNames", "plural"}
+	}
+	if len(p) >= 4 && p[0] == "spec" && p[1] == "versions" && p[3] == "storage" {
+		return append(append([]string(nil), p[:3]...), "referenceable")
+	}
+	return p
+}
+
+var _ = fmt.Sprint
