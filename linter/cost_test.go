@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"

@@ -3,9 +3,10 @@ package linter
 import (
 	"context"
 	"fmt"
-	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"iter"
 	"sync"
+
+	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 
 	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/meta"

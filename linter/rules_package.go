@@ -2,11 +2,12 @@ package linter
 
 import (
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 

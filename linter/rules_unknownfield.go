@@ -4,13 +4,14 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/internal/jsonfields"
 	"maps"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/jsonfields"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 

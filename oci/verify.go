@@ -3,6 +3,7 @@ package oci
 import (
 	"bytes"
 	"context"
+
 	// Register the hashes go-digest verifies with.
 	_ "crypto/sha256"
 	_ "crypto/sha512"

@@ -3,11 +3,12 @@ package parser
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/internal/jsonfields"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/jsonfields"
 
 	"go.yaml.in/yaml/v3"
 )

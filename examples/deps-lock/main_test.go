@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/xpkgkit/xpkgkit/meta"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"

@@ -155,7 +155,7 @@ func Resolve(version string) (Resolved, error) {
 	}
 	v, err := semver.NewVersion(version)
 	if err != nil {
-		return Resolved{}, fmt.Errorf("Crossplane version %q: %w", version, err)
+		return Resolved{}, fmt.Errorf("target: Crossplane version %q: %w", version, err)
 	}
 	maj, min := int(v.Major()), int(v.Minor())
 	for _, r := range releases {

@@ -3,6 +3,7 @@ package v1
 import (
 	"bytes"
 	"encoding/json"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

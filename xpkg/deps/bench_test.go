@@ -3,7 +3,6 @@ package deps_test
 import (
 	"context"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/meta"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/xpkg"

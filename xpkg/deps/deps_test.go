@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/meta"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"

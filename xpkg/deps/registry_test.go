@@ -2,11 +2,12 @@ package deps_test
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/meta"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/oci"

@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/meta"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/klauspost/compress/gzip"
 
