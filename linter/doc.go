@@ -57,10 +57,9 @@
 // WithSeverity regrades a rule's diagnostics whatever the policy says.
 //
 // The tests hold the rules to the policy: testdata/verdicts is a table of
-// small packages, each with the verdict Crossplane reaches on it (v2.1.0
-// unless the case names its target)
-// and the line of Crossplane's code that decides it, and the linter must
-// reach the same verdict (exit 1 exactly when Crossplane refuses the
+// small packages, each with the Crossplane release it is judged at, the
+// verdict that release reaches on it and the line of Crossplane's code
+// that decides it, and the linter must reach the same verdict (exit 1 exactly when Crossplane refuses the
 // package or it cannot work); every rule's Bad example must draw it and
 // its Good example no error; and every fixture states the severity it
 // expects.

@@ -5,6 +5,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/target"
+	"github.com/xpkgkit/xpkgkit/meta"
+
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
@@ -48,7 +51,12 @@ estimated cost under the API server's per-rule and per-CRD limits. A value
 of the wrong type (maxLength: 1.5, type: [string]) fails decoding. Each
 error is reported at the field it concerns, with the API server's message.
 Only apiextensions.k8s.io/v1 CRDs are checked: the API server has not
-served v1beta1 since Kubernetes 1.22.`
+served v1beta1 since Kubernetes 1.22.
+
+A Function package's CRDs are installed up to Crossplane v2.1; from v2.2
+the package manager installs none of a Function's objects (crossplane
+commit 36f59bef1, internal/controller/pkg/revision/establisher.go
+FilteringEstablisher), so there the finding is a warning.`
 
 func ruleCRD() *linter.Rule {
 	return &linter.Rule{
@@ -57,6 +65,13 @@ func ruleCRD() *linter.Rule {
 		Bad:  "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-validations:\n        - rule: self.spec.size > 0  # spec is not declared\n",
 		Good: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: buckets.example.org\nspec:\n  group: example.org\n  names: {kind: Bucket, plural: buckets}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer}\n            x-kubernetes-validations:\n            - rule: self.size > 0\n",
 		Run: func(p *linter.Pass) error {
+			// From Crossplane v2.2 a Function's objects are not installed
+			// (crossplane 36f59bef1, FilteringEstablisher), so the API
+			// server never sees its CRDs: a warning there, as XP401-XP403.
+			sev, line := linter.SeverityError, ""
+			if t, err := target.Resolve(p.CrossplaneVersion); err == nil && p.Kind == meta.KindFunction && !t.InstallsFunctionObjects {
+				sev, line = linter.SeverityWarning, t.Line
+			}
 			for _, o := range p.Package.Objects {
 				if err := p.Context().Err(); err != nil {
 					return err
@@ -86,7 +101,11 @@ func ruleCRD() *linter.Rule {
 					}
 					kept = append(kept, f)
 				}
-				report(p, o, kept, "CustomResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses it")
+				what := "CustomResourceDefinition " + safetext.Quote(o.ObjectMeta.Name) + ": the API server refuses it"
+				if sev != linter.SeverityError {
+					what += " (but Crossplane " + line + " installs none of a Function's objects)"
+				}
+				reportSeverity(p, sev, o, kept, what)
 			}
 			return nil
 		},
@@ -95,16 +114,21 @@ func ruleCRD() *linter.Rule {
 
 // report reports findings at their fields of o, at most maxFindings.
 func report(p *linter.Pass, o *parser.Object, fs []finding, what string) {
+	reportSeverity(p, linter.SeverityError, o, fs, what)
+}
+
+// reportSeverity is report at severity sev.
+func reportSeverity(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []finding, what string) {
 	for i, f := range fs {
 		if i == maxFindings {
-			p.Reportf(o, nil, "%s: %d more errors", what, len(fs)-i)
+			p.ReportSeverityf(sev, o, nil, "%s: %d more errors", what, len(fs)-i)
 			return
 		}
 		field := lschema.FormatPath(f.path)
 		if field == "" {
 			field = "<object>"
 		}
-		p.Reportf(o, f.path, "%s: %s: %s", what, field, safetext.ReasonText(f.msg))
+		p.ReportSeverityf(sev, o, f.path, "%s: %s: %s", what, field, safetext.ReasonText(f.msg))
 	}
 }
 
