@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
+
 	"github.com/Masterminds/semver/v3"
 	"go.yaml.in/yaml/v3"
 
@@ -51,10 +53,12 @@ type projectConfig struct {
 	failOn     *linter.Severity
 	xpVersion  string
 	depsFrom   []string
+	against    string           // an older version of the package (--against)
+	images     *imageconfig.Set // ImageConfig files' objects (--image-config)
 }
 
 // configKeys are the keys a configuration file may hold.
-var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from"}
+var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config"}
 
 // configError is an error of a configuration file, at a line.
 func configError(file string, n *yaml.Node, format string, args ...any) error {
@@ -175,6 +179,30 @@ func (ck *Checker) parseConfig(file string, data []byte) (*projectConfig, error)
 						return nil, configError(file, v, "deps-from: %q is not a directory", d)
 					}
 					c.depsFrom = append(c.depsFrom, d)
+				}
+			}
+		case "against":
+			if v.Kind != yaml.ScalarNode || v.Value == "" || v.Tag == "!!null" {
+				return nil, configError(file, v, "against: want a source (a path or a reference)")
+			}
+			c.against = v.Value
+			// A path is relative to the file; anything else is a
+			// reference, as --against reads it.
+			if rel := filepath.Join(c.dir, v.Value); !filepath.IsAbs(v.Value) {
+				if _, serr := os.Lstat(rel); serr == nil {
+					c.against = rel
+				}
+			}
+		case "image-config":
+			var files []string
+			if files, err = stringList(file, k.Value, v); err == nil {
+				for i, f := range files {
+					if !filepath.IsAbs(f) {
+						files[i] = filepath.Join(c.dir, f)
+					}
+				}
+				if c.images, err = readImageConfigs(files); err != nil {
+					return nil, configError(file, v, "image-config: %v", err)
 				}
 			}
 		default:

@@ -286,3 +286,52 @@ func TestConfigDepsFrom(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, %d findings", r.code, r.stderr, len(ds))
 	}
 }
+
+// TestConfigAgainst: the configuration's against key reports API changes
+// from the older package it names (relative to the file), as --against.
+func TestConfigAgainst(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "against", "v1"), filepath.Join(repo, "v1"))
+	copyDir(t, filepath.Join("testdata", "against", "v2"), filepath.Join(repo, "v2"))
+	if err := os.WriteFile(filepath.Join(repo, ConfigFile), []byte("against: v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, nil, filepath.Join(repo, "v2"))
+	if r.code != exitOK || !strings.Contains(r.stdout, "XP713") {
+		t.Errorf("exit %d, want XP713 from the configuration's against\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// A flag wins over the key: the package against itself has no change.
+	r = runCLI(t, nil, "--against", filepath.Join(repo, "v2"), filepath.Join(repo, "v2"))
+	if r.code != exitOK || strings.Contains(r.stdout, "XP7") {
+		t.Errorf("--against over the key: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestConfigImageConfig: the image-config key reads ImageConfig files
+// relative to the configuration file; a bad one is an error naming it.
+func TestConfigImageConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := "apiVersion: pkg.crossplane.io/v1beta1\nkind: ImageConfig\nmetadata:\n  name: mirror\nspec:\n  matchImages:\n  - prefix: xpkg.crossplane.io/\n  rewriteImage:\n    prefix: mirror.example.org/\n"
+	if err := os.WriteFile(filepath.Join(dir, "mirror.yaml"), []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, ConfigFile)
+	if err := os.WriteFile(file, []byte("image-config: [mirror.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := builtinChecker.readConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, ok := p.images.Rewrite("xpkg.crossplane.io/acme/provider:v1"); !ok || got != "mirror.example.org/acme/provider:v1" {
+		t.Errorf("rewrite: %q, %v", got, ok)
+	}
+	if err := os.WriteFile(file, []byte("image-config: [missing.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := builtinChecker.readConfig(file); err == nil || !strings.Contains(err.Error(), "image-config") || !strings.Contains(err.Error(), ":1:") {
+		t.Errorf("missing file: %v", err)
+	}
+}

@@ -31,25 +31,31 @@ func (f *imageConfigFlags) apply(c *config) error {
 	if len(f.files) == 0 {
 		return nil
 	}
-	if len(f.files) > maxImageConfigFiles {
-		return fmt.Errorf("--image-config: %d files, more than %d", len(f.files), maxImageConfigFiles)
-	}
-	var inputs []imageconfig.Input
-	for _, name := range f.files {
-		fh, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("--image-config: %w", err)
-		}
-		defer fh.Close()
-		inputs = append(inputs, imageconfig.Input{Name: name, Reader: fh})
-	}
-	set, err := imageconfig.ParseAll(context.Background(), inputs)
+	set, err := readImageConfigs(f.files)
 	if err != nil {
 		return fmt.Errorf("--image-config: %w", err)
 	}
 	c.images = set
 	c.openOpts = append(c.openOpts, xpkg.WithImageConfig(set))
 	return nil
+}
+
+// readImageConfigs reads the ImageConfig objects of files, at most
+// maxImageConfigFiles of them.
+func readImageConfigs(files []string) (*imageconfig.Set, error) {
+	if len(files) > maxImageConfigFiles {
+		return nil, fmt.Errorf("%d files, more than %d", len(files), maxImageConfigFiles)
+	}
+	var inputs []imageconfig.Input
+	for _, name := range files {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		inputs = append(inputs, imageconfig.Input{Name: name, Reader: fh})
+	}
+	return imageconfig.ParseAll(context.Background(), inputs)
 }
 
 // registrySource is the graph's registry source with the ImageConfig

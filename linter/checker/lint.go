@@ -129,6 +129,13 @@ func (c *config) forSource(source string) (*config, error) {
 		m.xpVersion = p.xpVersion
 	}
 	m.ignore = append(slices.Clip(p.ignore), c.ignore...)
+	if m.against.source == "" && p.against != "" {
+		m.against = againstConfig{source: p.against, opts: c.openOpts, old: onceOpen()}
+	}
+	if m.images == nil && p.images != nil {
+		m.images = p.images
+		m.openOpts = append(slices.Clip(c.openOpts), xpkg.WithImageConfig(p.images))
+	}
 	if m.deps.enabled {
 		m.deps.from = append(slices.Clip(c.deps.from), p.depsFrom...)
 	}
