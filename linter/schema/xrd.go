@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -142,6 +143,12 @@ func xrdSchema(o *parser.Object, i int, name string, claim, rootCEL bool) (any, 
 	if err != nil {
 		return nil, false, err
 	}
+	return xrdSchemaOf(m, i, name, claim, rootCEL)
+}
+
+// xrdSchemaOf is xrdSchema of the XRD's decoded content m.
+func xrdSchemaOf(m map[string]any, i int, name string, claim, rootCEL bool) (any, bool, error) {
+	v2 := strings.HasSuffix(getString(m, "apiVersion"), "/v2")
 	vs := getList(m, "spec", "versions")
 	if i >= len(vs) {
 		return nil, false, fmt.Errorf("%w: version %s not found", ErrInvalidSchema, strconv.Quote(bounded(name)))
@@ -156,7 +163,7 @@ func xrdSchema(o *parser.Object, i int, name string, claim, rootCEL bool) (any, 
 	scope := getString(m, "spec", "scope")
 	if scope == "" {
 		scope = "LegacyCluster"
-		if o.GroupVersionKind().Version == "v2" {
+		if v2 {
 			scope = "Namespaced"
 		}
 	}
@@ -165,7 +172,7 @@ func xrdSchema(o *parser.Object, i int, name string, claim, rootCEL bool) (any, 
 		updatePolicy = "Automatic"
 	}
 	deletePolicy := getString(m, "spec", "defaultCompositeDeletePolicy")
-	if deletePolicy == "" && o.GroupVersionKind().Version == "v1" {
+	if deletePolicy == "" && !v2 {
 		deletePolicy = "Background"
 	}
 	d := deriveSchema(s, scope, claim, updatePolicy, deletePolicy)
@@ -252,19 +259,18 @@ func numberOf(v any) (int64, bool) {
 }
 
 // DeriveSchema returns the openAPIV3Schema of version version of the CRD
-// Crossplane derives from xrd, a CompositeResourceDefinition: the
-// composite resource's, or, with claim, the claim's (see New for what
-// Crossplane adds). The schema is built from freshly decoded content: the
-// caller may keep or change it. It returns an error wrapping
-// ErrInvalidSchema when the XRD has no such version or the version no
-// schema (Crossplane cannot derive the CRD then).
-func DeriveSchema(xrd *parser.Object, version string, claim bool) (map[string]any, error) {
-	m := outlineOf(xrd)
-	for i, e := range getList(m, "spec", "versions") {
+// Crossplane derives from xrd, the decoded content of a
+// CompositeResourceDefinition: the composite resource's, or, with claim,
+// the claim's (see New for what Crossplane adds). rootCEL copies the XRD
+// schema's root-level x-kubernetes-validations into it, as Crossplane v2.2
+// and later do. The result may share values with xrd: modify neither. It
+// returns an error wrapping ErrInvalidSchema when the XRD has no such
+// version or the version no schema (Crossplane cannot derive the CRD then).
+func DeriveSchema(xrd map[string]any, version string, claim, rootCEL bool) (map[string]any, error) {
+	for i, e := range getList(xrd, "spec", "versions") {
 		em, _ := e.(map[string]any)
 		if name, _ := em["name"].(string); name == version {
-			// Crossplane v2.2 and later copy the root-level CEL rules.
-			s, _, err := xrdSchema(xrd, i, version, claim, true)
+			s, _, err := xrdSchemaOf(xrd, i, version, claim, rootCEL)
 			if err != nil {
 				return nil, err
 			}

@@ -181,6 +181,12 @@ without a type), with the API server's message.`,
 // validateDerived validates the CRDs Crossplane derives from the XRD o
 // (content decoded), findings at the XRD's fields, each once.
 func validateDerived(p *linter.Pass, o *parser.Object, content map[string]any) ([]finding, error) {
+	// From Crossplane v2.2 the XRD schema's root-level CEL rules are
+	// copied into the derived CRD (crossplane internal/xcrd).
+	rootCEL := true
+	if t, err := target.Resolve(p.CrossplaneVersion); err == nil {
+		rootCEL = t.AtLeast(2, 2)
+	}
 	spec, _ := content["spec"].(map[string]any)
 	versions, _ := spec["versions"].([]any)
 	if len(versions) == 0 {
@@ -197,7 +203,7 @@ func validateDerived(p *linter.Pass, o *parser.Object, content map[string]any) (
 		if names == nil {
 			continue
 		}
-		crd, ok := derivedCRD(o, content, claim)
+		crd, ok := derivedCRD(o, content, claim, rootCEL)
 		if !ok {
 			continue
 		}
@@ -222,7 +228,7 @@ func validateDerived(p *linter.Pass, o *parser.Object, content map[string]any) (
 // derivedCRD builds the CRD Crossplane derives from the XRD (Crossplane
 // v2.1.0 internal/xcrd ForCompositeResource, ForCompositeResourceClaim),
 // without the printer columns Crossplane adds (which are valid).
-func derivedCRD(o *parser.Object, content map[string]any, claim bool) (map[string]any, bool) {
+func derivedCRD(o *parser.Object, content map[string]any, claim, rootCEL bool) (map[string]any, bool) {
 	spec, _ := content["spec"].(map[string]any)
 	group, _ := spec["group"].(string)
 	names, _ := spec["names"].(map[string]any)
@@ -255,7 +261,7 @@ func derivedCRD(o *parser.Object, content map[string]any, claim bool) (map[strin
 	for _, e := range vs {
 		vm, _ := e.(map[string]any)
 		vname, _ := vm["name"].(string)
-		s, err := lschema.DeriveSchema(o, vname, claim)
+		s, err := lschema.DeriveSchema(content, vname, claim, rootCEL)
 		if err != nil {
 			return nil, false // reported by Crossplane's own checks
 		}
