@@ -72,7 +72,6 @@ type entry struct {
 	// tables is set for the package kinds, whose type trees TypesOnly
 	// takes from the tables of kindtypes_table.go.
 	tables bool
-	ext    Extension // the Validator's (WithExtension)
 
 	// Under Validator.mu: the compiled schema (nil when not compiled, or
 	// released), or the error compiling it gave.
@@ -176,7 +175,6 @@ func (v *Validator) add(e *entry) {
 	if _, dup := v.byGVK[e.gvk]; dup || e.gvk.Kind == "" || e.gvk.Version == "" {
 		return
 	}
-	e.ext = v.ext
 	v.byGVK[e.gvk] = e
 	v.order = append(v.order, e.gvk)
 	v.groups[e.gvk.GroupKind()] = true
@@ -519,9 +517,9 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 		e.err = err
 		return nil, err
 	}
-	if e.ext != nil && !c.none && c.defs == nil && c.cel > 0 {
+	if v.ext != nil && !c.none && c.defs == nil && c.cel > 0 {
 		if raw, _, err := e.build(); err == nil {
-			c.check, _ = e.ext.Compile(raw)
+			c.check, _ = v.ext.Compile(raw)
 		}
 	}
 	// A compile costs about as much as validating one value per node,
