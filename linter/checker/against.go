@@ -99,17 +99,6 @@ func onceOpen() func(ctx context.Context, l loader, c *config) (*xpkg.Package, e
 	}
 }
 
-// isAgainstRule reports whether id is the ID of an API change rule, which
-// the package linter does not know.
-func isAgainstRule(id string) bool {
-	for _, r := range apidiff.Rules() {
-		if r.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
 // tagOf returns the tag of a package read from a registry ("" otherwise).
 func tagOf(p *xpkg.Package) string {
 	if p.SourceKind != xpkg.SourceRegistry {

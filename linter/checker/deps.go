@@ -12,6 +12,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -75,22 +76,25 @@ func (f *depsFlags) apply() (depsConfig, error) {
 // errNoLocalSource is the error of --deps --offline without a local source.
 var errNoLocalSource = errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR (or deps-from in the configuration) or --deps-cache DIR")
 
-// isGraphRule reports whether id is the ID of a graph rule (XP6xx), which
-// the package linter does not know.
-func isGraphRule(id string) bool {
-	for _, r := range deps.Rules() {
-		if r.ID == id {
-			return true
+// isPackageRule reports whether id is the package linter's to run: not
+// a graph rule (XP6xx, run on the graph) nor an API change rule (XP7xx,
+// run by --against), which the package linter does not know.
+func isPackageRule(id string) bool {
+	for _, rs := range [][]*linter.Rule{deps.Rules(), apidiff.Rules()} {
+		for _, r := range rs {
+			if r.ID == id {
+				return false
+			}
 		}
 	}
-	return false
+	return true
 }
 
-// packageRules returns the IDs of ids that are not graph rules.
+// packageRules returns the IDs of ids that are the package linter's.
 func packageRules(ids []string) []string {
 	var out []string
 	for _, id := range ids {
-		if !isGraphRule(id) && !isAgainstRule(id) {
+		if isPackageRule(id) {
 			out = append(out, id)
 		}
 	}

@@ -236,7 +236,7 @@ func (c *config) lintOptions() []linter.Option {
 		opts = append(opts, linter.WithDisabled(disabled...))
 	}
 	for id, sev := range c.severities {
-		if !isGraphRule(id) && !isAgainstRule(id) {
+		if isPackageRule(id) {
 			opts = append(opts, linter.WithSeverity(id, sev))
 		}
 	}
