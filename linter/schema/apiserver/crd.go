@@ -24,20 +24,6 @@ type finding struct {
 	msg  string
 }
 
-// validateCRD validates content, an apiextensions.k8s.io/v1
-// CustomResourceDefinition as decoded JSON, as the API server validates it
-// on create: it decodes it into the v1 type (a value of the wrong type is
-// refused there), applies the v1 defaults, converts it to the internal
-// type and runs validation.ValidateCustomResourceDefinition (which checks
-// the names, versions, conversion, the structural schema, defaults, list
-// types and the CEL rules with their cost limits). Each finding's path is
-// in content, mapped back from the internal type where the conversion
-// moved a field (a schema common to all versions is held in
-// spec.validation).
-func validateCRD(ctx context.Context, content map[string]any) ([]finding, error) {
-	return withContext(ctx, func() ([]finding, error) { return validateCRDNow(ctx, content) })
-}
-
 // withContext runs f, and returns early with the context's error when ctx
 // is done first: the API server's validation does not look at a context,
 // and a large CRD takes seconds (f goes on in the background, its result
@@ -61,6 +47,17 @@ func withContext[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	}
 }
 
+// validateCRDNow validates content, an apiextensions.k8s.io/v1
+// CustomResourceDefinition as decoded JSON, as the API server validates it
+// on create: it decodes it into the v1 type (a value of the wrong type is
+// refused there), applies the v1 defaults, converts it to the internal
+// type and runs validation.ValidateCustomResourceDefinition (which checks
+// the names, versions, conversion, the structural schema, defaults, list
+// types and the CEL rules with their cost limits). Each finding's path is
+// in content, mapped back from the internal type where the conversion
+// moved a field (a schema common to all versions is held in
+// spec.validation). The API server's code does not look at ctx's
+// cancellation: callers return early without waiting (ordered).
 func validateCRDNow(ctx context.Context, content map[string]any) (out []finding, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -72,28 +73,39 @@ func ruleCRD() *linter.Rule {
 			if t, err := target.Resolve(p.CrossplaneVersion); err == nil && p.Kind == meta.KindFunction && !t.InstallsFunctionObjects {
 				sev, line = linter.SeverityWarning, t.Line
 			}
+			var crds []*parser.Object
 			for _, o := range p.Package.Objects {
 				if err := p.Context().Err(); err != nil {
 					return err
 				}
 				gvk := o.GroupVersionKind()
-				if gvk.Group != "apiextensions.k8s.io" || gvk.Version != "v1" || gvk.Kind != "CustomResourceDefinition" {
-					continue
+				if gvk.Group == "apiextensions.k8s.io" && gvk.Version == "v1" && gvk.Kind == "CustomResourceDefinition" {
+					crds = append(crds, o)
 				}
+			}
+			ctx := p.Context()
+			// Each CRD is decoded and validated on its own goroutine, a
+			// few at once (ordered), and reported in the package's order.
+			return ordered(ctx, crds, rawSize, func(o *parser.Object) validated {
 				u, err := o.Unstructured()
 				if err != nil {
-					continue // a document error
+					return validated{skip: true} // a document error
 				}
-				fs, err := validateCRD(p.Context(), u.Object)
-				if err != nil {
-					if ctxErr := p.Context().Err(); ctxErr != nil {
+				fs, err := validateCRDNow(ctx, u.Object)
+				return validated{fs: fs, err: err}
+			}, func(o *parser.Object, r validated) error {
+				if r.skip {
+					return nil
+				}
+				if r.err != nil {
+					if ctxErr := ctx.Err(); ctxErr != nil {
 						return ctxErr
 					}
-					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CustomResourceDefinition %s: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(err))
-					continue
+					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CustomResourceDefinition %s: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
+					return nil
 				}
-				kept := fs[:0]
-				for _, f := range fs {
+				kept := r.fs[:0]
+				for _, f := range r.fs {
 					// XP401 crd-name reports a name that is not
 					// plural.group.
 					if len(f.path) == 2 && f.path[0] == "metadata" && f.path[1] == "name" && strings.Contains(f.msg, `must be spec.names.plural+"."+spec.group`) {
@@ -106,11 +118,23 @@ func ruleCRD() *linter.Rule {
 					what += " (but Crossplane " + line + " installs none of a Function's objects)"
 				}
 				reportSeverity(p, sev, o, kept, what)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }
+
+// validated is the outcome of validating one definition: its findings,
+// or the error that kept it from being validated, or skip when it could
+// not be decoded (a document error, reported by the parse rules).
+type validated struct {
+	fs   []finding
+	err  error
+	skip bool
+}
+
+// rawSize is the size of o's source, for ordered.
+func rawSize(o *parser.Object) int { return len(o.Raw()) }
 
 // report reports findings at their fields of o, at most maxFindings.
 func report(p *linter.Pass, o *parser.Object, fs []finding, what string) {
@@ -152,39 +176,45 @@ without a type), with the API server's message.`,
 		Bad:  "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xbuckets.example.org\nspec:\n  group: example.org\n  names: {kind: XBucket, plural: xbuckets}\n  versions:\n  - name: v1\n    served: true\n    referenceable: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer, default: \"10\"}\n",
 		Good: "apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata:\n  name: xbuckets.example.org\nspec:\n  group: example.org\n  names: {kind: XBucket, plural: xbuckets}\n  versions:\n  - name: v1\n    served: true\n    referenceable: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size: {type: integer, default: 10}\n",
 		Run: func(p *linter.Pass) error {
+			var xrds []*parser.Object
 			for _, o := range p.Package.Objects {
 				if err := p.Context().Err(); err != nil {
 					return err
 				}
 				gvk := o.GroupVersionKind()
-				if gvk.Group != "apiextensions.crossplane.io" || gvk.Kind != "CompositeResourceDefinition" {
-					continue
+				if gvk.Group == "apiextensions.crossplane.io" && gvk.Kind == "CompositeResourceDefinition" {
+					xrds = append(xrds, o)
 				}
+			}
+			ctx, version := p.Context(), p.CrossplaneVersion
+			return ordered(ctx, xrds, rawSize, func(o *parser.Object) validated {
 				u, err := o.Unstructured()
 				if err != nil {
-					continue
+					return validated{skip: true}
 				}
-				fs, err := validateDerived(p, o, u.Object)
-				if err != nil {
-					if ctxErr := p.Context().Err(); ctxErr != nil {
-						return ctxErr
-					}
-					continue
+				fs, err := validateDerived(ctx, version, o, u.Object)
+				return validated{fs: fs, err: err}
+			}, func(o *parser.Object, r validated) error {
+				if r.skip {
+					return nil
 				}
-				report(p, o, fs, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
-			}
-			return nil
+				if r.err != nil {
+					return ctx.Err()
+				}
+				report(p, o, r.fs, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
+				return nil
+			})
 		},
 	}
 }
 
 // validateDerived validates the CRDs Crossplane derives from the XRD o
 // (content decoded), findings at the XRD's fields, each once.
-func validateDerived(p *linter.Pass, o *parser.Object, content map[string]any) ([]finding, error) {
+func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Object, content map[string]any) ([]finding, error) {
 	// From Crossplane v2.2 the XRD schema's root-level CEL rules are
 	// copied into the derived CRD (crossplane internal/xcrd).
 	rootCEL := true
-	if t, err := target.Resolve(p.CrossplaneVersion); err == nil {
+	if t, err := target.Resolve(crossplaneVersion); err == nil {
 		rootCEL = t.AtLeast(2, 2)
 	}
 	spec, _ := content["spec"].(map[string]any)
@@ -207,7 +237,7 @@ func validateDerived(p *linter.Pass, o *parser.Object, content map[string]any) (
 		if !ok {
 			continue
 		}
-		fs, err := validateCRD(p.Context(), crd)
+		fs, err := validateCRDNow(ctx, crd)
 		if err != nil {
 			return nil, err
 		}
