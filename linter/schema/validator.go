@@ -512,15 +512,15 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, err := e.doCompile(v.lim)
+	c, raw, err := e.compileRaw(v.lim)
 	if err != nil {
 		e.err = err
 		return nil, err
 	}
 	if v.ext != nil && !c.none && c.defs == nil && c.cel > 0 {
-		if raw, _, err := e.build(); err == nil {
-			c.check, _ = v.ext.Compile(raw)
-		}
+		// The schema as built for doCompile: building it again would
+		// decode the whole definition a second time.
+		c.check, _ = v.ext.Compile(raw)
 	}
 	// A compile costs about as much as validating one value per node,
 	// several times over.
@@ -540,21 +540,28 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 }
 
 func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
+	c, _, err = e.compileRaw(lim)
+	return c, err
+}
+
+// compileRaw is doCompile, and returns the schema it built (decoded JSON,
+// not modified), for an Extension to compile.
+func (e *entry) compileRaw(lim Limits) (c *compiled, raw any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			c, err = nil, fmt.Errorf("%w: %v", ErrInvalidSchema, r)
+			c, raw, err = nil, nil, fmt.Errorf("%w: %v", ErrInvalidSchema, r)
 		}
 	}()
 	raw, preserve, err := e.build()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if raw == nil {
-		return &compiled{none: true}, nil
+		return &compiled{none: true}, nil, nil
 	}
 	s, err := decodeSchema(raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if e.defs != nil {
 		// A built-in kind from Kubernetes' OpenAPI: definitions resolved
@@ -563,20 +570,20 @@ func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
 		for name, d := range e.defs {
 			ds, err := decodeSchema(d)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			c.defs[name] = ds
 		}
 		c.types = typeTree(s, c.defs, map[string]*tnode{})
-		return c, nil
+		return c, raw, nil
 	}
 	conv := &converter{lim: lim}
 	root, err := conv.convert(s, "", 0, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	finish(root, map[*node]bool{})
-	return &compiled{root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, nodes: conv.nodes}, nil
+	return &compiled{root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, nodes: conv.nodes}, raw, nil
 }
 
 // validate runs kube-openapi's validator over data.
