@@ -100,7 +100,7 @@ func (x *celExt) Compile(schema any) (lschema.Checker, error) {
 // structural converts an apiextensions.k8s.io/v1 openAPIV3Schema (decoded
 // JSON) to the API server's structural schema.
 func structural(schema any) (*structuralschema.Structural, error) {
-	b, err := json.Marshal(schema)
+	b, err := marshalJSON(schema)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -72,7 +71,7 @@ func validateCRDNow(ctx context.Context, content map[string]any) (out []finding,
 	if fs := untypedFields(content, maxUntypedFields); len(fs) > maxUntypedFields {
 		return fs[:maxFindings], nil
 	}
-	raw, err := json.Marshal(content)
+	raw, err := marshalJSON(content)
 	if err != nil {
 		return nil, err
 	}
@@ -245,8 +244,14 @@ const maxUntypedFields = 500
 // (k8s.io/apiextensions-apiserver pkg/apiserver/schema validateStructuralInvariants:
 // "must not be empty for specified object fields"): properties, items and
 // additionalProperties schemas, outside x-kubernetes-int-or-string and
-// x-kubernetes-preserve-unknown-fields.
+// x-kubernetes-preserve-unknown-fields. It returns none when there are at
+// most max.
 func untypedFields(content map[string]any, max int) []finding {
+	// Most schemas have none: count them first, without sorting keys,
+	// and list them in order only when there are too many.
+	if countUntyped(content, max) <= max {
+		return nil
+	}
 	var out []finding
 	var walk func(s map[string]any, path []string)
 	walk = func(s map[string]any, path []string) {
@@ -293,4 +298,48 @@ func untypedFields(content map[string]any, max int) []finding {
 		}
 	}
 	return out
+}
+
+// countUntyped counts, up to max+1, the fields untypedFields lists.
+func countUntyped(content map[string]any, max int) int {
+	n := 0
+	var walk func(s map[string]any)
+	walk = func(s map[string]any) {
+		if n > max || s == nil {
+			return
+		}
+		if t, _ := s["type"].(string); t == "" {
+			if b, _ := s["x-kubernetes-int-or-string"].(bool); !b {
+				if b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); !b {
+					n++
+				}
+			}
+		}
+		if props, _ := s["properties"].(map[string]any); props != nil {
+			for _, p := range props {
+				m, _ := p.(map[string]any)
+				walk(m)
+			}
+		}
+		if m, _ := s["items"].(map[string]any); m != nil {
+			walk(m)
+		}
+		if m, _ := s["additionalProperties"].(map[string]any); m != nil {
+			walk(m)
+		}
+	}
+	spec, _ := content["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		sm, _ := vm["schema"].(map[string]any)
+		root, _ := sm["openAPIV3Schema"].(map[string]any)
+		if props, _ := root["properties"].(map[string]any); props != nil {
+			for _, p := range props {
+				m, _ := p.(map[string]any)
+				walk(m)
+			}
+		}
+	}
+	return n
 }
