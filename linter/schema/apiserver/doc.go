@@ -23,7 +23,9 @@
 //
 //	res, err := linter.Lint(ctx, pkg, apiserver.LintOptions()...)
 //
-// Costs are bounded: CRDs are validated one at a time, CEL rules compile
+// Costs are bounded: CRDs (and the CRDs derived from XRDs) are validated
+// concurrently, up to GOMAXPROCS at once and at most 2 MiB of their source
+// beyond the first, and reported in the package's order; CEL rules compile
 // once per definition version and only when an object of it is
 // validated, and CEL evaluation spends at most DefaultBudget per set of
 // options (the API server's per-object budget applies within it).
