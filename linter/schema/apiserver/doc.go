@@ -24,7 +24,7 @@
 //	res, err := linter.Lint(ctx, pkg, apiserver.LintOptions()...)
 //
 // Costs are bounded: CRDs (and the CRDs derived from XRDs) are validated
-// concurrently, up to GOMAXPROCS at once and at most 2 MiB of their source
+// concurrently, up to GOMAXPROCS at once and at most 256 KiB of their source
 // beyond the first, and reported in the package's order; CEL rules compile
 // once per definition version and only when an object of it is
 // validated, and CEL evaluation spends at most DefaultBudget per set of
