@@ -58,6 +58,8 @@ func BenchmarkValidateMonolithCEL(b *testing.B) {
 	for _, mode := range []string{"plain", "cel"} {
 		b.Run(mode, func(b *testing.B) {
 			ctx := context.Background()
+			start := cpuTime()
+			defer func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }()
 			for b.Loop() {
 				var opts []lschema.Option
 				if mode == "cel" {

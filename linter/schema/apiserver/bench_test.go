@@ -31,11 +31,13 @@ func BenchmarkRules(b *testing.B) {
 	for _, name := range []string{"provider-aws", "platform-ref-aws", "provider-upjet-aws-monolith"} {
 		b.Run(name, func(b *testing.B) {
 			pkg := parseCorpus(b, name)
+			start := cpuTime()
 			for b.Loop() {
 				if _, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(Rules()...)); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
