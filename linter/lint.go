@@ -36,6 +36,10 @@ type Result struct {
 	// TargetNote is set when the version given is outside the release
 	// lines the linter knows: it says which line judged it instead.
 	TargetNote string
+	// SkippedCEL counts the CEL rule evaluations the rules that ran left
+	// out (transition rules, cost, templates, schema errors, no CEL
+	// extension): what was not checked.
+	SkippedCEL CELSkipped
 }
 
 // Count returns how many diagnostics have severity s.
@@ -187,6 +191,7 @@ feed:
 		ran[run[i].ID] = true
 		res.Rules = append(res.Rules, run[i].ID)
 		diags = append(diags, p.diags...)
+		res.SkippedCEL.Add(p.skippedCEL)
 		if failures[i] != nil {
 			res.Failures = append(res.Failures, failures[i])
 		}

@@ -46,6 +46,7 @@ type Pass struct {
 	shared     *shared
 	schemaOpts []lschema.Option // WithSchemaOptions
 	diags      []Diagnostic
+	skippedCEL CELSkipped // the CEL rule evaluations the rule left out
 	// max is how many diagnostics the pass keeps (0: no cap); dropped
 	// counts those reported beyond it, and droppedSev is the highest
 	// severity among them (see summarize).

@@ -165,6 +165,7 @@ func (t *celTally) add(r *lschema.Result) {
 // report says, as one info diagnostic, how many CEL rule evaluations
 // were left out and why.
 func (t *celTally) report(p *Pass, what string) {
+	p.skippedCEL.Add(CELSkipped{Transition: t.counts.Transition, Cost: t.counts.Cost, Partial: t.counts.Partial, Blocked: t.counts.Blocked, Unevaluated: t.skipped})
 	if t.ext && t.counts.Skipped() > 0 {
 		c := t.counts
 		p.ReportSeverityf(SeverityInfo, nil, nil, "%s: %d CEL rule evaluations skipped: %d transition rules (oldSelf), %d beyond the cost budget, %d presence rules on templates, %d after a schema error",

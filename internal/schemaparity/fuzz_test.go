@@ -174,12 +174,18 @@ func (g *gen) value(s map[string]any, depth int) any {
 
 // FuzzParity draws objects for the CRDs of the corpus and checks that
 // linter/schema and the API server's validation give the same verdict and
-// find the same number of unknown fields.
+// find the same number of unknown fields. One input in four (which%4 == 3)
+// draws CEL rules instead (fuzzCEL): XP420 and the API server must agree
+// on the CRD, and, on an object, linter/schema with the CEL extension and
+// the API server's CEL validator on the verdict and the violations.
 func FuzzParity(f *testing.F) {
 	f.Add(uint16(0), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
 	f.Add(uint16(1), []byte{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3})
 	f.Add(uint16(7), []byte{0, 11, 22, 33, 44, 55, 66, 77, 88, 99})
 	f.Add(uint16(42), []byte(strings.Repeat("\x03\x01\x05", 40)))
+	for i := range 24 {
+		f.Add(uint16(4*i+3), []byte(strings.Repeat(string(rune('0'+i)), 5+i)+"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"))
+	}
 	v, crds := fuzzSetup()
 	if len(crds) == 0 {
 		f.Fatal("no CRDs to fuzz with")
@@ -201,6 +207,12 @@ func FuzzParity(f *testing.F) {
 				t.Fatalf("allocated %d bytes for %d bytes of input (bound %d)", got, len(data), max)
 			}
 		}()
+		// One input in four: generated CEL rules (XP420's verdict on the
+		// CRD) over generated objects (the CEL extension's violations).
+		if which%4 == 3 {
+			fuzzCEL(t, data)
+			return
+		}
 		c := crds[int(which)%len(crds)]
 		g := &gen{data: data}
 		obj, _ := g.value(c.schema, 0).(map[string]any)

@@ -179,7 +179,7 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		return outcome{src: unreadable(source, err)}
 	}
 	src := &report.Source{Name: displayName(source), Kind: p.SourceKind.String(), Image: p.Image != nil,
-		Diagnostics: res.Diagnostics, Suppressed: res.Suppressed}
+		Diagnostics: res.Diagnostics, Suppressed: res.Suppressed, SkippedCEL: res.SkippedCEL}
 	for _, list := range [][]linter.Diagnostic{src.Diagnostics, src.Suppressed} {
 		for i := range list {
 			list[i].Pos.File = displayFile(p, list[i])

@@ -76,6 +76,9 @@ type Source struct {
 	// Err is why the source could not be read or linted; nil when it was.
 	// A source with an error has no diagnostics.
 	Err error
+	// SkippedCEL counts the CEL rule evaluations the lint left out
+	// (linter.Result.SkippedCEL): what was not checked.
+	SkippedCEL linter.CELSkipped
 }
 
 // StdinName is how reports name standard input (SOURCE "-"), as
@@ -156,6 +159,9 @@ type Summary struct {
 	// StaleBaseline counts the baseline's entries that no finding matched
 	// (fixed, or moved out of what the key names).
 	StaleBaseline int `json:"staleBaseline"`
+	// SkippedCEL counts the CEL rule evaluations left out, by reason
+	// (transition rules, cost, ...); absent from JSON when none were.
+	SkippedCEL linter.CELSkipped `json:"skippedCEL,omitzero"`
 }
 
 // Add counts one source.
@@ -172,11 +178,13 @@ func (s *Summary) Add(src *Source) {
 	s.Info += c.Infos
 	s.Suppressed += len(src.Suppressed)
 	s.Baselined += len(src.Baselined)
+	s.SkippedCEL.Add(src.SkippedCEL)
 }
 
 // Line returns the summary line: "2 sources: 1 error, 0 warnings, 0
 // info", then the unreadable sources, the suppressed and baselined
-// findings and the stale baseline entries, each when there are any.
+// findings, the stale baseline entries and the CEL rule evaluations left
+// out, each when there are any.
 func (s Summary) Line() string {
 	line := plural(s.Sources, "source") + ": " + Counts{Errors: s.Errors, Warnings: s.Warnings, Infos: s.Info}.String()
 	if s.Unreadable > 0 {
@@ -191,6 +199,18 @@ func (s Summary) Line() string {
 	}
 	if s.StaleBaseline > 0 {
 		more = append(more, plural(s.StaleBaseline, "baseline entry")+" no longer "+map[bool]string{true: "matches", false: "match"}[s.StaleBaseline == 1])
+	}
+	if c := s.SkippedCEL; c.Total() > 0 {
+		var why []string
+		for _, r := range []struct {
+			n    int
+			what string
+		}{{c.Transition, "transition"}, {c.Cost, "over cost"}, {c.Partial, "presence on templates"}, {c.Blocked, "after schema errors"}, {c.Unevaluated, "without CEL"}} {
+			if r.n > 0 {
+				why = append(why, fmt.Sprintf("%d %s", r.n, r.what))
+			}
+		}
+		more = append(more, fmt.Sprintf("%s not evaluated (%s)", plural(c.Total(), "CEL rule"), strings.Join(why, ", ")))
 	}
 	if len(more) > 0 {
 		line += "; " + strings.Join(more, ", ")

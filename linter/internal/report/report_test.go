@@ -214,3 +214,55 @@ func TestUnwrap(t *testing.T) {
 		t.Errorf("unwrap:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestSkippedCEL checks that every format says how many CEL rule
+// evaluations were left out, and that none says anything when none were.
+func TestSkippedCEL(t *testing.T) {
+	t.Parallel()
+	skipped := linter.CELSkipped{Transition: 2, Cost: 1, Unevaluated: 3}
+	want := map[Format]string{
+		FormatText:   "6 CEL rules not evaluated (2 transition, 1 over cost, 3 without CEL)",
+		FormatGitHub: "6 CEL rules not evaluated (2 transition, 1 over cost, 3 without CEL)",
+		FormatJSON:   `"skippedCEL": {`,
+		FormatSARIF:  `"skippedCEL": {`,
+	}
+	for _, f := range Formats() {
+		for _, sk := range []linter.CELSkipped{{}, skipped} {
+			var b strings.Builder
+			w, err := New(f, &b, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Source(&Source{Name: "a", Kind: "directory", SkippedCEL: sk}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Source(&Source{Name: "b", Kind: "directory", SkippedCEL: sk}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(0); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if sk.Total() == 0 {
+				if strings.Contains(out, "CEL") {
+					t.Errorf("%s: nothing skipped, but the report says:\n%s", f, out)
+				}
+				continue
+			}
+			w2 := want[f]
+			if f == FormatText || f == FormatGitHub {
+				w2 = "12 CEL rules not evaluated (4 transition, 2 over cost, 6 without CEL)"
+			}
+			if !strings.Contains(out, w2) {
+				t.Errorf("%s: want %q in:\n%s", f, w2, out)
+			}
+			if f == FormatJSON || f == FormatSARIF {
+				for _, k := range []string{`"transition": 4`, `"cost": 2`, `"unevaluated": 6`} {
+					if !strings.Contains(out, k) {
+						t.Errorf("%s: want %s in:\n%s", f, k, out)
+					}
+				}
+			}
+		}
+	}
+}

@@ -33,6 +33,9 @@ type (
 		Invocations []sarifInvocation     `json:"invocations"`
 		Artifacts   []sarifArtifactObject `json:"artifacts,omitempty"`
 		Results     []sarifResult         `json:"results"`
+		// Properties holds, when rule evaluations were left out,
+		// "skippedCEL": the counts of the report's summary.
+		Properties map[string]any `json:"properties,omitempty"`
 	}
 	// sarifArtifactObject lists an image, and the files inside it that
 	// results point at, nested under it (parentIndex).
@@ -133,6 +136,8 @@ type sarifWriter struct {
 	// baseline: a baseline is in use, and results say whether they are
 	// new or in it (baselineState).
 	baseline bool
+	// skippedCEL adds up the sources' CEL rule evaluations left out.
+	skippedCEL linter.CELSkipped
 }
 
 func newSARIFWriter(w io.Writer, opts Options) *sarifWriter {
@@ -183,6 +188,7 @@ func (s *sarifWriter) ref(id string) sarifDescriptorRef {
 
 func (s *sarifWriter) Source(src *Source) error {
 	run := &s.log.Runs[0]
+	s.skippedCEL.Add(src.SkippedCEL)
 	if src.Err != nil {
 		inv := &run.Invocations[0]
 		inv.ExecutionSuccessful = false
@@ -268,6 +274,9 @@ func (s *sarifWriter) Source(src *Source) error {
 }
 
 func (s *sarifWriter) Close(int) error {
+	if s.skippedCEL.Total() > 0 && len(s.log.Runs) > 0 {
+		s.log.Runs[0].Properties = map[string]any{"skippedCEL": s.skippedCEL}
+	}
 	enc := json.NewEncoder(s.w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(s.log)

@@ -83,6 +83,17 @@ func validateCRDNow(ctx context.Context, content map[string]any) (out []finding,
 	}
 	withCrossplaneWebhook(&v1)
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
+	// The API server clears a new CRD's status and records its storage
+	// version as stored before it validates it (pkg/registry/
+	// customresourcedefinition strategy.PrepareForCreate): a status the
+	// package carries is never looked at.
+	v1.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
+	for _, v := range v1.Spec.Versions {
+		if v.Storage {
+			v1.Status.StoredVersions = []string{v.Name}
+			break
+		}
+	}
 	var internal apiextensions.CustomResourceDefinition
 	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
 		return []finding{{msg: "cannot convert: " + err.Error()}}, nil

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -107,7 +108,8 @@ func compileKind(release string, gvk schema.GroupVersionKind) (ks *kindSchema, e
 // place) as the API server validates a custom resource on create
 // (k8s.io/apiextensions-apiserver pkg/registry/customresource/strategy.go
 // customResourceStrategy.Validate): pruning, defaulting, the OpenAPI
-// schema, list types, then, unless an error blocks them, the CEL rules
+// schema, embedded resources' apiVersion, kind and metadata, list types,
+// then, unless an error blocks them, the CEL rules
 // with the per-object budget, taken from *budget.
 func validateKind(ctx context.Context, ks *kindSchema, obj map[string]any, budget *int64) (errs field.ErrorList, costSkipped bool) {
 	defer func() {
@@ -119,6 +121,9 @@ func validateKind(ctx context.Context, ks *kindSchema, obj map[string]any, budge
 	defaulting.PruneNonNullableNullsWithoutDefaults(obj, ks.s)
 	defaulting.Default(obj, ks.s)
 	errs = validation.ValidateCustomResource(nil, obj, ks.v)
+	// Embedded resources (a function's input, a template): apiVersion,
+	// kind and metadata, as the strategy validates them.
+	errs = append(errs, objectmeta.Validate(ctx, nil, obj, ks.s, false)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, ks.s, obj)...)
 	if ks.cel == nil {
 		return errs, false
