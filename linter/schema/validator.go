@@ -428,9 +428,6 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		if cfg.skipRequired && f.Kind == KindRequired {
 			continue
 		}
-		if cfg.typesOnly && (f.Kind != KindType || f.Found == "null") {
-			continue
-		}
 		r.Violations = append(r.Violations, f)
 	}
 	if c.check != nil {
@@ -589,41 +586,37 @@ func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
 	return &compiled{root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, nodes: conv.nodes}, nil
 }
 
-// validate runs kube-openapi's validator over data.
+// validate runs kube-openapi's validator over data, for a built-in kind
+// (a schema with definitions: the only kind compiled without a node tree),
+// resolving $refs as validation reaches them.
 func (c *compiled) validate(data any) (out []Violation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("%w: validation failed: %v", ErrInvalidSchema, r)
 		}
 	}()
-	var opts []validate.Option
-	root := c.schema
-	if c.defs != nil {
-		var self validate.Option
-		resolve := func(s *spec.Schema) *spec.Schema {
-			for i := 0; i < 8 && s != nil && s.Ref.String() != ""; i++ {
-				name := s.Ref.String()
-				name = name[strings.LastIndex(name, "/")+1:]
-				d, ok := c.defs[name]
-				if !ok {
-					return &spec.Schema{}
-				}
-				s = d
+	resolve := func(s *spec.Schema) *spec.Schema {
+		for i := 0; i < 8 && s != nil && s.Ref.String() != ""; i++ {
+			name := s.Ref.String()
+			name = name[strings.LastIndex(name, "/")+1:]
+			d, ok := c.defs[name]
+			if !ok {
+				return &spec.Schema{}
 			}
-			return s
+			s = d
 		}
-		self = func(o *validate.SchemaValidatorOptions) {
-			o.NewValidatorForField = func(_ string, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
-				return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
-			}
-			o.NewValidatorForIndex = func(_ int, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
-				return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
-			}
-		}
-		opts = append(opts, self)
-		root = resolve(root)
+		return s
 	}
-	res := validate.NewSchemaValidator(root, nil, "", strfmt.Default, opts...).Validate(data)
+	var self validate.Option
+	self = func(o *validate.SchemaValidatorOptions) {
+		o.NewValidatorForField = func(_ string, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
+			return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
+		}
+		o.NewValidatorForIndex = func(_ int, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
+			return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
+		}
+	}
+	res := validate.NewSchemaValidator(resolve(c.schema), nil, "", strfmt.Default, self).Validate(data)
 	if res == nil || res.IsValid() {
 		return nil, nil
 	}
