@@ -62,7 +62,9 @@ func TestTestOnlyPackagesApart(t *testing.T) {
 		}
 		pkgs[strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")] = p
 	}
-	internal := func(rel string) bool { return strings.HasPrefix(rel, "internal/") || strings.Contains(rel, "/internal/") }
+	internal := func(rel string) bool {
+		return strings.HasPrefix(rel, "internal/") || strings.Contains(rel, "/internal/")
+	}
 	// shipped: every package outside internal/, and what they import
 	// from the module, transitively.
 	shipped := map[string]bool{}
