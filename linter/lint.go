@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -150,36 +151,29 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	n = min(n, len(run))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				p := &Pass{
-					Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
-					CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
-					target: c.target, ctx: ctx, shared: sh, max: c.maxDiags, schemaOpts: c.schemaOpts,
-				}
-				passes[i] = p
-				if err := runRule(p); err != nil {
-					failures[i] = &RuleError{RuleID: p.Rule.ID, RuleName: p.Rule.Name, Err: err}
-				}
-			}
-		}()
-	}
-feed:
+	var g errgroup.Group
+	g.SetLimit(max(min(n, len(run)), 1))
 	for i := range run {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+		if ctx.Err() != nil {
+			break
 		}
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return nil // the result is ctx.Err(): passes[i] is never read
+			}
+			p := &Pass{
+				Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
+				CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
+				target: c.target, ctx: ctx, shared: sh, max: c.maxDiags, schemaOpts: c.schemaOpts,
+			}
+			passes[i] = p
+			if err := runRule(p); err != nil {
+				failures[i] = &RuleError{RuleID: p.Rule.ID, RuleName: p.Rule.Name, Err: err}
+			}
+			return nil
+		})
 	}
-	close(next)
-	wg.Wait()
+	_ = g.Wait() // rules report through passes and failures
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

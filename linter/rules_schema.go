@@ -88,13 +88,13 @@ func checkKindTypes(p *Pass) error {
 			}
 			content = u.Object
 		}
-		res, err := kinds.Validate(p.Context(), content, lschema.TypesOnly())
+		res, err := kinds.Validate(p.Context(), content, lschema.WithTypesOnly())
 		if err == nil && res.Cut && !crd && o.Outline() != nil {
 			u, uerr := o.Unstructured()
 			if uerr != nil {
 				continue
 			}
-			res, err = kinds.Validate(p.Context(), u.Object, lschema.TypesOnly())
+			res, err = kinds.Validate(p.Context(), u.Object, lschema.WithTypesOnly())
 		}
 		if err != nil {
 			if ctxErr := p.Context().Err(); ctxErr != nil {
@@ -334,7 +334,7 @@ package serves are left alone (they come from dependencies).`,
 					if !v.Serves(schema.FromAPIVersionAndKind(apiVersion, kind)) {
 						continue
 					}
-					tally.add(reportSchema(p, v, o, b.base, b.path, "composed resource "+quote(b.name)+" ("+kind+")", lschema.SkipRequired()))
+					tally.add(reportSchema(p, v, o, b.base, b.path, "composed resource "+quote(b.name)+" ("+kind+")", lschema.WithoutRequired()))
 				}
 			}
 			return nil

@@ -66,7 +66,7 @@ func TestBuiltinRules(t *testing.T) {
 			for _, id := range companions[r.ID] {
 				rules = append(rules, linter.Lookup(id))
 			}
-			linttest.Run(t, dir, rules...)
+			linttest.Run(t, dir, rules)
 		})
 	}
 }

@@ -12,5 +12,5 @@ import (
 // and why.
 func TestSeedExamples(t *testing.T) {
 	t.Parallel()
-	linttest.Run(t, "testdata/seeds", linter.Builtin()...)
+	linttest.Run(t, "testdata/seeds", linter.Builtin())
 }

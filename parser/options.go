@@ -4,10 +4,9 @@ import (
 	"runtime"
 
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-)
 
-// DefaultMetaGroup is the API group of Crossplane's package metadata.
-const DefaultMetaGroup = "meta.pkg.crossplane.io"
+	"github.com/xpkgkit/xpkgkit/meta"
+)
 
 // DefaultOutlineDepth is the outline depth used unless WithOutlineDepth says
 // otherwise.
@@ -32,7 +31,7 @@ type config struct {
 
 func newConfig(opts []Option) *config {
 	c := &config{
-		metaGroup:    DefaultMetaGroup,
+		metaGroup:    meta.DefaultGroup,
 		limits:       DefaultLimits(),
 		outlineDepth: DefaultOutlineDepth,
 	}
@@ -55,7 +54,7 @@ func newConfig(opts []Option) *config {
 // the name. ParseFS ignores it and uses each file's path.
 func WithFile(name string) Option { return func(c *config) { c.file = name } }
 
-// WithMetaGroup sets the API group of meta objects (DefaultMetaGroup by
+// WithMetaGroup sets the API group of meta objects (meta.DefaultGroup by
 // default), for forks of Crossplane that renamed it.
 func WithMetaGroup(group string) Option { return func(c *config) { c.metaGroup = group } }
 

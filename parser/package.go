@@ -28,9 +28,9 @@ type Package struct {
 	// (PackageFiles); it is nil for Parse.
 	Files []string
 	// MetaGroup is the API group of the meta objects: the group the package
-	// was parsed with (DefaultMetaGroup unless WithMetaGroup said
+	// was parsed with (meta.DefaultGroup unless WithMetaGroup said
 	// otherwise). The linter takes it from here; empty means
-	// DefaultMetaGroup.
+	// meta.DefaultGroup.
 	MetaGroup string
 	// Usage is what the parse counted against its limits, including what
 	// WithUsage gave it.

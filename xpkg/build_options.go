@@ -11,11 +11,11 @@ import (
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// BuildOption configures Build. Besides the options made for Build
-// (WithoutLint, WithLintOptions, WithTags, ...), every Option of Open is a
-// BuildOption: WithParserOptions and WithLimits (its Parser limits) apply to
-// parsing the package and its examples as they do in Open; WithPlatform and
-// WithSourceName have nothing to act on in Build.
+// BuildOption configures Build. Options of Open alone (Option: WithPlatform,
+// WithSourceName, ...) are not BuildOptions: giving one to Build does not
+// compile. WithLimits and WithParserOptions are both (OpenBuildOption): they
+// bound and configure the parsing of the package and its examples as they
+// do in Open.
 type BuildOption interface {
 	applyBuild(*buildConfig)
 }
@@ -24,20 +24,6 @@ type BuildOption interface {
 type buildOptionFunc func(*buildConfig)
 
 func (f buildOptionFunc) applyBuild(c *buildConfig) { f(c) }
-
-// applyBuild makes an Option a BuildOption: its limits and parser options
-// become Build's parser options.
-func (o Option) applyBuild(c *buildConfig) {
-	if o == nil {
-		return
-	}
-	var oc openConfig
-	o(&oc)
-	if oc.limitsSet {
-		c.parseOpts = append(c.parseOpts, parser.WithLimits(oc.limits.withDefaults().Parser))
-	}
-	c.parseOpts = append(c.parseOpts, oc.parserOpts...)
-}
 
 type buildConfig struct {
 	imageOptions

@@ -13,7 +13,7 @@ import (
 // enforced. Pull secrets are not applied here: give WithRemote a client
 // whose credentials come from imageconfig.Set.Credentials.
 func WithImageConfig(set *imageconfig.Set) Option {
-	return func(oc *openConfig) { oc.images = set }
+	return openOption(func(oc *openConfig) { oc.images = set })
 }
 
 // rewrite returns the reference to pull for ref, and the ImageConfig that

@@ -18,7 +18,7 @@ import (
 // with Docker's credentials and the shared cache in cache.DefaultDir() (no
 // cache when that directory cannot be made): its bounds hold for that call.
 func WithRemote(c *remote.Client) Option {
-	return func(oc *openConfig) { oc.remote = c }
+	return openOption(func(oc *openConfig) { oc.remote = c })
 }
 
 var (

@@ -25,11 +25,11 @@ func openFixtures() map[string]*xpkgtest.Package {
 	}
 	return map[string]*xpkgtest.Package{
 		"provider": xpkgtest.NewProvider("provider-example").
-			WithCrossplaneVersion(">=v1.14.0").
+			WithCrossplaneConstraint(">=v1.14.0").
 			WithCRD("example.org", "Widget", "v1alpha1", "v1beta1").
 			WithCRD("example.org", "Gadget"),
 		"configuration with examples": xpkgtest.NewConfiguration("configuration-example").
-			WithCrossplaneVersion(">=v1.14.0").
+			WithCrossplaneConstraint(">=v1.14.0").
 			WithXRD("example.org", "XNetwork", "v1alpha1").
 			WithComposition("xnetworks.example.org", "example.org/v1alpha1", "XNetwork", "crossplane-contrib-function-patch-and-transform").
 			WithDependency(meta.KindFunction, patFunction, ">=v0.8.0").

@@ -10,7 +10,7 @@ import (
 // TestOwnerRule checks the rule against the fixtures' "# want" comments.
 func TestOwnerRule(t *testing.T) {
 	t.Parallel()
-	results := linttest.Run(t, "testdata/rule", OwnerRule())
+	results := linttest.Run(t, "testdata/rule", []*linter.Rule{OwnerRule()})
 	if len(results) == 0 {
 		t.Fatal("no fixtures ran")
 	}

@@ -65,10 +65,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var srcs []deps.Source
 	for _, d := range from {
-		srcs = append(srcs, deps.NewDirSource(d, xpkg.Limits{}))
+		srcs = append(srcs, deps.NewDirSource(d))
 	}
 	if *cacheDir != "" {
-		srcs = append(srcs, deps.NewCacheSource(*cacheDir, xpkg.Limits{}))
+		srcs = append(srcs, deps.NewCacheSource(*cacheDir))
 	}
 	if *registry {
 		c, err := registryClient(*offline)
@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 			return 2
 		}
-		srcs = append(srcs, deps.NewRegistrySource(c, xpkg.Limits{}))
+		srcs = append(srcs, deps.NewRegistrySource(c))
 	}
 	if len(srcs) == 0 {
 		fmt.Fprintln(stderr, "deps-lock: give a source of dependencies: --from, --cache or --registry")

@@ -35,7 +35,7 @@ func registry(t *testing.T) string {
 	dir := t.TempDir()
 
 	provider := xpkgtest.NewProvider("provider-widgets").
-		WithCrossplaneVersion(">=v1.14.0").
+		WithCrossplaneConstraint(">=v1.14.0").
 		WithCRD("example.org", "Widget", "v1alpha1", "v1beta1").
 		MustImage(t)
 	var buf bytes.Buffer

@@ -49,7 +49,7 @@ func inspect(ctx context.Context, w io.Writer, source string) error {
 func TestInspector(t *testing.T) {
 	t.Parallel()
 	p := xpkgtest.NewProvider("provider-inspected").
-		WithCrossplaneVersion(">=v1.20.0").
+		WithCrossplaneConstraint(">=v1.20.0").
 		WithDependency(meta.KindFunction, "xpkg.example.org/acme/function-a", ">=v0.1.0").
 		WithLegacyDependency(meta.KindProvider, "xpkg.example.org/acme/provider-b", ">=v1.0.0").
 		WithCRD("example.org", "Widget", "v1")

@@ -35,7 +35,7 @@ func TestCustomRule(t *testing.T) {
 	if err := linter.Validate(append(linter.Builtin(), teamLabel)); err != nil {
 		t.Fatal(err)
 	}
-	if results := linttest.Run(t, "testdata/rule", teamLabel); len(results) == 0 {
+	if results := linttest.Run(t, "testdata/rule", []*linter.Rule{teamLabel}); len(results) == 0 {
 		t.Fatal("no fixtures ran")
 	}
 }

@@ -68,7 +68,7 @@ func TestDepsWorstCasesExercise(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := deps.NewResolver(deps.NewDirSource(c.DepsDir(dir), xpkg.Limits{})).Resolve(t.Context(), root)
+			g, err := deps.NewResolver(deps.NewDirSource(c.DepsDir(dir))).Resolve(t.Context(), root)
 			if c.Expect.Class == ClassLimitExceeded {
 				if !errors.Is(err, deps.ErrLimit) {
 					t.Fatalf("Resolve: got %v, want a *deps.LimitError", err)

@@ -135,13 +135,13 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 		limits = *c.limits
 	}
 	for _, d := range c.deps.from {
-		srcs = append(srcs, deps.NewDirSource(d, limits))
+		srcs = append(srcs, deps.NewDirSource(d, deps.WithPackageLimits(limits)))
 	}
 	for _, d := range c.deps.cache {
-		srcs = append(srcs, deps.NewCacheSource(d, limits))
+		srcs = append(srcs, deps.NewCacheSource(d, deps.WithPackageLimits(limits)))
 	}
 	if c.deps.registry != nil {
-		srcs = append(srcs, registrySource(c, deps.NewRegistrySource(c.deps.registry, limits)))
+		srcs = append(srcs, registrySource(c, deps.NewRegistrySource(c.deps.registry, deps.WithPackageLimits(limits))))
 	}
 	src := &watchedSource{Source: deps.Sources(srcs...)}
 	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion)).Resolve(ctx, root)

@@ -25,7 +25,7 @@ func TestJSONSchema(t *testing.T) {
 	suppressed := xpkgtest.NewProvider("provider-suppressed").
 		WithoutAnnotation(meta.AnnotationDescription).
 		WithAnnotation(linter.SuppressAnnotation, "XP206: described in the README")
-	image := xpkgtest.NewProvider("provider-image").WithCrossplaneVersion("not-a-version").MustImage(t).XpkgFile(t)
+	image := xpkgtest.NewProvider("provider-image").WithCrossplaneConstraint("not-a-version").MustImage(t).XpkgFile(t)
 	tests := []struct {
 		name  string
 		args  []string

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -60,21 +62,25 @@ func lintAll(ctx context.Context, c *config, l loader, stdin io.Reader, emit fun
 	n := len(c.sources)
 	outcomes := make([]outcome, n)
 	done := make([]chan struct{}, n)
-	sem := make(chan struct{}, max(c.jobs, 1))
-	for i, source := range c.sources {
+	for i := range done {
 		done[i] = make(chan struct{})
-		go func() {
-			defer close(done[i])
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				outcomes[i] = outcome{src: unreadable(source, ctx.Err()), failOn: c.failOn}
-				return
-			}
-			defer func() { <-sem }()
-			outcomes[i] = lintSafely(ctx, c, l, source, stdin)
-		}()
 	}
+	go func() {
+		var g errgroup.Group
+		g.SetLimit(max(c.jobs, 1))
+		for i, source := range c.sources {
+			g.Go(func() error {
+				defer close(done[i])
+				if err := ctx.Err(); err != nil {
+					outcomes[i] = outcome{src: unreadable(source, err), failOn: c.failOn}
+					return nil
+				}
+				outcomes[i] = lintSafely(ctx, c, l, source, stdin)
+				return nil
+			})
+		}
+		_ = g.Wait() // outcomes carry the errors
+	}()
 	for i := range n {
 		<-done[i]
 		emit(outcomes[i])

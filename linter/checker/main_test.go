@@ -252,7 +252,7 @@ func TestSourceKinds(t *testing.T) {
 	// A package with one problem (XP202) and a CRD, in every form.
 	pkg := xpkgtest.NewProvider("provider-kinds").
 		WithCRD("example.org", "Widget", "v1alpha1").
-		WithCrossplaneVersion("not-a-version")
+		WithCrossplaneConstraint("not-a-version")
 	img := pkg.MustImage(t)
 	var xpkgBytes, yamlBytes bytes.Buffer
 	if err := img.WriteXpkg(context.Background(), &xpkgBytes); err != nil {
@@ -311,7 +311,7 @@ func TestDisplayedFilesExist(t *testing.T) {
 	t.Parallel()
 	// For a directory and a package.yaml, the file shown is a path the
 	// user can open.
-	dir := xpkgtest.NewProvider("provider-files").WithCrossplaneVersion("bad").WithCRD("example.org", "Gadget", "v1").Dir(t)
+	dir := xpkgtest.NewProvider("provider-files").WithCrossplaneConstraint("bad").WithCRD("example.org", "Gadget", "v1").Dir(t)
 	for _, source := range []string{dir, filepath.Join(dir, "crossplane.yaml"), badPackage} {
 		ds, _ := jsonOutput(t, nil, source)
 		if len(ds) == 0 {

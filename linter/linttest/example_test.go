@@ -10,8 +10,9 @@ import (
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// In a test, linttest.Run(t, "testdata/pass", rule) does all of this and
-// reports each problem with t.Errorf. Here the steps are spelt out.
+// In a test, linttest.Run(t, "testdata/pass", []*linter.Rule{rule}) does
+// all of this and reports each problem with t.Errorf. Here the steps are
+// spelt out.
 func Example() {
 	f, err := linttest.ReadFixture("testdata/fail/mismatch.yaml")
 	if err != nil {

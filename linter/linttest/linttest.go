@@ -17,17 +17,11 @@ import (
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// Run lints each YAML fixture file in dir with rules (and nothing else) and
-// checks the diagnostics against the files' want comments. It returns the
-// results, one per file in name order.
-func Run(t testing.TB, dir string, rules ...*linter.Rule) []*linter.Result {
-	t.Helper()
-	return RunWithOptions(t, dir, nil, rules...)
-}
-
-// RunWithOptions is Run with extra Lint options, applied to every fixture
-// before the fixture's own directives.
-func RunWithOptions(t testing.TB, dir string, opts []linter.Option, rules ...*linter.Rule) []*linter.Result {
+// Run lints each YAML fixture file in dir with rules (and no other rule)
+// and checks the diagnostics against the files' want comments. The Lint
+// options opts apply to every fixture before the fixture's own
+// directives. It returns the results, one per file in name order.
+func Run(t testing.TB, dir string, rules []*linter.Rule, opts ...linter.Option) []*linter.Result {
 	t.Helper()
 	files, err := Fixtures(dir)
 	if err != nil {

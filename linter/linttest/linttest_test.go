@@ -87,7 +87,7 @@ func run(fn func(tb testing.TB)) *fakeTB {
 
 func TestRunPasses(t *testing.T) {
 	t.Parallel()
-	results := linttest.Run(t, "testdata/pass", noDeployment(), imageSource())
+	results := linttest.Run(t, "testdata/pass", []*linter.Rule{noDeployment(), imageSource()})
 	if len(results) != 2 {
 		t.Fatalf("got %d results, want 2", len(results))
 	}
@@ -95,7 +95,7 @@ func TestRunPasses(t *testing.T) {
 
 func TestRunReportsProblems(t *testing.T) {
 	t.Parallel()
-	f := run(func(tb testing.TB) { linttest.Run(tb, "testdata/fail", noDeployment()) })
+	f := run(func(tb testing.TB) { linttest.Run(tb, "testdata/fail", []*linter.Rule{noDeployment()}) })
 	want := []string{
 		`mismatch.yaml:7: misplaced diagnostic T001 no-deployment: "kind Deployment \"web\" is not wanted": want it at line 9`,
 		`mismatch.yaml:13:1: unexpected diagnostic T001 no-deployment: "Deployment \"api\" has no spec"`,
@@ -109,8 +109,8 @@ func TestRunReportsProblems(t *testing.T) {
 
 func TestRunChecksSeverityAndColumn(t *testing.T) {
 	t.Parallel()
-	linttest.Run(t, "testdata/severity", noDeployment())
-	f := run(func(tb testing.TB) { linttest.Run(tb, "testdata/failseverity", noDeployment()) })
+	linttest.Run(t, "testdata/severity", []*linter.Rule{noDeployment()})
+	f := run(func(tb testing.TB) { linttest.Run(tb, "testdata/failseverity", []*linter.Rule{noDeployment()}) })
 	want := []string{
 		`mismatch.yaml:7: misplaced diagnostic T001 no-deployment: "Deployment \"web\" has no spec": want it at column 3`,
 		`mismatch.yaml:7: misplaced diagnostic T001 no-deployment: "kind Deployment \"web\" is not wanted": want it of severity warning, not error`,
@@ -185,7 +185,7 @@ func TestRunFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := run(func(tb testing.TB) { linttest.Run(tb, tt.dir, tt.rules...) })
+			f := run(func(tb testing.TB) { linttest.Run(tb, tt.dir, tt.rules) })
 			if f.fatal != tt.fatal {
 				t.Errorf("fatal = %v, want %v", f.fatal, tt.fatal)
 			}

@@ -20,7 +20,7 @@ type Extension interface {
 type Checker interface {
 	// Check checks obj, already pruned and defaulted as the API server
 	// does before its CEL rules run. partial is set when the object is a
-	// template something completes later (SkipRequired): a Checker then
+	// template something completes later (WithoutRequired): a Checker then
 	// leaves out what the completion could change.
 	Check(ctx context.Context, obj map[string]any, partial bool) CheckResult
 }
@@ -47,7 +47,7 @@ type CELCounts struct {
 	// so).
 	Cost int
 	// Partial counts the rules left out of a partial object
-	// (SkipRequired): those that test a field's presence.
+	// (WithoutRequired): those that test a field's presence.
 	Partial int
 	// Blocked counts the rules not evaluated because the object failed
 	// the schema in a way that stops the API server before CEL (a wrong
@@ -60,8 +60,8 @@ type CELCounts struct {
 func (c CELCounts) Skipped() int { return c.Transition + c.Cost + c.Partial + c.Blocked }
 
 // WithExtension makes the Validator run x beside its OpenAPI validation
-// (not with TypesOnly, nor for Kubernetes' built-in kinds).
-func WithExtension(x Extension) Option { return func(v *Validator) { v.ext = x } }
+// (not under WithTypesOnly, nor for Kubernetes' built-in kinds).
+func WithExtension(x Extension) Option { return func(c *config) { c.ext = x } }
 
 // KindCEL is a Violation of a CEL rule (x-kubernetes-validations), found
 // by an Extension: Message is the rule's message (or its

@@ -80,7 +80,7 @@ func FuzzValidate(f *testing.F) {
 		}
 		obj["apiVersion"], obj["kind"] = "example.org/v1", "Thing"
 		v := lschema.New(pkg.Objects)
-		for _, opts := range [][]lschema.ValidateOption{nil, {lschema.TypesOnly()}, {lschema.SkipRequired()}} {
+		for _, opts := range [][]lschema.ValidateOption{nil, {lschema.WithTypesOnly()}, {lschema.WithoutRequired()}} {
 			r, err := v.Validate(context.Background(), obj, opts...)
 			if err == nil && r == nil {
 				t.Fatal("no result and no error")

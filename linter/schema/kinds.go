@@ -107,7 +107,7 @@ var packageKinds = sync.OnceValue(func() *Validator {
 //
 // Crossplane decodes each such object into its Go type, leniently: unknown
 // fields are dropped, and only a value of the wrong JSON type fails. Use
-// TypesOnly to check what that decoding refuses.
+// WithTypesOnly to check what that decoding refuses.
 func PackageKinds() *Validator { return packageKinds() }
 
 // KindsOf returns the releases PackageKinds' schemas come from.

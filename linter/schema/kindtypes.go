@@ -9,7 +9,7 @@ import (
 
 // The type trees of the package kinds, as tables generated from the
 // embedded schemas (kindtypes_table.go; regenerate with
-// `go test ./linter/schema -run TestKindTypeTables -update`). TypesOnly
+// `go test ./linter/schema -run TestKindTypeTables -update`). WithTypesOnly
 // checks of a package kind walk them, so that the lint of a small package
 // does not pay for decoding and compiling the kinds' schemas, which only
 // a full validation needs. TestKindTypeTables proves them equal to the

@@ -181,7 +181,7 @@ func TestPackageKindsAt(t *testing.T) {
 		"spec": map[string]any{"pipeline": []any{map[string]any{"step": "a", "requirements": map[string]any{"requiredSchemas": "x"}}}},
 	}
 	for rel, want := range map[string]bool{"v2.1.0": true, "v2.2.4": false, "v2.3.4": false} {
-		res, err := PackageKindsAt(rel).Validate(t.Context(), comp, TypesOnly())
+		res, err := PackageKindsAt(rel).Validate(t.Context(), comp, WithTypesOnly())
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}

@@ -8,7 +8,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
-// tnode is the type tree TypesOnly checks against: at each field, the JSON
+// tnode is the type tree WithTypesOnly checks against: at each field, the JSON
 // types allowed. It mirrors kube-openapi's type check (an integral number
 // is an integer; an integer is a number) without building validators, so
 // that a linter can type-check thousands of objects cheaply. Nodes of

@@ -38,7 +38,7 @@ func BenchmarkTypesOnlyCorpus(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, o := range outlines {
-			r, err := kinds.Validate(ctx, o, schema.TypesOnly())
+			r, err := kinds.Validate(ctx, o, schema.WithTypesOnly())
 			if err != nil || len(r.Violations) != 0 {
 				b.Fatal(err, r)
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// TestTypesOnlyMatchesKubeOpenAPI checks the TypesOnly fast path against
+// TestTypesOnlyMatchesKubeOpenAPI checks the WithTypesOnly fast path against
 // kube-openapi's validation, keeping only its type errors (null aside), on
 // the test objects and the package kinds' fixtures of the linter.
 func TestTypesOnlyMatchesKubeOpenAPI(t *testing.T) {
@@ -52,7 +52,7 @@ func TestTypesOnlyMatchesKubeOpenAPI(t *testing.T) {
 					want = append(want, x.Field()+": "+x.Message)
 				}
 			}
-			r, err := v.Validate(context.Background(), u.Object, TypesOnly())
+			r, err := v.Validate(context.Background(), u.Object, WithTypesOnly())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestTypesOnlyMatchesKubeOpenAPI(t *testing.T) {
 			sortStrings(want)
 			sortStrings(got)
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s %s (-kube-openapi +TypesOnly):\n%s", o.Kind, o.Name, diff)
+				t.Errorf("%s %s (-kube-openapi +WithTypesOnly):\n%s", o.Kind, o.Name, diff)
 			}
 		}
 	}

@@ -69,7 +69,7 @@ type entry struct {
 	build func() (any, bool, error)
 	// defs, for built-in kinds, holds the OpenAPI definitions $refs name.
 	defs map[string]any
-	// tables is set for the package kinds, whose type trees TypesOnly
+	// tables is set for the package kinds, whose type trees WithTypesOnly
 	// takes from the tables of kindtypes_table.go.
 	tables bool
 
@@ -128,11 +128,18 @@ func nodeTypes(n *node, memo map[*node]*tnode) *tnode {
 	return t
 }
 
-// Option configures a Validator.
-type Option func(*Validator)
+// Option configures New.
+type Option func(*config)
+
+// config is what the Options of New set.
+type config struct {
+	lim     Limits
+	rootCEL bool
+	ext     Extension
+}
 
 // WithLimits sets the limits on the schemas the Validator uses.
-func WithLimits(l Limits) Option { return func(v *Validator) { v.lim = l.withDefaults() } }
+func WithLimits(l Limits) Option { return func(c *config) { c.lim = l.withDefaults() } }
 
 // WithCrossplaneRelease makes the CRDs the Validator derives from
 // CompositeResourceDefinitions follow Crossplane release (such as "v2.3.4"
@@ -141,7 +148,7 @@ func WithLimits(l Limits) Option { return func(v *Validator) { v.lim = l.withDef
 // generates (crossplane v2.2.0, internal/xcrd/crd.go genCrdVersion); v2.1
 // and older drop them. Without it the Validator follows v2.1.0.
 func WithCrossplaneRelease(release string) Option {
-	return func(v *Validator) { v.rootCEL = release != "" && lineOf(release) >= lineOf("v2.2") }
+	return func(c *config) { c.rootCEL = release != "" && lineOf(release) >= lineOf("v2.2") }
 }
 
 // New returns a Validator for the CustomResourceDefinitions
@@ -151,10 +158,13 @@ func WithCrossplaneRelease(release string) Option {
 // no schema is decoded until an object of its kind is validated. When two
 // definitions serve the same kind and version, the first wins.
 func New(objs []*parser.Object, opts ...Option) *Validator {
-	v := &Validator{lim: Limits{}.withDefaults(), byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
+	c := config{lim: Limits{}.withDefaults()}
 	for _, o := range opts {
-		o(v)
+		if o != nil {
+			o(&c)
+		}
 	}
+	v := &Validator{lim: c.lim, rootCEL: c.rootCEL, ext: c.ext, byGVK: map[schema.GroupVersionKind]*entry{}, groups: map[schema.GroupKind]bool{}}
 	v.cost.max = int64(v.lim.MaxCost)
 	for _, o := range objs {
 		if o == nil {
@@ -223,7 +233,7 @@ type Result struct {
 	// Omitted counts the violations found beyond Limits.MaxViolations,
 	// which Violations does not list.
 	Omitted int
-	// Cut is set by TypesOnly when the object holds an empty mapping or
+	// Cut is set by WithTypesOnly when the object holds an empty mapping or
 	// list, below its top level, where the schema defines typed fields: if
 	// the object is an outline (parser.Object.Outline), it may have been cut
 	// short there, and the full content should be checked.
@@ -333,18 +343,18 @@ type validateConfig struct {
 	typesOnly    bool
 }
 
-// SkipRequired leaves out the required fields check: for partial objects
+// WithoutRequired leaves out the required fields check: for partial objects
 // that something else completes later, such as a Composition's composed
 // resource bases, whose patches fill fields in.
-func SkipRequired() ValidateOption { return func(c *validateConfig) { c.skipRequired = true } }
+func WithoutRequired() ValidateOption { return func(c *validateConfig) { c.skipRequired = true } }
 
-// TypesOnly reports only fields whose JSON type is not the schema's (null
+// WithTypesOnly reports only fields whose JSON type is not the schema's (null
 // excepted), as decoding into a Go type does: no required fields, enums,
 // formats, patterns, limits or unknown fields. It follows properties,
 // additionalProperties and items (not allOf, anyOf, oneOf), with the types
 // kube-openapi's validator applies (an integral number is an integer), and
 // sets Result.Cut when the object may be an outline cut short.
-func TypesOnly() ValidateOption { return func(c *validateConfig) { c.typesOnly = true } }
+func WithTypesOnly() ValidateOption { return func(c *validateConfig) { c.typesOnly = true } }
 
 // Validate validates obj, a decoded object (maps, lists, strings, bools,
 // int64 and float64, as from JSON or YAML), against the schema of the
@@ -416,9 +426,6 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 	}
 	for _, f := range found {
 		if cfg.skipRequired && f.Kind == KindRequired {
-			continue
-		}
-		if cfg.typesOnly && (f.Kind != KindType || f.Found == "null") {
 			continue
 		}
 		r.Violations = append(r.Violations, f)
@@ -586,41 +593,37 @@ func (e *entry) compileRaw(lim Limits) (c *compiled, raw any, err error) {
 	return &compiled{root: root, cel: conv.cel, skipped: conv.skipped, preserve: preserve, nodes: conv.nodes}, raw, nil
 }
 
-// validate runs kube-openapi's validator over data.
+// validate runs kube-openapi's validator over data, for a built-in kind
+// (a schema with definitions: the only kind compiled without a node tree),
+// resolving $refs as validation reaches them.
 func (c *compiled) validate(data any) (out []Violation, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("%w: validation failed: %v", ErrInvalidSchema, r)
 		}
 	}()
-	var opts []validate.Option
-	root := c.schema
-	if c.defs != nil {
-		var self validate.Option
-		resolve := func(s *spec.Schema) *spec.Schema {
-			for i := 0; i < 8 && s != nil && s.Ref.String() != ""; i++ {
-				name := s.Ref.String()
-				name = name[strings.LastIndex(name, "/")+1:]
-				d, ok := c.defs[name]
-				if !ok {
-					return &spec.Schema{}
-				}
-				s = d
+	resolve := func(s *spec.Schema) *spec.Schema {
+		for i := 0; i < 8 && s != nil && s.Ref.String() != ""; i++ {
+			name := s.Ref.String()
+			name = name[strings.LastIndex(name, "/")+1:]
+			d, ok := c.defs[name]
+			if !ok {
+				return &spec.Schema{}
 			}
-			return s
+			s = d
 		}
-		self = func(o *validate.SchemaValidatorOptions) {
-			o.NewValidatorForField = func(_ string, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
-				return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
-			}
-			o.NewValidatorForIndex = func(_ int, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
-				return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
-			}
-		}
-		opts = append(opts, self)
-		root = resolve(root)
+		return s
 	}
-	res := validate.NewSchemaValidator(root, nil, "", strfmt.Default, opts...).Validate(data)
+	var self validate.Option
+	self = func(o *validate.SchemaValidatorOptions) {
+		o.NewValidatorForField = func(_ string, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
+			return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
+		}
+		o.NewValidatorForIndex = func(_ int, s *spec.Schema, rootSchema any, path string, f strfmt.Registry, _ ...validate.Option) validate.ValueValidator {
+			return validate.NewSchemaValidator(resolve(s), rootSchema, path, f, self)
+		}
+	}
+	res := validate.NewSchemaValidator(resolve(c.schema), nil, "", strfmt.Default, self).Validate(data)
 	if res == nil || res.IsValid() {
 		return nil, nil
 	}

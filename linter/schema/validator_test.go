@@ -123,7 +123,7 @@ func TestValidateErrors(t *testing.T) {
 	}
 }
 
-// TestOptions checks SkipRequired and TypesOnly.
+// TestOptions checks WithoutRequired and WithTypesOnly.
 func TestOptions(t *testing.T) {
 	t.Parallel()
 	v := lschema.New(parse(t, "testdata/defs.yaml").Objects)
@@ -139,8 +139,8 @@ func TestOptions(t *testing.T) {
 		}
 		return out
 	}
-	if diff := cmp.Diff([]string{"spec.size: want integer, found string"}, count(lschema.TypesOnly())); diff != "" {
-		t.Errorf("TypesOnly (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{"spec.size: want integer, found string"}, count(lschema.WithTypesOnly())); diff != "" {
+		t.Errorf("WithTypesOnly (-want +got):\n%s", diff)
 	}
 	all := count()
 	if len(all) != 3 {
@@ -150,8 +150,8 @@ func TestOptions(t *testing.T) {
 	if got := count(); len(got) != 3 || !strings.Contains(strings.Join(got, "\n"), "required") {
 		t.Errorf("missing region: %v", got)
 	}
-	if got := count(lschema.SkipRequired()); strings.Contains(strings.Join(got, "\n"), "required") {
-		t.Errorf("SkipRequired still reports required fields: %v", got)
+	if got := count(lschema.WithoutRequired()); strings.Contains(strings.Join(got, "\n"), "required") {
+		t.Errorf("WithoutRequired still reports required fields: %v", got)
 	}
 }
 
@@ -209,7 +209,7 @@ func TestPackageKinds(t *testing.T) {
 	// Every kind's schema compiles and accepts an empty object of its kind.
 	for _, gvk := range lschema.PackageKinds().Kinds() {
 		obj := map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind}
-		if _, err := lschema.PackageKinds().Validate(context.Background(), obj, lschema.TypesOnly()); err != nil {
+		if _, err := lschema.PackageKinds().Validate(context.Background(), obj, lschema.WithTypesOnly()); err != nil {
 			t.Errorf("%s: %v", gvk, err)
 		}
 	}

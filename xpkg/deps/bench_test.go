@@ -15,7 +15,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
-	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
@@ -54,7 +53,7 @@ func benchResolve(b *testing.B, dir string, root *deps.Package) {
 	for b.Loop() {
 		runtime.GC()
 		stop := peakHeap()
-		g, err := deps.NewResolver(deps.NewDirSource(dir, xpkg.Limits{})).Resolve(ctx, root)
+		g, err := deps.NewResolver(deps.NewDirSource(dir)).Resolve(ctx, root)
 		if err != nil {
 			b.Fatal(err)
 		}

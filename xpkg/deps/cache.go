@@ -43,11 +43,11 @@ type CacheSource struct {
 	err   error
 }
 
-// NewCacheSource returns a CacheSource over dir, parsing within limits
-// (the zero Limits: xpkg's defaults; the gzip stream is bounded by
+// NewCacheSource returns a CacheSource over dir, parsing within the
+// package limits (WithPackageLimits; the gzip stream is bounded by
 // Limits.Parser's total bytes).
-func NewCacheSource(dir string, limits xpkg.Limits) *CacheSource {
-	return &CacheSource{dir: dir, limits: limits}
+func NewCacheSource(dir string, opts ...SourceOption) *CacheSource {
+	return &CacheSource{dir: dir, limits: newSourceConfig(opts).limits}
 }
 
 func (c *CacheSource) load(ctx context.Context) error {

@@ -221,13 +221,13 @@ func TestResolve(t *testing.T) {
 		want:  []want{{"XP604", "root.yaml:15", `declared a "Provider" but .*function-p:v0.3.0 is a Function package`}},
 	}, {
 		name:  "graph crossplane version",
-		graph: xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneVersion("<v2.0.0")),
+		graph: xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneConstraint("<v2.0.0")),
 		root:  cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
 		opts:  []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
 		want:  []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.1.0`}},
 	}, {
 		name:     "graph crossplane version without target",
-		graph:    xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneVersion("<v2.0.0")),
+		graph:    xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneConstraint("<v2.0.0")),
 		root:     cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
 		versions: provB + ":v0.1.0",
 	}, {

@@ -51,10 +51,10 @@ type DirSource struct {
 	scanned map[string]bool              // names whose images' digests are known
 }
 
-// NewDirSource returns a DirSource over dir, reading packages within limits
-// (the zero Limits: xpkg's defaults).
-func NewDirSource(dir string, limits xpkg.Limits) *DirSource {
-	return &DirSource{dir: dir, limits: limits, digests: map[string]map[string]string{}, scanned: map[string]bool{}}
+// NewDirSource returns a DirSource over dir, reading packages within the
+// package limits (WithPackageLimits).
+func NewDirSource(dir string, opts ...SourceOption) *DirSource {
+	return &DirSource{dir: dir, limits: newSourceConfig(opts).limits, digests: map[string]map[string]string{}, scanned: map[string]bool{}}
 }
 
 func (d *DirSource) load(ctx context.Context) error {

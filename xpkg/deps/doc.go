@@ -13,7 +13,7 @@
 // the package that causes them; Graph.Lock writes it down.
 //
 //	root, _ := deps.Summarize(ctx, pkg.Package, "")
-//	g, err := deps.NewResolver(deps.NewDirSource("vendor/xpkg", xpkg.Limits{})).Resolve(ctx, root)
+//	g, err := deps.NewResolver(deps.NewDirSource("vendor/xpkg")).Resolve(ctx, root)
 //	diags, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
 //	os.Stdout.Write(g.Lock().JSON())
 //

@@ -13,7 +13,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
-	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
@@ -94,7 +93,7 @@ func TestImageConfigMirror(t *testing.T) {
 		WithDependency(meta.KindProvider, up+"provider-a", ">=v1.0.0").
 		WithDependency(meta.KindConfiguration, up+"configuration-x", "v0")
 
-	r := deps.NewResolver(deps.NewRegistrySource(c, xpkg.Limits{}), deps.WithImageConfig(imageConfigs(t, mirrorConfig(mirror))))
+	r := deps.NewResolver(deps.NewRegistrySource(c), deps.WithImageConfig(imageConfigs(t, mirrorConfig(mirror))))
 	g, err := r.Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)

@@ -20,10 +20,10 @@ type RegistrySource struct {
 	limits xpkg.Limits
 }
 
-// NewRegistrySource returns a RegistrySource reading through c within
-// limits (the zero Limits: xpkg's defaults).
-func NewRegistrySource(c *remote.Client, limits xpkg.Limits) *RegistrySource {
-	return &RegistrySource{c: c, limits: limits}
+// NewRegistrySource returns a RegistrySource reading through c within the
+// package limits (WithPackageLimits).
+func NewRegistrySource(c *remote.Client, opts ...SourceOption) *RegistrySource {
+	return &RegistrySource{c: c, limits: newSourceConfig(opts).limits}
 }
 
 // Tags implements Source. An unknown repository is ErrNotFound.

@@ -12,7 +12,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
-	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
@@ -85,7 +84,7 @@ func TestRegistrySource(t *testing.T) {
 	for k := range counter.blobs {
 		delete(counter.blobs, k)
 	}
-	g, ds := resolve(t, deps.NewRegistrySource(c, xpkg.Limits{}), root)
+	g, ds := resolve(t, deps.NewRegistrySource(c), root)
 	wantV := host + "configuration-x:v0.1.0 " + host + "function-p@" + dfn + " " + host + "provider-a:v1.0.0 " + host + "provider-missing"
 	if got := versions(g); got != wantV {
 		t.Errorf("got %s\nwant %s", got, wantV)

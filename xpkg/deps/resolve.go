@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
@@ -914,26 +916,21 @@ func cycleThrough(comp []*Node, follow func(*Edge) bool) []*Edge {
 }
 
 // parallel runs fn(0..n-1) with at most limit at once, and returns
-// ctx.Err() when ctx is done before all ran.
+// ctx.Err() when ctx is done before all ran: no call starts after that.
 func parallel(ctx context.Context, limit, n int, fn func(int)) error {
-	if n == 0 {
-		return ctx.Err()
-	}
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			wg.Wait()
-			return ctx.Err()
+	var g errgroup.Group
+	g.SetLimit(max(limit, 1))
+	for i := range n {
+		if ctx.Err() != nil {
+			break
 		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			fn(i)
-		}()
+		g.Go(func() error {
+			if ctx.Err() == nil {
+				fn(i)
+			}
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // fn reports through its own results
 	return ctx.Err()
 }

@@ -690,7 +690,7 @@ func checkComposedTypes(p *graphPass) {
 					v = schema.New(sv.node.Package.Definitions, schema.WithCrossplaneRelease(p.release.Schemas))
 					validators[sv.node] = v
 				}
-				res, err := v.Validate(p.ctx, r.Base, schema.SkipRequired())
+				res, err := v.Validate(p.ctx, r.Base, schema.WithoutRequired())
 				if err != nil || res == nil {
 					continue // a schema that cannot be used, or a definition not kept
 				}

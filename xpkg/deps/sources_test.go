@@ -46,7 +46,7 @@ func TestDirSource(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "README"), []byte("not a package"), 0o644)
 
-	src := deps.NewDirSource(dir, xpkg.Limits{})
+	src := deps.NewDirSource(dir)
 	tags, err := src.Tags(context.Background(), provA)
 	if err != nil || strings.Join(tags, ",") != "v1.0.0,v1.1.0" {
 		t.Fatalf("tags: %v %v", tags, err)
@@ -98,7 +98,7 @@ func TestCacheSource(t *testing.T) {
 	writeCache(t, dir, "acme-provider-a-"+hex[:12], xpkgtest.NewProvider("provider-a").WithCRD("a.example.org", "Widget", "v1"))
 	writeCache(t, dir, "acme-function-p-111111111111", xpkgtest.NewFunction("function-p"))
 	writeCache(t, dir, "acme-function-p-222222222222", xpkgtest.NewFunction("function-p"))
-	src := deps.NewCacheSource(dir, xpkg.Limits{})
+	src := deps.NewCacheSource(dir)
 	if _, err := src.Tags(context.Background(), provA); !errors.Is(err, deps.ErrUnversioned) {
 		t.Fatalf("tags: %v", err)
 	}
@@ -210,7 +210,7 @@ func TestCorpusConfigurations(t *testing.T) {
 			}
 		}},
 	}
-	src := deps.NewDirSource(dir, xpkg.Limits{})
+	src := deps.NewDirSource(dir)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -297,7 +297,7 @@ func TestUnreadablePackages(t *testing.T) {
 	root := xpkgtest.NewConfiguration("root").
 		WithDependency(meta.KindProvider, provA, "v1").
 		WithDependency(meta.KindProvider, provB, "v1")
-	gr, err := deps.NewResolver(deps.NewDirSource(dir, xpkg.Limits{}), deps.WithLimits(deps.Limits{MaxTags: 10})).Resolve(context.Background(), rootSummary(t, root))
+	gr, err := deps.NewResolver(deps.NewDirSource(dir), deps.WithLimits(deps.Limits{MaxTags: 10})).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}

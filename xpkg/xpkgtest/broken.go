@@ -78,7 +78,7 @@ func (b Broken) String() string {
 // base returns the valid Provider a variant starts from.
 func (b Broken) base() *Package {
 	return NewProvider("provider-"+b.String()).
-		WithCrossplaneVersion(">=v1.14.0").
+		WithCrossplaneConstraint(">=v1.14.0").
 		WithCRD("example.org", "Widget", "v1alpha1")
 }
 
@@ -92,7 +92,7 @@ func (b Broken) Package() (*Package, bool) {
 	case TwoMetas:
 		p.extraMetas = 1
 	case BadCrossplaneConstraint:
-		p = p.WithCrossplaneVersion("not-a-version")
+		p = p.WithCrossplaneConstraint("not-a-version")
 	default:
 		return nil, false
 	}

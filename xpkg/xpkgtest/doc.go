@@ -3,7 +3,7 @@
 // ready broken variants, each written in any of the forms xpkgkit reads.
 //
 //	p := xpkgtest.NewProvider("provider-example").
-//		WithCrossplaneVersion(">=v1.14.0").
+//		WithCrossplaneConstraint(">=v1.14.0").
 //		WithCRD("example.org", "Widget", "v1alpha1").
 //		WithDependency(meta.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0")
 //

@@ -13,7 +13,7 @@ import (
 // A Provider fixture with a CRD and a dependency; its package.yaml stream.
 func ExampleNewProvider() {
 	p := xpkgtest.NewProvider("provider-example").
-		WithCrossplaneVersion(">=v1.14.0").
+		WithCrossplaneConstraint(">=v1.14.0").
 		WithCRD("example.org", "Widget", "v1alpha1").
 		WithDependency(meta.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes", ">=v0.9.0")
 	os.Stdout.Write(p.YAML())

@@ -78,9 +78,9 @@ func (p *Package) Kind() meta.Kind { return p.kind }
 // Name returns the name of the package's meta object.
 func (p *Package) Name() string { return p.name }
 
-// WithCrossplaneVersion sets spec.crossplane.version, a semantic version
+// WithCrossplaneConstraint sets spec.crossplane.version, a semantic version
 // constraint such as ">=v1.14.0".
-func (p *Package) WithCrossplaneVersion(constraint string) *Package {
+func (p *Package) WithCrossplaneConstraint(constraint string) *Package {
 	c := p.clone()
 	c.xpVersion = constraint
 	return c

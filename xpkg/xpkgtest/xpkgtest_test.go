@@ -27,14 +27,14 @@ import (
 func validPackages() map[string]*xpkgtest.Package {
 	return map[string]*xpkgtest.Package{
 		"provider": xpkgtest.NewProvider("provider-example").
-			WithCrossplaneVersion(">=v1.14.0").
+			WithCrossplaneConstraint(">=v1.14.0").
 			WithCRD("example.org", "Widget", "v1alpha1", "v1beta1").
 			WithCRD("example.org", "Policy").
 			WithDependency(meta.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes", ">=v0.9.0").
 			WithAnnotation("meta.crossplane.io/readme", "Manages widgets.").
 			WithExample([]byte("apiVersion: example.org/v1alpha1\nkind: Widget\nmetadata:\n  name: small\n")),
 		"configuration": xpkgtest.NewConfiguration("configuration-example").
-			WithCrossplaneVersion(">=v1.14.0").
+			WithCrossplaneConstraint(">=v1.14.0").
 			WithXRD("platform.example.org", "Cluster", "v1alpha1").
 			WithComposition("clusters-aws", "platform.example.org/v1alpha1", "Cluster", "crossplane-contrib-function-patch-and-transform").
 			WithDependency(meta.KindProvider, "xpkg.crossplane.io/crossplane-contrib/provider-aws", ">=v1.0.0").
@@ -110,7 +110,7 @@ func TestFixturesAreValues(t *testing.T) {
 	before := string(base.YAML())
 	_ = base.WithCRD("example.org", "Widget").WithAnnotation("a", "b").WithoutAnnotation(meta.AnnotationLicense).
 		WithDependency(meta.KindProvider, "xpkg.crossplane.io/x/y", ">=v1.0.0").WithExample([]byte("kind: X")).
-		WithCrossplaneVersion(">=v2.0.0")
+		WithCrossplaneConstraint(">=v2.0.0")
 	if after := string(base.YAML()); after != before {
 		t.Errorf("With... changed its receiver:\n%s", cmp.Diff(before, after))
 	}

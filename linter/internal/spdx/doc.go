@@ -3,4 +3,4 @@
 // ListVersion); nothing is fetched at run time.
 package spdx
 
-//go:generate go run ./gen -in /usr/share/nodejs/spdx-license-ids -out licenses_gen.go
+//go:generate go run ./gen -in gen/spdx-license-ids -out licenses_gen.go

@@ -55,7 +55,7 @@ const (
 // 2,000 rules, or rules beyond 4,000 over all schemas, are not evaluated
 // and count as skipped for cost).
 //
-// On a partial object (lschema.SkipRequired: a Composition's composed
+// On a partial object (lschema.WithoutRequired: a Composition's composed
 // resource template, which patches and functions complete), rules that
 // test a field's presence (they call has()) are left out and counted in
 // CELCounts.Partial, and a rule that fails because a field it reads is

@@ -8,5 +8,5 @@ import (
 
 func TestRules(t *testing.T) {
 	t.Parallel()
-	linttest.RunWithOptions(t, "testdata/crd", nil, Rules()...)
+	linttest.Run(t, "testdata/crd", Rules())
 }

@@ -1,8 +1,17 @@
 // Command gen writes the Go file holding the SPDX license list that package
-// spdx embeds, from the JSON files of the spdx-license-ids package (Debian's
-// node-spdx-license-ids installs them in /usr/share/nodejs/spdx-license-ids).
+// spdx embeds, from the JSON files of the spdx-license-ids npm package
+// (index.json, deprecated.json and package.json; CC0-1.0). The input is
+// recorded in the repository, in gen/spdx-license-ids (version 3.0.12, as
+// Debian's node-spdx-license-ids installs it in
+// /usr/share/nodejs/spdx-license-ids). For a newer list, replace those
+// three files with the package's, e.g.
 //
-//	go run ./gen -in /usr/share/nodejs/spdx-license-ids -out licenses_gen.go
+//	npm pack spdx-license-ids@VERSION && tar -xzf spdx-license-ids-VERSION.tgz
+//	cp package/index.json package/deprecated.json package/package.json gen/spdx-license-ids/
+//
+// then run go generate in package spdx:
+//
+//	go run ./gen -in gen/spdx-license-ids -out licenses_gen.go
 package main
 
 import (
@@ -18,7 +27,7 @@ import (
 )
 
 func main() {
-	in := flag.String("in", "/usr/share/nodejs/spdx-license-ids", "directory holding index.json, deprecated.json and package.json")
+	in := flag.String("in", "gen/spdx-license-ids", "directory holding index.json, deprecated.json and package.json")
 	out := flag.String("out", "licenses_gen.go", "Go file to write")
 	flag.Parse()
 	if err := run(*in, *out); err != nil {

@@ -9,9 +9,8 @@ import (
 	"sync"
 )
 
-//go:generate go run gen_crds.go -crds ../../../../../shared/crossplane-crds -releases v2.1.0,v2.2.4,v2.3.4 -o crds.json
-
-// crdsJSON is crds.json: Crossplane's own CRDs per release (gen_crds.go),
+// crdsJSON is crds.json: Crossplane's own CRDs per release (gen_crds.go,
+// run by go generate: see the package documentation),
 // descriptions dropped, x-kubernetes-validations kept, each distinct CRD
 // stored once.
 //

@@ -2,14 +2,17 @@
 // package may hold: Crossplane's own kinds from Crossplane's CRDs, and
 // Kubernetes' (CustomResourceDefinition, webhook configurations) from
 // Kubernetes' published OpenAPI. kinds.json records the versions they come
-// from; regenerate it with go generate (gen.go), then the type tables
-// derived from it with `go test ./linter/schema -run TestKindTypeTables -update`
+// from. go generate (generate.sh) regenerates it (gen.go) and crds.json
+// (gen_crds.go): it fetches their inputs, Crossplane's CRDs at the commits
+// fetch-crds.sh pins (from GitHub, or from the clone CROSSPLANE_GIT names)
+// and the k8s.io/kubernetes module. Then regenerate the type tables derived
+// from kinds.json with `go test ./linter/schema -run TestKindTypeTables -update`
 // (the test fails while they are stale).
 package kinds
 
 import _ "embed"
 
-//go:generate go run gen.go -crds ../../../../../shared/crossplane-crds/v2.1.0 -crossplane v2.1.0 -kubernetes v1.37.2 -kubernetes-v1beta1 v1.21.14 -o kinds.json
+//go:generate sh generate.sh
 
 // JSON is the content of kinds.json.
 //

@@ -2,7 +2,7 @@
 
 // gen writes kinds.json: the schemas of the kinds a Crossplane package may
 // hold, as data. Crossplane's kinds come from Crossplane's own CRDs (a
-// directory of cluster/crds, -crds); Kubernetes' kinds from Kubernetes'
+// directory of cluster/crds, -crds, as fetch-crds.sh writes); Kubernetes' kinds from Kubernetes'
 // published OpenAPI (api/openapi-spec in the k8s.io/kubernetes module, found
 // with `go mod download`): v3 for apiextensions.k8s.io/v1 and
 // admissionregistration.k8s.io/v1, and the last release that served
@@ -10,7 +10,8 @@
 // everything else is kept as published, except that an allOf holding a
 // single $ref is replaced by the $ref.
 //
-//	go run gen.go -crds ../../../../../shared/crossplane-crds/v2.1.0 -crossplane v2.1.0
+//	sh fetch-crds.sh /tmp/crds
+//	go run gen.go -crds /tmp/crds/v2.1.0 -crossplane v2.1.0
 package main
 
 import (
@@ -56,12 +57,15 @@ type file struct {
 }
 
 func main() {
-	crds := flag.String("crds", "../../../../../shared/crossplane-crds/v2.1.0", "directory of Crossplane's CRDs")
+	crds := flag.String("crds", "", "directory of Crossplane's CRDs (fetch-crds.sh DIR, then DIR/v2.1.0)")
 	xpVersion := flag.String("crossplane", "v2.1.0", "Crossplane version of -crds")
 	k8s := flag.String("kubernetes", "v1.37.2", "k8s.io/kubernetes module version for apiextensions.k8s.io/v1 and admissionregistration.k8s.io/v1")
 	k8sBeta := flag.String("kubernetes-v1beta1", "v1.21.14", "k8s.io/kubernetes module version for apiextensions.k8s.io/v1beta1")
 	out := flag.String("o", "kinds.json", "output")
 	flag.Parse()
+	if *crds == "" {
+		log.Fatal("-crds is required: fetch the CRDs with sh fetch-crds.sh DIR")
+	}
 
 	f := file{Crossplane: *xpVersion, Kubernetes: *k8s, KubernetesV1beta1: *k8sBeta}
 	for _, name := range crossplaneFiles {

@@ -2,12 +2,13 @@
 
 // gen_crds writes crds.json: Crossplane's own CustomResourceDefinitions of
 // the kinds a package may hold (and of the package types a dependency
-// creates), whole, for each release in ../shared/crossplane-crds, with
-// their x-kubernetes-validations (CEL rules) kept and only descriptions
-// dropped. A CRD identical in several releases is stored once: releases
+// creates), whole, for each release in -crds (one folder per release, as
+// fetch-crds.sh writes), with their x-kubernetes-validations (CEL rules)
+// kept and only descriptions dropped. A CRD identical in several releases is stored once: releases
 // map group/kind to the key of its content.
 //
-//	go run gen_crds.go -crds ../../../../../shared/crossplane-crds -releases v2.1.0,v2.2.4,v2.3.4
+//	sh fetch-crds.sh /tmp/crds
+//	go run gen_crds.go -crds /tmp/crds -releases v2.1.0,v2.2.4,v2.3.4
 package main
 
 import (
@@ -47,10 +48,13 @@ type out struct {
 }
 
 func main() {
-	dir := flag.String("crds", "../../../../../shared/crossplane-crds", "directory of one folder of CRDs per release")
+	dir := flag.String("crds", "", "directory of one folder of CRDs per release (fetch-crds.sh)")
 	releases := flag.String("releases", "v2.1.0,v2.2.4,v2.3.4", "releases to embed")
 	o := flag.String("o", "crds.json", "output")
 	flag.Parse()
+	if *dir == "" {
+		log.Fatal("-crds is required: fetch the CRDs with sh fetch-crds.sh DIR")
+	}
 	res := out{Releases: map[string]map[string]string{}, CRDs: map[string]json.RawMessage{}}
 	for _, rel := range strings.Split(*releases, ",") {
 		res.Releases[rel] = map[string]string{}
