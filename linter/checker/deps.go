@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
@@ -76,29 +78,41 @@ func (f *depsFlags) apply() (depsConfig, error) {
 // errNoLocalSource is the error of --deps --offline without a local source.
 var errNoLocalSource = errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR (or deps-from in the configuration) or --deps-cache DIR")
 
-// isPackageRule reports whether id is the package linter's to run: not
-// a graph rule (XP6xx, run on the graph) nor an API change rule (XP7xx,
-// run by --against), which the package linter does not know.
-func isPackageRule(id string) bool {
-	for _, rs := range [][]*linter.Rule{deps.Rules(), apidiff.Rules()} {
-		for _, r := range rs {
-			if r.ID == id {
-				return false
-			}
+// isChangeRule reports whether id is an API change rule (XP7xx, run by
+// --against with apidiff's options), which the package and graph linters
+// do not know.
+func isChangeRule(id string) bool {
+	for _, r := range apidiff.Rules() {
+		if r.ID == id {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
-// packageRules returns the IDs of ids that are the package linter's.
-func packageRules(ids []string) []string {
-	var out []string
-	for _, id := range ids {
-		if isPackageRule(id) {
-			out = append(out, id)
+// ruleConfig returns the configuration the package linter and the graph
+// linter share: the target version, and the rules disabled and regraded
+// (the API change rules' are --against's), regraded in ID order.
+func (c *config) ruleConfig() []linter.RuleOption {
+	var opts []linter.RuleOption
+	if c.xpVersion != "" {
+		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
+	}
+	var disabled []string
+	for _, id := range c.disabled {
+		if !isChangeRule(id) {
+			disabled = append(disabled, id)
 		}
 	}
-	return out
+	if len(disabled) > 0 {
+		opts = append(opts, linter.WithDisabled(disabled...))
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.severities)) {
+		if !isChangeRule(id) {
+			opts = append(opts, linter.WithSeverity(id, c.severities[id]))
+		}
+	}
+	return opts
 }
 
 // rootMark prefixes the files of the root package's summary, so that the
@@ -153,18 +167,14 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 		// the source is unreadable (exit 2), with the cause.
 		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
-	var opts []deps.LintOption
-	if c.xpVersion != "" {
-		opts = append(opts, deps.WithCrossplaneVersion(c.xpVersion))
-	}
-	opts = append(opts, deps.WithDisabled(c.disabled...))
-	for id, sev := range c.severities {
-		opts = append(opts, deps.WithSeverity(id, sev))
-	}
-	ds, err := g.Lint(ctx, opts...)
+	// The graph linter knows the package rules too, so that the one
+	// configuration may name any rule (see lintOptions).
+	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...)}, c.ruleConfig()...)
+	res, err := g.Lint(ctx, opts...)
 	if err != nil {
 		return nil, "", err
 	}
+	ds := res.Diagnostics
 	perNode := verdicts(g, ds)
 	// Messages name positions too (a conflict lists every constraint):
 	// the root's files are shown as its diagnostics show them.

@@ -40,24 +40,24 @@ func rootSummary(t testing.TB, p *xpkgtest.Package) *deps.Package {
 	return s
 }
 
-func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...deps.LintOption) (*deps.Graph, []linter.Diagnostic) {
+func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	return resolveAt(t, src, root, "", opts...)
 }
 
 // resolveAt is resolve with the resolver of Crossplane version target
 // ("" for the default).
-func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...deps.LintOption) (*deps.Graph, []linter.Diagnostic) {
+func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	g, err := deps.NewResolver(src, deps.WithTarget(target)).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := g.Lint(context.Background(), opts...)
+	res, err := g.Lint(context.Background(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, ds
+	return g, res.Diagnostics
 }
 
 // want is an expected diagnostic: rule ID, file:line and message pattern.
@@ -93,7 +93,7 @@ func TestResolve(t *testing.T) {
 		graph    *xpkgtest.Graph
 		root     *xpkgtest.Package
 		target   string // the resolver's Crossplane version (deps.WithTarget)
-		opts     []deps.LintOption
+		opts     []linter.RuleOption
 		versions string
 		want     []want
 	}{{
@@ -223,7 +223,7 @@ func TestResolve(t *testing.T) {
 		name:  "graph crossplane version",
 		graph: xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneVersion("<v2.0.0")),
 		root:  cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
-		opts:  []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
+		opts:  []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0")},
 		want:  []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.1.0`}},
 	}, {
 		name:     "graph crossplane version without target",
@@ -253,7 +253,7 @@ func TestResolve(t *testing.T) {
 		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
 			WithXRD("x.example.org", "XThing").
 			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
-		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
+		opts:     []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0")},
 		versions: fnP + ":v0.3.0",
 	}, {
 		// From v2.2 none of a Function's objects is installed (crossplane
@@ -264,7 +264,7 @@ func TestResolve(t *testing.T) {
 		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
 			WithXRD("x.example.org", "XThing").
 			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
-		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.2.0")},
+		opts:     []linter.RuleOption{linter.WithCrossplaneVersion("v2.2.0")},
 		versions: fnP + ":v0.3.0",
 		want:     []want{{"XP607", "root.yaml:", `composes "f.example.org/v1" "Thing", which no CRD, XRD or MRD of the graph serves`}},
 	}}
@@ -292,7 +292,7 @@ func TestLintCap(t *testing.T) {
 		root = root.WithDependency(meta.KindProvider, fmt.Sprintf("%sprovider-missing-%d", reg, i), ">=v1.0.0")
 	}
 	src := xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
-	_, ds := resolve(t, src, root, deps.WithMaxDiagnostics(3))
+	_, ds := resolve(t, src, root, linter.WithMaxDiagnostics(3))
 	if len(ds) != 4 {
 		t.Fatalf("got %d diagnostics, want 3 and a summary", len(ds))
 	}
@@ -300,7 +300,7 @@ func TestLintCap(t *testing.T) {
 	if last.RuleID != "XP601" || last.Severity != linter.SeverityError || !strings.Contains(last.Message, "4 more diagnostics of this rule were left out") {
 		t.Errorf("summary: got %s", last)
 	}
-	_, ds = resolve(t, src, root, deps.WithMaxDiagnostics(0))
+	_, ds = resolve(t, src, root, linter.WithMaxDiagnostics(0))
 	if len(ds) != 7 {
 		t.Errorf("without a cap: got %d diagnostics, want 7", len(ds))
 	}
@@ -420,7 +420,7 @@ func TestLargeGraphFetchesOnce(t *testing.T) {
 		t.Fatalf("got %d nodes, want 202", len(gr.Nodes))
 	}
 	for _, n := range gr.Nodes[1:] {
-		if c := src.Fetches(n.Name, n.Version); c != 1 {
+		if c := deps.Fetches(src, n.Name, n.Version); c != 1 {
 			t.Errorf("%s fetched %d times", n.Label(), c)
 		}
 	}
@@ -504,8 +504,8 @@ func TestComposedSchema(t *testing.T) {
 		WithXRD("x.example.org", "XThing").
 		WithObject(comp)
 	gr, ds := resolve(t, g.Source(t), root)
-	if n := gr.Nodes[2]; n.Name != provA || len(n.Package.Definitions) != 1 {
-		t.Fatalf("%s keeps %d definitions, want the Widget CRD only", n.Name, len(n.Package.Definitions))
+	if n := gr.Nodes[2]; n.Name != provA || len(deps.Definitions(n.Package)) != 1 {
+		t.Fatalf("%s keeps %d definitions, want the Widget CRD only", n.Name, len(deps.Definitions(n.Package)))
 	}
 	if len(ds) != 2 {
 		for _, d := range ds {

@@ -14,7 +14,7 @@
 //
 //	root, _ := deps.Summarize(ctx, pkg.Package, "")
 //	g, err := deps.NewResolver(deps.NewDirSource("vendor/xpkg", xpkg.Limits{})).Resolve(ctx, root)
-//	diags, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
+//	res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0")) // res.Diagnostics
 //	os.Stdout.Write(g.Lock().JSON())
 //
 // WithImageConfig applies Crossplane's ImageConfig rewrites
