@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -523,6 +524,130 @@ func TestComposedSchema(t *testing.T) {
 		d := ds[i]
 		if d.RuleID != "XP607" || d.Severity != w.sev || !regexp.MustCompile(w.msg).MatchString(d.Message) || d.Pos.File != "root.yaml" {
 			t.Errorf("diagnostic %d: %s", i, d)
+		}
+	}
+}
+
+// TestLintConfiguration checks that Graph.Lint takes the linter's
+// configuration as linter.Lint does: an unknown rule or an invalid
+// severity is an error, a rule is disabled or regraded by ID or name (the
+// last regrading wins, whichever names it), a package rule given in the
+// rule set is known and not run, and the graph rules given to linter.Lint
+// are known and not run.
+func TestLintConfiguration(t *testing.T) {
+	t.Parallel()
+	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, reg+"provider-missing", ">=v1.0.0")
+	src := xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
+	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lint := func(opts ...linter.RuleOption) (*linter.Result, error) {
+		return g.Lint(context.Background(), opts...)
+	}
+	for _, tc := range []struct {
+		name string
+		opts []linter.RuleOption
+	}{
+		{"unknown disabled", []linter.RuleOption{linter.WithDisabled("XP999")}},
+		{"unknown regraded", []linter.RuleOption{linter.WithSeverity("no-such-rule", linter.SeverityInfo)}},
+		{"package rule without the package rules", []linter.RuleOption{linter.WithDisabled("XP102")}},
+	} {
+		if _, err := lint(tc.opts...); !errors.Is(err, linter.ErrUnknownRule) {
+			t.Errorf("%s: got %v, want ErrUnknownRule", tc.name, err)
+		}
+	}
+	if _, err := lint(linter.WithSeverity("XP601", linter.Severity(9))); err == nil {
+		t.Error("invalid severity: no error")
+	}
+	sevOf := func(opts ...linter.RuleOption) []linter.Severity {
+		t.Helper()
+		res, err := lint(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []linter.Severity
+		for _, d := range res.Diagnostics {
+			out = append(out, d.Severity)
+		}
+		return out
+	}
+	if got := sevOf(); len(got) != 1 || got[0] != linter.SeverityError {
+		t.Fatalf("default: got %v, want one error", got)
+	}
+	if got := sevOf(linter.WithDisabled("dependency-unresolved")); len(got) != 0 {
+		t.Errorf("disabled by name: got %v", got)
+	}
+	for _, order := range [][2]string{{"XP601", "dependency-unresolved"}, {"dependency-unresolved", "XP601"}} {
+		got := sevOf(linter.WithSeverity(order[0], linter.SeverityInfo), linter.WithSeverity(order[1], linter.SeverityWarning))
+		if len(got) != 1 || got[0] != linter.SeverityWarning {
+			t.Errorf("regraded by %s then %s: got %v, want the last, warning", order[0], order[1], got)
+		}
+	}
+	res, err := lint(linter.WithRules(linter.Builtin()...), linter.WithDisabled("XP102"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 1 || slices.Contains(res.Rules, "XP102") || !slices.Contains(res.Rules, "XP601") {
+		t.Errorf("with the package rules: got %v, rules %v", res.Diagnostics, res.Rules)
+	}
+
+	// linter.Lint knows the graph rules it is given and runs none.
+	pkg, err := parser.Parse(context.Background(), bytes.NewReader(root.YAML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lres, err := linter.Lint(context.Background(), pkg, linter.WithRules(deps.Rules()...), linter.WithDisabled("XP605"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range lres.Rules {
+		if strings.HasPrefix(id, "XP6") {
+			t.Errorf("linter.Lint ran graph rule %s", id)
+		}
+	}
+}
+
+// TestGraphRuleWithoutGraph checks that a graph rule run on something else
+// than a graph fails (it is recorded in the result's Failures), not that it
+// passes silently.
+func TestGraphRuleWithoutGraph(t *testing.T) {
+	t.Parallel()
+	res, err := linter.LintSubject(context.Background(), linter.ScopeGraph, "not a graph", linter.WithRuleSet(deps.Rules()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != len(deps.Rules()) {
+		t.Errorf("got %d failures, want one per graph rule", len(res.Failures))
+	}
+}
+
+// TestSummarizeAsDependency checks that what a summary keeps is Summarize's
+// parameter, not something the context carries: a root's summary keeps no
+// definitions; a dependency's (AsDependency) keeps those of the types keep
+// asks for, whatever the context.
+func TestSummarizeAsDependency(t *testing.T) {
+	t.Parallel()
+	prov := xpkgtest.NewProvider("provider-a").WithCRD("a.example.org", "Widget", "v1").WithCRD("a.example.org", "Gadget", "v1")
+	pp, err := parser.Parse(context.Background(), bytes.NewReader(prov.YAML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts []deps.SummaryOption
+		want int
+	}{
+		{"root", nil, 0},
+		{"dependency keeping Widget", []deps.SummaryOption{deps.AsDependency(func(g, k string) bool { return g == "a.example.org" && k == "Widget" })}, 1},
+		{"dependency keeping nothing", []deps.SummaryOption{deps.AsDependency(nil)}, 0},
+	} {
+		s, err := deps.Summarize(context.Background(), pp, "", tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(deps.Definitions(s)); got != tc.want || len(s.Types) != 2 {
+			t.Errorf("%s: %d definitions and %d types, want %d and 2", tc.name, got, len(s.Types), tc.want)
 		}
 	}
 }
