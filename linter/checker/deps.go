@@ -121,15 +121,16 @@ func (c *config) ruleConfig() []linter.RuleOption {
 const rootMark = "\x00root"
 
 // lintGraph resolves the dependency graph of p and lints it. It returns
-// the graph's diagnostics, with the root's files displayed as the linter's
-// are, and, for the text format, the graph drawn as a tree.
-func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagnostic, string, error) {
+// the graph's diagnostics and those the root's annotations silenced, with
+// the root's files displayed as the linter's are, and, for the text
+// format, the graph drawn as a tree.
+func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []linter.Diagnostic, tree string, err error) {
 	root, err := deps.Summarize(ctx, p.Package, rootMark)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if root.MetaName == "" {
-		return nil, "", nil // no single meta object: the linter says so
+		return nil, nil, "", nil // no single meta object: the linter says so
 	}
 	if p.SourceKind == xpkg.SourceRegistry {
 		// A package pulled by reference is a node of its own graph: a
@@ -160,21 +161,21 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	src := &watchedSource{Source: deps.Sources(srcs...)}
 	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion)).Resolve(ctx, root)
 	if err != nil {
-		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+		return nil, nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
 	if err := src.err(); err != nil {
 		// A network or registry failure is no verdict on the package:
 		// the source is unreadable (exit 2), with the cause.
-		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+		return nil, nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
 	// The graph linter knows the package rules too, so that the one
 	// configuration may name any rule (see lintOptions).
 	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...)}, c.ruleConfig()...)
 	res, err := g.Lint(ctx, opts...)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	ds := res.Diagnostics
+	ds, silenced = res.Diagnostics, res.Suppressed
 	perNode := verdicts(g, ds)
 	// Messages name positions too (a conflict lists every constraint):
 	// the root's files are shown as its diagnostics show them.
@@ -182,19 +183,20 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	if (p.SourceKind == xpkg.SourceDirectory || p.SourceKind == xpkg.SourcePackageYAML) && p.Root != "" {
 		rootDir = p.Root + string(filepath.Separator)
 	}
-	for i := range ds {
-		if f, ok := strings.CutPrefix(ds[i].Pos.File, rootMark); ok {
-			ds[i].Pos.File = displayFile(p, linter.Diagnostic{Pos: posWithFile(ds[i], strings.TrimPrefix(f, "/"))})
+	for _, list := range [][]linter.Diagnostic{ds, silenced} {
+		for i := range list {
+			if f, ok := strings.CutPrefix(list[i].Pos.File, rootMark); ok {
+				list[i].Pos.File = displayFile(p, linter.Diagnostic{Pos: posWithFile(list[i], strings.TrimPrefix(f, "/"))})
+			}
+			list[i].Message = strings.ReplaceAll(list[i].Message, rootMark+"/", rootDir)
 		}
-		ds[i].Message = strings.ReplaceAll(ds[i].Message, rootMark+"/", rootDir)
 	}
-	tree := ""
 	if c.format == report.FormatText {
 		var b strings.Builder
 		drawTree(&b, g, perNode)
 		tree = b.String()
 	}
-	return ds, tree, nil
+	return ds, silenced, tree, nil
 }
 
 func posWithFile(d linter.Diagnostic, file string) parser.Position {

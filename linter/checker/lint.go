@@ -202,12 +202,19 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	}
 	var tree string
 	if c.deps.enabled {
-		ds, t, err := lintGraph(ctx, c, p)
+		ds, silenced, t, err := lintGraph(ctx, c, p)
 		if err != nil {
 			return outcome{src: unreadable(source, err)}
 		}
 		src.Diagnostics, tree = append(src.Diagnostics, ds...), t
 		linter.SortDiagnostics(src.Diagnostics)
+		if len(silenced) > 0 {
+			for i := range silenced {
+				silenced[i].Source = src.Name
+			}
+			src.Suppressed = append(src.Suppressed, silenced...)
+			linter.SortDiagnostics(src.Suppressed)
+		}
 	}
 	var failures []error
 	for _, f := range res.Failures {

@@ -651,3 +651,64 @@ func TestSummarizeAsDependency(t *testing.T) {
 		}
 	}
 }
+
+// TestLintSuppression checks that the root package's suppression
+// annotations silence graph rules as they silence package rules: on the
+// meta object for every diagnostic of the rule, with the reason, which the
+// result's Suppressed keeps.
+func TestLintSuppression(t *testing.T) {
+	t.Parallel()
+	src := xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
+	for _, tc := range []struct {
+		name, annotation string
+		kept, silenced   int
+	}{
+		{"none", "", 1, 0},
+		{"by ID", "XP601: vendored elsewhere", 0, 1},
+		{"by name", "dependency-unresolved: vendored elsewhere", 0, 1},
+		{"another rule", "XP602: not this one", 1, 0},
+	} {
+		root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, reg+"provider-missing", ">=v1.0.0")
+		if tc.annotation != "" {
+			root = root.WithAnnotation(linter.SuppressAnnotation, tc.annotation)
+		}
+		g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := g.Lint(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Diagnostics) != tc.kept || len(res.Suppressed) != tc.silenced {
+			t.Errorf("%s: %d kept, %d silenced; want %d, %d", tc.name, len(res.Diagnostics), len(res.Suppressed), tc.kept, tc.silenced)
+			continue
+		}
+		if tc.silenced > 0 {
+			if s := res.Suppressed[0].Suppression; s == nil || s.Reason != "vendored elsewhere" {
+				t.Errorf("%s: suppression %+v", tc.name, s)
+			}
+		}
+	}
+}
+
+// TestLintSuppressionInObject checks that an annotation on an object of the
+// root silences a graph rule's diagnostics in that object's document only.
+func TestLintSuppressionInObject(t *testing.T) {
+	t.Parallel()
+	src := xpkgtest.NewGraph().Source(t)
+	annotated := strings.Replace(string(ptComposition("a", "function-none")), "metadata:\n  name: a\n", "metadata:\n  name: a\n  annotations:\n    "+linter.SuppressAnnotation+": \"composition-function: installed by hand\"\n", 1)
+	root := xpkgtest.NewConfiguration("root").WithObject([]byte(annotated)).WithObject(ptComposition("b", "function-none"))
+	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Lint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 1 || len(res.Suppressed) != 1 || res.Suppressed[0].RuleID != "XP606" ||
+		!strings.Contains(res.Diagnostics[0].Message, `"b"`) || !strings.Contains(res.Suppressed[0].Message, `"a"`) {
+		t.Errorf("got %v kept, %v silenced; want b's kept and a's silenced", res.Diagnostics, res.Suppressed)
+	}
+}

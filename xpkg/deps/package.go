@@ -65,6 +65,11 @@ type Package struct {
 	// those serving a type that a Composition met before the package was
 	// summarized composes (see Summarize). The others are released.
 	definitions []*parser.Object
+	// suppressions holds, for a root's summary, the package's suppression
+	// annotations (linter.SuppressAnnotation): objects with their
+	// position and that annotation only, which Graph.Lint applies to the
+	// graph rules' diagnostics; nil when it has none.
+	suppressions *parser.Package
 }
 
 // Dependency is one spec.dependsOn entry.
@@ -200,6 +205,9 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string, opts ...
 			return nil, err
 		}
 	}
+	if !cfg.dependency {
+		s.suppressions = suppressionsOf(pkg, pos)
+	}
 	keep := func(o *parser.Object, ts []Type) {
 		s.Types = append(s.Types, ts...)
 		if cfg.keep == nil {
@@ -232,6 +240,36 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string, opts ...
 		}
 	}
 	return s, nil
+}
+
+// suppressionsOf returns the objects of pkg that carry the suppression
+// annotation, each reduced to its position (with pos applied) and that
+// annotation; nil when none does.
+func suppressionsOf(pkg *parser.Package, pos func(parser.Position) parser.Position) *parser.Package {
+	var out *parser.Package
+	reduce := func(o *parser.Object) *parser.Object {
+		v, ok := o.Annotations[linter.SuppressAnnotation]
+		if !ok {
+			return nil
+		}
+		if out == nil {
+			out = &parser.Package{}
+		}
+		r := &parser.Object{Pos: pos(o.Pos), TypeMeta: o.TypeMeta}
+		r.Name, r.Annotations = o.Name, map[string]string{linter.SuppressAnnotation: v}
+		return r
+	}
+	for _, o := range pkg.Meta {
+		if r := reduce(o); r != nil {
+			out.Meta = append(out.Meta, r)
+		}
+	}
+	for _, o := range pkg.Objects {
+		if r := reduce(o); r != nil {
+			out.Objects = append(out.Objects, r)
+		}
+	}
+	return out
 }
 
 func summarizeMeta(ctx context.Context, s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {

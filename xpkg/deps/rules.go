@@ -248,7 +248,11 @@ func Rules() []*linter.Rule { return graphRules() }
 // Lint runs the graph rules (Rules, or the rule set opts give: rules of
 // other scopes in it are known, not run) over g, with the configuration
 // of opts, which is the linter's: linter.WithDisabled, WithSeverity
-// (unknown rules and invalid severities are errors),
+// (unknown rules and invalid severities are errors), the suppression
+// annotations of the root package (linter.SuppressAnnotation: on an object,
+// for the diagnostics in its document; on the meta object, for every
+// diagnostic of the rules it names; the silenced ones are in the result's
+// Suppressed),
 // WithCrossplaneVersion (it enables XP605), WithMaxDiagnostics (each rule
 // reports at most linter.DefaultMaxDiagnostics diagnostics by default,
 // and one more saying how many it left out, at the first left out). The
@@ -258,7 +262,18 @@ func (g *Graph) Lint(ctx context.Context, opts ...linter.RuleOption) (*linter.Re
 	if g == nil {
 		return nil, errors.New("deps: nil graph")
 	}
-	return linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.RuleOption{linter.WithRuleSet(graphRules()...)}, opts...)...)
+	rules := graphRules()
+	res, err := linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	if g.Root != nil && g.Root.Package != nil && g.Root.Package.suppressions != nil {
+		res.Diagnostics, res.Suppressed = linter.Suppress(ctx, g.Root.Package.suppressions, rules, res.Diagnostics)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // done reports whether the pass's context is done; checks call it once
