@@ -155,6 +155,13 @@ func (p *Pass) Report(d Diagnostic) {
 // messages.
 func (p *Pass) atCap() bool { return p.max > 0 && len(p.diags) >= p.max }
 
+// AtCap reports whether the pass keeps no more diagnostics
+// (WithMaxDiagnostics): a diagnostic reported now is only counted, so a
+// rule may leave its Message empty and skip the work of formatting it. It
+// must still Report it, so that the summary's count and severity (and,
+// for a rule without a package, place) stay right.
+func (p *Pass) AtCap() bool { return p.atCap() }
+
 // full reports whether the pass holds as many diagnostics as it may keep;
 // if so, it counts one more left out, of severity sev.
 func (p *Pass) full(sev Severity) bool {
