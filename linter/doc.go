@@ -25,7 +25,16 @@
 // Rules are disabled or regraded by ID or name (WithDisabled,
 // WithSeverity); inside a package, the annotation SuppressAnnotation
 // silences rules for one object, or for the whole package when it is on
-// the meta object. The parser's document errors become diagnostics of XP001
+// the meta object.
+//
+// A rule's Scope says what it inspects. Package rules (ScopePackage) run
+// in Lint; graph rules (ScopeGraph, xpkg/deps's Rules) run over a resolved
+// dependency graph in xpkg/deps's Graph.Lint, which is LintSubject with the
+// graph as each Pass's Subject. Both are described the same way (ID, name,
+// Doc, Severity, Bad and Good examples) and configured by the same
+// RuleOptions: a rule set may hold rules of every scope, each runner runs
+// those of its own and knows the others by name, so one configuration
+// serves a package and its graph. The parser's document errors become diagnostics of XP001
 // yaml-syntax (syntax errors, limit errors and anything unclassified),
 // XP002 missing-type (no or unknown apiVersion/kind, a document that is not
 // an object) and XP005 field-type (a value of the wrong type), so a user

@@ -87,7 +87,8 @@ var ErrRulePanic = errors.New("rule panicked")
 
 // Lint runs the rule set over pkg: the built-in rules (or those given with
 // WithRuleSet) that apply to the package's kind, plus the user's rules
-// (WithRules), less those disabled. Rules run in parallel; the diagnostics
+// (WithRules), less those disabled; of the rule set, only the package
+// rules run (Rule.Scope), the others are known by name. Rules run in parallel; the diagnostics
 // come back sorted, with suppressions (SuppressAnnotation) applied and
 // severities regraded (WithSeverity).
 //
@@ -109,17 +110,51 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 	if pkg == nil {
 		return nil, errors.New("linter: nil package")
 	}
-	pkg = withoutNil(pkg)
 	c := &config{}
 	for _, o := range opts {
 		if o != nil {
-			o(c)
+			o.applyLint(c)
 		}
 	}
+	return run(ctx, c, ScopePackage, withoutNil(pkg), nil, Builtin)
+}
+
+// LintSubject runs the rules of scope (not ScopePackage: Lint runs those)
+// over subject, which they reach through Pass.Subject, as Lint runs
+// package rules: in parallel, each capped (WithMaxDiagnostics), their
+// diagnostics regraded (WithSeverity) and sorted, a failing rule recorded
+// in Result.Failures. It is how a runner of rules over something other
+// than one package runs them: xpkg/deps's Graph.Lint is LintSubject with
+// ScopeGraph, the graph, and the graph rules as its default rule set. The
+// rule set is the one opts give (WithRuleSet, WithRules); rules of other
+// scopes in it are known, not run. Suppression annotations are a
+// package's: LintSubject applies none.
+func LintSubject(ctx context.Context, scope Scope, subject any, opts ...RuleOption) (*Result, error) {
+	if ctx == nil {
+		return nil, errors.New("linter: nil context")
+	}
+	if scope == ScopePackage {
+		return nil, errors.New("linter: LintSubject runs rules of a scope other than ScopePackage: Lint runs package rules")
+	}
+	if subject == nil {
+		return nil, fmt.Errorf("linter: nil %s", scope)
+	}
+	c := &config{}
+	for _, o := range opts {
+		if o != nil {
+			o.applyRules(c)
+		}
+	}
+	return run(ctx, c, scope, nil, subject, nil)
+}
+
+// run runs the rules of scope in the rule set c gives (defaults when it
+// gives none) over pkg (ScopePackage) or subject.
+func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subject any, defaults func() []*Rule) (*Result, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	all, active, regrade, err := c.rules()
+	all, active, regrade, err := c.rules(defaults)
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +162,22 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 		return nil, err
 	}
 
-	kind := packageKind(pkg)
+	var (
+		kind      meta.Kind
+		metaGroup string
+		sh        *shared
+	)
+	if pkg != nil {
+		kind = packageKind(pkg)
+		metaGroup = pkg.MetaGroup
+		if metaGroup == "" {
+			metaGroup = meta.DefaultGroup
+		}
+		sh = newShared(pkg)
+	}
 	var run []*Rule
 	for _, r := range active {
-		if !r.AppliesTo(kind) {
+		if r.Scope != scope || !r.AppliesTo(kind) {
 			continue
 		}
 		if r.requires&needsImage != 0 && c.image == nil ||
@@ -140,11 +187,6 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 		run = append(run, r)
 	}
 
-	metaGroup := pkg.MetaGroup
-	if metaGroup == "" {
-		metaGroup = meta.DefaultGroup
-	}
-	sh := newShared(pkg)
 	passes := make([]*Pass, len(run))
 	failures := make([]*RuleError, len(run))
 	n := c.concurrency
@@ -165,6 +207,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 				Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
 				CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
 				target: c.target, ctx: ctx, shared: sh, max: c.maxDiags, schemaOpts: c.schemaOpts,
+				subject: subject,
 			}
 			passes[i] = p
 			if err := runRule(p); err != nil {
@@ -190,9 +233,12 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 			res.Failures = append(res.Failures, failures[i])
 		}
 	}
-	diags, silenced := suppress(ctx, pkg, all, ran, diags, sh, c.maxDiags)
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	var silenced []Diagnostic
+	if pkg != nil {
+		diags, silenced = suppress(ctx, pkg, all, ran, diags, sh, c.maxDiags)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	for i := range diags {
 		if s, ok := regrade[diags[i].RuleID]; ok {

@@ -318,6 +318,7 @@ func TestValidate(t *testing.T) {
 		{name: "empty doc", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Doc = " "; return r }()}, want: "empty Doc"},
 		{name: "bad severity", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Severity = 0; return r }()}, want: "severity"},
 		{name: "bad kind", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Kinds = []meta.Kind{"Stack"}; return r }()}, want: "kind"},
+		{name: "bad scope", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Scope = 7; return r }()}, want: "scope"},
 		{name: "nil run", rules: []*linter.Rule{func() *linter.Rule { r := ok(); r.Run = nil; return r }()}, want: "nil Run"},
 		{name: "duplicate ID", rules: []*linter.Rule{ok(), func() *linter.Rule { r := ok(); r.Name = "other"; r.ID = "ok1"; return r }()}, want: "already used"},
 		{name: "duplicate name", rules: []*linter.Rule{ok(), func() *linter.Rule { r := ok(); r.ID = "OK2"; return r }()}, want: "already used"},
@@ -423,5 +424,45 @@ func TestMetaGroupMismatch(t *testing.T) {
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Pos.Line != 1 ||
 		!strings.Contains(res.Diagnostics[0].Message, "has group meta.pkg.crossplane.io, want meta.pkg.example.org") {
 		t.Fatalf("got %v", res.Diagnostics)
+	}
+}
+
+// TestScopes checks that each runner runs the rules of its scope and knows
+// the others: Lint skips a graph rule in its set (and may disable it),
+// LintSubject runs it with its subject, capped like a package rule with the
+// summary at the first left out, and refuses ScopePackage.
+func TestScopes(t *testing.T) {
+	t.Parallel()
+	pkg := parse(t, "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: p\n")
+	graphRule := testRule("GR1", "graph-rule", func(p *linter.Pass) error {
+		n, ok := p.Subject().(int)
+		if !ok {
+			return errors.New("no subject")
+		}
+		for i := range n {
+			p.Report(linter.Diagnostic{Pos: parser.Position{File: "g", Line: i + 1}, Message: "m"})
+		}
+		return nil
+	})
+	graphRule.Scope = linter.ScopeGraph
+	res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(graphRule), linter.WithSeverity("graph-rule", linter.SeverityInfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rules) != 0 || len(res.Diagnostics) != 0 || len(res.Failures) != 0 {
+		t.Errorf("Lint ran a graph rule: %+v", res)
+	}
+	if _, err := linter.LintSubject(context.Background(), linter.ScopePackage, 1, linter.WithRuleSet(graphRule)); err == nil {
+		t.Error("LintSubject(ScopePackage): no error")
+	}
+	if _, err := linter.LintSubject(context.Background(), linter.ScopeGraph, 3, linter.WithRuleSet(graphRule), linter.WithDisabled("XP102")); !errors.Is(err, linter.ErrUnknownRule) {
+		t.Errorf("unknown rule: got %v", err)
+	}
+	res, err = linter.LintSubject(context.Background(), linter.ScopeGraph, 5, linter.WithRuleSet(graphRule), linter.WithMaxDiagnostics(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 3 || res.Diagnostics[2].Pos.Line != 3 || !strings.Contains(res.Diagnostics[2].Message, "3 more diagnostics") {
+		t.Errorf("capped: got %v", res.Diagnostics)
 	}
 }

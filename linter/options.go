@@ -9,8 +9,34 @@ import (
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// Option configures Lint.
-type Option func(*config)
+// Option configures Lint. A RuleOption (the rule set and its
+// configuration: which rules run, at which severity, with which cap and
+// for which Crossplane version) is an Option too, and configures every
+// runner of rules alike: Lint, LintSubject and xpkg/deps's Graph.Lint.
+// The other options (WithImageFacts, WithExamples, WithSchemaOptions) are
+// about one package and configure Lint alone.
+type Option interface {
+	applyLint(*config)
+}
+
+// RuleOption configures a rule set and how its rules report, wherever they
+// run: give the same RuleOptions to Lint and to Graph.Lint and package
+// rules and graph rules are disabled, regraded and capped alike.
+type RuleOption interface {
+	Option
+	applyRules(*config)
+}
+
+// lintOption is an Option of Lint alone.
+type lintOption func(*config)
+
+func (o lintOption) applyLint(c *config) { o(c) }
+
+// ruleOption is an Option of every runner of rules.
+type ruleOption func(*config)
+
+func (o ruleOption) applyLint(c *config)  { o(c) }
+func (o ruleOption) applyRules(c *config) { o(c) }
 
 type config struct {
 	ruleSet     []*Rule
@@ -33,31 +59,37 @@ type severityOverride struct {
 	sev  Severity
 }
 
-// WithRules adds rules (the user's own) to the rule set.
-func WithRules(rules ...*Rule) Option {
-	return func(c *config) { c.extra = append(c.extra, rules...) }
+// WithRules adds rules (the user's own) to the rule set. Rules of another
+// scope than the runner's (see Rule.Scope) are known, not run: naming one
+// in WithDisabled or WithSeverity is no error.
+func WithRules(rules ...*Rule) RuleOption {
+	return ruleOption(func(c *config) { c.extra = append(c.extra, rules...) })
 }
 
-// WithRuleSet replaces the built-in rules (Builtin) by rules. Rules given
-// with WithRules are still added.
-func WithRuleSet(rules ...*Rule) Option {
-	return func(c *config) { c.ruleSet, c.ruleSetSet = rules, true }
+// WithRuleSet replaces the runner's default rules (Lint: Builtin;
+// Graph.Lint: the graph rules) by rules. Rules given with WithRules are
+// still added.
+func WithRuleSet(rules ...*Rule) RuleOption {
+	return ruleOption(func(c *config) { c.ruleSet, c.ruleSetSet = rules, true })
 }
 
 // WithDisabled turns off the rules named, by ID or name. Naming a rule that
-// is not in the rule set makes Lint fail with ErrUnknownRule.
-func WithDisabled(idsOrNames ...string) Option {
-	return func(c *config) { c.disabled = append(c.disabled, idsOrNames...) }
+// is not in the rule set makes the run fail with ErrUnknownRule.
+func WithDisabled(idsOrNames ...string) RuleOption {
+	return ruleOption(func(c *config) { c.disabled = append(c.disabled, idsOrNames...) })
 }
 
 // WithSeverity regrades every diagnostic of the rule named (by ID or name)
-// to s. Naming an unknown rule makes Lint fail with ErrUnknownRule.
-func WithSeverity(idOrName string, s Severity) Option {
-	return func(c *config) { c.severities = append(c.severities, severityOverride{idOrName, s}) }
+// to s. Naming an unknown rule makes the run fail with ErrUnknownRule, and
+// an invalid severity fails it too. When several WithSeverity options name
+// the same rule (by its ID or its name), the last one given wins.
+func WithSeverity(idOrName string, s Severity) RuleOption {
+	return ruleOption(func(c *config) { c.severities = append(c.severities, severityOverride{idOrName, s}) })
 }
 
 // WithCrossplaneVersion sets the Crossplane version the package must work
-// with, e.g. "v2.0.0"; it enables XP203 crossplane-compatible, and the
+// with, e.g. "v2.0.0"; it enables XP203 crossplane-compatible (and, for a
+// graph, XP605 graph-crossplane-version), and the
 // rules whose answer depends on the version follow the release line of
 // that version (see RULES.md, "By target": a 1.x target makes XP208 and
 // XP209 errors, XP102 refuse the kinds that came with v2, XP410 accept
@@ -66,20 +98,20 @@ func WithSeverity(idOrName string, s Severity) Option {
 // line; a version newer than every line the linter knows is judged as the
 // newest, and Result.TargetNote says so. Without it the rules follow
 // DefaultCrossplaneVersion, the newest stable line. A version that is not
-// valid semver makes Lint fail.
-func WithCrossplaneVersion(v string) Option {
-	return func(c *config) { c.xpVersion = v }
+// valid semver makes the run fail.
+func WithCrossplaneVersion(v string) RuleOption {
+	return ruleOption(func(c *config) { c.xpVersion = v })
 }
 
 // WithImageFacts gives the facts of the image the package was read from,
 // enabling the XP5xx rules.
 func WithImageFacts(f *ImageFacts) Option {
-	return func(c *config) { c.image = f }
+	return lintOption(func(c *config) { c.image = f })
 }
 
 // WithConcurrency sets how many rules run at once (GOMAXPROCS by default).
-func WithConcurrency(n int) Option {
-	return func(c *config) { c.concurrency = n }
+func WithConcurrency(n int) RuleOption {
+	return ruleOption(func(c *config) { c.concurrency = n })
 }
 
 // DefaultMaxDiagnostics is how many diagnostics each rule reports at most
@@ -87,15 +119,16 @@ func WithConcurrency(n int) Option {
 const DefaultMaxDiagnostics = 1000
 
 // WithMaxDiagnostics sets how many diagnostics each rule reports at most on
-// one package (DefaultMaxDiagnostics by default); n <= 0 removes the cap.
-// A rule that finds more keeps the first n it reports and adds one
-// diagnostic, at the package's first line and with the highest severity
-// among those left out, saying how many it left out. The cap bounds the
+// one package or graph (DefaultMaxDiagnostics by default); n <= 0 removes
+// the cap. A rule that finds more keeps the first n it reports and adds
+// one diagnostic, with the highest severity among those left out, saying
+// how many it left out: at the package's first line for a package rule,
+// at the first left out for a rule of another scope. The cap bounds the
 // memory and the output a package can buy: without it, a package of a few
 // KiB can draw millions of diagnostics. The unused-suppression
 // diagnostics of XP004 are capped the same way.
-func WithMaxDiagnostics(n int) Option {
-	return func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true }
+func WithMaxDiagnostics(n int) RuleOption {
+	return ruleOption(func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true })
 }
 
 // DefaultCrossplaneVersion is the Crossplane release line the rules follow
@@ -133,10 +166,10 @@ func (c *config) check() error {
 
 // rules returns the rule set after disabling, and the severity overrides
 // keyed by rule ID.
-func (c *config) rules() (all, active []*Rule, sev map[string]Severity, err error) {
+func (c *config) rules(defaults func() []*Rule) (all, active []*Rule, sev map[string]Severity, err error) {
 	base := c.ruleSet
-	if !c.ruleSetSet {
-		base = Builtin()
+	if !c.ruleSetSet && defaults != nil {
+		base = defaults()
 	}
 	all = append(append([]*Rule(nil), base...), c.extra...)
 	if err := Validate(all); err != nil {

@@ -8,5 +8,5 @@ import lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 // lschema.WithExtension, they evaluate the CEL rules of those definitions
 // (linter/schema/apiserver.LintOptions installs the API server's).
 func WithSchemaOptions(opts ...lschema.Option) Option {
-	return func(c *config) { c.schemaOpts = append(c.schemaOpts, opts...) }
+	return lintOption(func(c *config) { c.schemaOpts = append(c.schemaOpts, opts...) })
 }

@@ -42,6 +42,9 @@ type Pass struct {
 	// default when no version was given).
 	target target.Resolved
 
+	// subject is what a rule of another scope than ScopePackage runs on.
+	subject any
+
 	ctx        context.Context
 	shared     *shared
 	schemaOpts []lschema.Option // WithSchemaOptions
@@ -53,6 +56,9 @@ type Pass struct {
 	max        int
 	dropped    int
 	droppedSev Severity
+	// droppedAt is the first diagnostic Report left out: the place of the
+	// summary of a pass without a package.
+	droppedAt Diagnostic
 	// pending are diagnostics of Reportf whose field positions are
 	// resolved after the rule ran, one parse per object (resolvePositions).
 	pending []pendingPos
@@ -65,6 +71,11 @@ type pendingPos struct {
 	obj  *parser.Object
 	path []string
 }
+
+// Subject returns what a rule of a scope other than ScopePackage runs on,
+// as its runner gave it (LintSubject): the *deps.Graph for ScopeGraph. It
+// is nil for a package rule, whose subject is Package.
+func (p *Pass) Subject() any { return p.subject }
 
 // Context returns the context of the Lint call. A rule that loops over
 // the package's objects, or over any list the package holds, checks it at
@@ -125,6 +136,9 @@ func (p *Pass) Report(d Diagnostic) {
 		d.Severity = SeverityWarning
 		d.Message += " (a warning: Crossplane " + p.release().Line + " installs none of a Function's objects)"
 	}
+	if p.atCap() && p.dropped == 0 {
+		p.droppedAt = d
+	}
 	if p.full(d.Severity) {
 		return
 	}
@@ -142,6 +156,13 @@ func (p *Pass) Report(d Diagnostic) {
 // messages.
 func (p *Pass) atCap() bool { return p.max > 0 && len(p.diags) >= p.max }
 
+// AtCap reports whether the pass keeps no more diagnostics
+// (WithMaxDiagnostics): a diagnostic reported now is only counted, so a
+// rule may leave its Message empty and skip the work of formatting it. It
+// must still Report it, so that the summary's count and severity (and,
+// for a rule without a package, place) stay right.
+func (p *Pass) AtCap() bool { return p.atCap() }
+
 // full reports whether the pass holds as many diagnostics as it may keep;
 // if so, it counts one more left out, of severity sev.
 func (p *Pass) full(sev Severity) bool {
@@ -154,16 +175,20 @@ func (p *Pass) full(sev Severity) bool {
 }
 
 // summarize adds, when diagnostics were left out, one diagnostic saying
-// how many, at the package's position, with the highest severity among
-// them (so that a package failing on them still fails).
+// how many, with the highest severity among them (so that a package
+// failing on them still fails): at the package's position, or, without a
+// package (a rule of another scope), at the place of the first left out.
 func (p *Pass) summarize() {
 	if p.dropped == 0 {
 		return
 	}
-	p.diags = append(p.diags, Diagnostic{
-		RuleID: p.Rule.ID, RuleName: p.Rule.Name, Severity: p.droppedSev, Pos: p.PackagePos(),
-		Message: fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max),
-	})
+	d := Diagnostic{Pos: p.PackagePos()}
+	if p.Package == nil {
+		d = p.droppedAt
+	}
+	d.RuleID, d.RuleName, d.Severity = p.Rule.ID, p.Rule.Name, p.droppedSev
+	d.Message = fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max)
+	p.diags = append(p.diags, d)
 	p.dropped = 0
 }
 
@@ -251,6 +276,9 @@ func (p *Pass) Pos(obj *parser.Object, path ...string) parser.Position {
 // PackagePos returns where package-level diagnostics point: line 1,
 // column 1 of the file of the package's first document.
 func (p *Pass) PackagePos() parser.Position {
+	if p.shared == nil {
+		return parser.Position{} // a rule of another scope: no package
+	}
 	return p.shared.packagePos()
 }
 

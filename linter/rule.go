@@ -30,11 +30,18 @@ type Rule struct {
 	// package, including packages whose kind is unknown because they hold
 	// zero or several meta objects.
 	Kinds []meta.Kind
+	// Scope is what the rule inspects: one package (ScopePackage, the zero
+	// value; Lint runs it) or a resolved dependency graph (ScopeGraph;
+	// xpkg/deps's Graph.Lint runs it). A rule set may mix scopes: each
+	// runner runs the rules of its scope and knows the others by name, so
+	// one rule set and one configuration serve every runner.
+	Scope Scope
 	// Bad and Good are short YAML examples for the rule catalog: a package
 	// (or document) the rule reports, and its corrected form. Optional.
 	Bad, Good string
-	// Run inspects the package and reports problems with pass.Report. An
-	// error return means the rule itself failed (it is recorded in
+	// Run inspects the rule's subject (the package, or for a rule of
+	// another scope, Pass.Subject) and reports problems with pass.Report.
+	// An error return means the rule itself failed (it is recorded in
 	// Result.Failures), not that the package has a problem.
 	Run func(pass *Pass) error
 
@@ -44,6 +51,30 @@ type Rule struct {
 	// package's objects: in a Function package, at a target that installs
 	// none of a Function's objects (from v2.2), they are warnings.
 	installs bool
+}
+
+// Scope says what a rule inspects, and so which runner runs it.
+type Scope uint8
+
+const (
+	// ScopePackage is the scope of a rule over one parsed package: Lint
+	// runs it.
+	ScopePackage Scope = iota
+	// ScopeGraph is the scope of a rule over a resolved dependency graph:
+	// xpkg/deps's Graph.Lint runs it, and its Pass.Subject is the
+	// *deps.Graph.
+	ScopeGraph
+)
+
+// String returns "package" or "graph" ("Scope(N)" for an unknown value).
+func (s Scope) String() string {
+	switch s {
+	case ScopePackage:
+		return "package"
+	case ScopeGraph:
+		return "graph"
+	}
+	return fmt.Sprintf("Scope(%d)", int(s))
 }
 
 // requirement lists inputs without which a rule does not run.
@@ -116,8 +147,8 @@ func validName(name string) bool {
 }
 
 // Validate checks a rule set before anything runs: every rule is non-nil,
-// has a well-formed ID and Name, a Doc, a valid Severity, known Kinds and a
-// Run function, and no two rules share an ID or a name (nor one rule's ID
+// has a well-formed ID and Name, a Doc, a valid Severity, a known Scope,
+// known Kinds and a Run function, and no two rules share an ID or a name (nor one rule's ID
 // another's name). It returns every problem found, joined; each wraps
 // ErrInvalidRule.
 func Validate(rules []*Rule) error {
@@ -158,6 +189,9 @@ func Validate(rules []*Rule) error {
 		}
 		if !r.Severity.Valid() {
 			bad(i, r, "invalid severity %d", int(r.Severity))
+		}
+		if r.Scope > ScopeGraph {
+			bad(i, r, "unknown scope %d", int(r.Scope))
 		}
 		for _, k := range r.Kinds {
 			if !slices.Contains(meta.Kinds(), k) {

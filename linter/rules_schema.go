@@ -18,7 +18,7 @@ import (
 // examples/ directory of a package directory, or .up/examples.yaml of an
 // image's examples layer), enabling XP408 example-schema.
 func WithExamples(examples *parser.Package) Option {
-	return func(c *config) { c.examples = examples }
+	return lintOption(func(c *config) { c.examples = examples })
 }
 
 // maxSchemaReports caps the diagnostics one schema rule reports per object.

@@ -2,6 +2,7 @@ package linter
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -29,6 +30,40 @@ import (
 // did not run (disabled, not for this kind of package, or lacking image
 // facts or a target version), when nothing can be told.
 const SuppressAnnotation = "lint.xpkgkit.dev/ignore"
+
+// Suppress applies the suppression annotations of pkg to diagnostics that
+// another runner of rules reported about it, as Lint applies them to its
+// own: it returns the diagnostics that stand and those silenced, each with
+// its Suppression. Graph.Lint (xpkg/deps) silences a graph rule's
+// diagnostics in the root package's documents with the root's
+// annotations, and every one of the rule's diagnostics with an annotation
+// on the root's meta object. The annotations name rules by ID or by name:
+// rules are those the names may refer to (the diagnostics' own rules are
+// known by their RuleID and RuleName). Suppress reports no unused
+// suppression (XP004 is Lint's). It is linear in the diagnostics and the
+// annotations' entries; diags is reused.
+func Suppress(ctx context.Context, pkg *parser.Package, rules []*Rule, diags []Diagnostic) (kept, silenced []Diagnostic) {
+	if pkg == nil {
+		return diags, nil
+	}
+	known := slices.Clone(rules)
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if r != nil {
+			seen[r.ID] = true
+		}
+	}
+	for _, d := range diags {
+		if !seen[d.RuleID] {
+			seen[d.RuleID] = true
+			known = append(known, &Rule{ID: d.RuleID, Name: d.RuleName})
+		}
+	}
+	known = slices.DeleteFunc(known, func(r *Rule) bool { return r == nil })
+	kept, silenced = suppress(ctx, pkg, known, nil, diags, nil, 0)
+	SortDiagnostics(silenced)
+	return kept, silenced
+}
 
 // unusedSuppressionID is the ID of the rule the driver itself implements.
 const unusedSuppressionID = "XP004"

@@ -98,11 +98,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2
 	}
-	var opts []deps.LintOption
+	var opts []linter.RuleOption
 	if *xpVersion != "" {
-		opts = append(opts, deps.WithCrossplaneVersion(*xpVersion))
+		opts = append(opts, linter.WithCrossplaneVersion(*xpVersion))
 	}
-	ds, err := g.Lint(ctx, opts...)
+	res, err := g.Lint(ctx, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2
@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	code := 0
-	for _, d := range ds {
+	for _, d := range res.Diagnostics {
 		fmt.Fprintln(stderr, d)
 		if d.Severity == linter.SeverityError {
 			code = 1

@@ -79,10 +79,11 @@ func TestDepsWorstCasesExercise(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ds, err := g.Lint(t.Context(), deps.WithCrossplaneVersion("v2.0.0"))
+			res, err := g.Lint(t.Context(), linter.WithCrossplaneVersion("v2.0.0"))
 			if err != nil {
 				t.Fatal(err)
 			}
+			ds := res.Diagnostics
 			count := map[string]int{}
 			for _, d := range ds {
 				count[d.RuleID]++

@@ -337,17 +337,22 @@ func buildVersion(bi *debug.BuildInfo, ok bool) string {
 // modulePath is the path of xpkgkit's module.
 const modulePath = "github.com/xpkgkit/xpkgkit"
 
-// allRules returns every rule the checker knows: the built-in rules
-// (unless left out), the caller's, and the dependency graph's.
+// allRules returns every rule the checker knows: the package rules
+// (packageRules), the dependency graph's, and the API change rules.
 func (ck *Checker) allRules() []*linter.Rule {
+	all := append(ck.packageRules(), deps.Rules()...)
+	return append(all, apidiff.Rules()...) // against.go
+}
+
+// packageRules returns the package rules the checker runs: the built-in
+// rules (unless left out) and the caller's.
+func (ck *Checker) packageRules() []*linter.Rule {
 	var all []*linter.Rule
 	if ck.builtin {
 		all = append(all, linter.Builtin()...)
 		all = append(all, apiserverRules()...) // apiserver.go
 	}
-	all = append(all, ck.rules...)
-	all = append(all, deps.Rules()...)
-	return append(all, apidiff.Rules()...) // against.go
+	return append(all, ck.rules...)
 }
 
 // lookupRule returns the rule of allRules named by ID or name, nil if none.

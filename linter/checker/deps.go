@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
@@ -76,29 +78,41 @@ func (f *depsFlags) apply() (depsConfig, error) {
 // errNoLocalSource is the error of --deps --offline without a local source.
 var errNoLocalSource = errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR (or deps-from in the configuration) or --deps-cache DIR")
 
-// isPackageRule reports whether id is the package linter's to run: not
-// a graph rule (XP6xx, run on the graph) nor an API change rule (XP7xx,
-// run by --against), which the package linter does not know.
-func isPackageRule(id string) bool {
-	for _, rs := range [][]*linter.Rule{deps.Rules(), apidiff.Rules()} {
-		for _, r := range rs {
-			if r.ID == id {
-				return false
-			}
+// isChangeRule reports whether id is an API change rule (XP7xx, run by
+// --against with apidiff's options), which the package and graph linters
+// do not know.
+func isChangeRule(id string) bool {
+	for _, r := range apidiff.Rules() {
+		if r.ID == id {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
-// packageRules returns the IDs of ids that are the package linter's.
-func packageRules(ids []string) []string {
-	var out []string
-	for _, id := range ids {
-		if isPackageRule(id) {
-			out = append(out, id)
+// ruleConfig returns the configuration the package linter and the graph
+// linter share: the target version, and the rules disabled and regraded
+// (the API change rules' are --against's), regraded in ID order.
+func (c *config) ruleConfig() []linter.RuleOption {
+	var opts []linter.RuleOption
+	if c.xpVersion != "" {
+		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
+	}
+	var disabled []string
+	for _, id := range c.disabled {
+		if !isChangeRule(id) {
+			disabled = append(disabled, id)
 		}
 	}
-	return out
+	if len(disabled) > 0 {
+		opts = append(opts, linter.WithDisabled(disabled...))
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.severities)) {
+		if !isChangeRule(id) {
+			opts = append(opts, linter.WithSeverity(id, c.severities[id]))
+		}
+	}
+	return opts
 }
 
 // rootMark prefixes the files of the root package's summary, so that the
@@ -107,15 +121,16 @@ func packageRules(ids []string) []string {
 const rootMark = "\x00root"
 
 // lintGraph resolves the dependency graph of p and lints it. It returns
-// the graph's diagnostics, with the root's files displayed as the linter's
-// are, and, for the text format, the graph drawn as a tree.
-func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagnostic, string, error) {
+// the graph's diagnostics and those the root's annotations silenced, with
+// the root's files displayed as the linter's are, and, for the text
+// format, the graph drawn as a tree.
+func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []linter.Diagnostic, tree string, err error) {
 	root, err := deps.Summarize(ctx, p.Package, rootMark)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if root.MetaName == "" {
-		return nil, "", nil // no single meta object: the linter says so
+		return nil, nil, "", nil // no single meta object: the linter says so
 	}
 	if p.SourceKind == xpkg.SourceRegistry {
 		// A package pulled by reference is a node of its own graph: a
@@ -146,25 +161,21 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	src := &watchedSource{Source: deps.Sources(srcs...)}
 	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion)).Resolve(ctx, root)
 	if err != nil {
-		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+		return nil, nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
 	if err := src.err(); err != nil {
 		// A network or registry failure is no verdict on the package:
 		// the source is unreadable (exit 2), with the cause.
-		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
+		return nil, nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
-	var opts []deps.LintOption
-	if c.xpVersion != "" {
-		opts = append(opts, deps.WithCrossplaneVersion(c.xpVersion))
-	}
-	opts = append(opts, deps.WithDisabled(c.disabled...))
-	for id, sev := range c.severities {
-		opts = append(opts, deps.WithSeverity(id, sev))
-	}
-	ds, err := g.Lint(ctx, opts...)
+	// The graph linter knows the package rules too, so that the one
+	// configuration may name any rule (see lintOptions).
+	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...)}, c.ruleConfig()...)
+	res, err := g.Lint(ctx, opts...)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
+	ds, silenced = res.Diagnostics, res.Suppressed
 	perNode := verdicts(g, ds)
 	// Messages name positions too (a conflict lists every constraint):
 	// the root's files are shown as its diagnostics show them.
@@ -172,19 +183,20 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 	if (p.SourceKind == xpkg.SourceDirectory || p.SourceKind == xpkg.SourcePackageYAML) && p.Root != "" {
 		rootDir = p.Root + string(filepath.Separator)
 	}
-	for i := range ds {
-		if f, ok := strings.CutPrefix(ds[i].Pos.File, rootMark); ok {
-			ds[i].Pos.File = displayFile(p, linter.Diagnostic{Pos: posWithFile(ds[i], strings.TrimPrefix(f, "/"))})
+	for _, list := range [][]linter.Diagnostic{ds, silenced} {
+		for i := range list {
+			if f, ok := strings.CutPrefix(list[i].Pos.File, rootMark); ok {
+				list[i].Pos.File = displayFile(p, linter.Diagnostic{Pos: posWithFile(list[i], strings.TrimPrefix(f, "/"))})
+			}
+			list[i].Message = strings.ReplaceAll(list[i].Message, rootMark+"/", rootDir)
 		}
-		ds[i].Message = strings.ReplaceAll(ds[i].Message, rootMark+"/", rootDir)
 	}
-	tree := ""
 	if c.format == report.FormatText {
 		var b strings.Builder
 		drawTree(&b, g, perNode)
 		tree = b.String()
 	}
-	return ds, tree, nil
+	return ds, silenced, tree, nil
 }
 
 func posWithFile(d linter.Diagnostic, file string) parser.Position {

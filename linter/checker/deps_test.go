@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -216,5 +219,45 @@ func TestDepsUnreachable(t *testing.T) {
 				t.Errorf("a finding for an unreachable registry:\n%s", r.stdout)
 			}
 		})
+	}
+}
+
+// TestDepsSuppression checks that the root package's suppression
+// annotation silences graph rules as it silences package rules: the
+// diagnostics move to "suppressed" with the reason, the exit code follows,
+// and XP004 does not call a graph rule's ID unknown.
+func TestDepsSuppression(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"composition.yaml", "crossplane.yaml", "xrd.yaml"} {
+		b, err := os.ReadFile(filepath.Join(depsRoot, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "crossplane.yaml" {
+			b = []byte(strings.Replace(string(b), "  annotations:\n", "  annotations:\n    "+linter.SuppressAnnotation+": \"XP601 dependency-kind XP606: checked by hand\"\n", 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runCLI(t, nil, "-o", "json", "--deps", "--offline", "--deps-from", depsRegistry, dir)
+	_, rep := decodeReport(t, r)
+	if r.code != exitOK {
+		t.Errorf("exit code %d, want %d\n%s%s", r.code, exitOK, r.stdout, r.stderr)
+	}
+	got := map[string]int{}
+	for _, d := range rep.Suppressed {
+		got[d.Rule]++
+	}
+	for id, n := range map[string]int{"XP601": 2, "XP604": 1, "XP606": 1} {
+		if got[id] != n {
+			t.Errorf("%s: %d suppressed, want %d (all: %v)", id, got[id], n, got)
+		}
+	}
+	for _, d := range rep.Diagnostics {
+		if d.Rule == "XP004" || strings.HasPrefix(d.Rule, "XP6") {
+			t.Errorf("unexpected: %+v", d)
+		}
 	}
 }

@@ -41,8 +41,8 @@ func (s *watchedSource) Tags(ctx context.Context, name string) ([]string, error)
 	return tags, err
 }
 
-func (s *watchedSource) Fetch(ctx context.Context, name, version string) (*deps.Package, error) {
-	p, err := s.Source.Fetch(ctx, name, version)
+func (s *watchedSource) Fetch(ctx context.Context, name, version string, opts ...deps.SummaryOption) (*deps.Package, error) {
+	p, err := s.Source.Fetch(ctx, name, version, opts...)
 	what := name
 	if version != "" {
 		what += ":" + version

@@ -17,6 +17,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // stdinSource is the SOURCE that stands for standard input.
@@ -207,12 +208,19 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	}
 	var tree string
 	if c.deps.enabled {
-		ds, t, err := lintGraph(ctx, c, p)
+		ds, silenced, t, err := lintGraph(ctx, c, p)
 		if err != nil {
 			return outcome{src: unreadable(source, err)}
 		}
 		src.Diagnostics, tree = append(src.Diagnostics, ds...), t
 		linter.SortDiagnostics(src.Diagnostics)
+		if len(silenced) > 0 {
+			for i := range silenced {
+				silenced[i].Source = src.Name
+			}
+			src.Suppressed = append(src.Suppressed, silenced...)
+			linter.SortDiagnostics(src.Suppressed)
+		}
 	}
 	var failures []error
 	for _, f := range res.Failures {
@@ -235,16 +243,12 @@ func (c *config) lintOptions() []linter.Option {
 	case len(c.ck.rules) > 0:
 		opts = append(opts, linter.WithRules(c.ck.rules...))
 	}
-	if c.xpVersion != "" {
-		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
-	}
-	if disabled := packageRules(c.disabled); len(disabled) > 0 {
-		opts = append(opts, linter.WithDisabled(disabled...))
-	}
-	for id, sev := range c.severities {
-		if isPackageRule(id) {
-			opts = append(opts, linter.WithSeverity(id, sev))
-		}
+	// The package linter knows the graph rules, which it does not run, so
+	// that the one configuration may name any rule (see lintGraph), and a
+	// package may silence a graph rule without XP004 calling it unknown.
+	opts = append(opts, linter.WithRules(deps.Rules()...))
+	for _, o := range c.ruleConfig() {
+		opts = append(opts, o)
 	}
 	return opts
 }

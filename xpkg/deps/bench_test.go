@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
@@ -57,10 +58,11 @@ func benchResolve(b *testing.B, dir string, root *deps.Package) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ds, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
+		res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0"))
 		if err != nil {
 			b.Fatal(err)
 		}
+		ds := res.Diagnostics
 		if len(ds) != 0 {
 			b.Fatalf("%d diagnostics, first %s", len(ds), ds[0])
 		}

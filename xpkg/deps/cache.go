@@ -123,7 +123,7 @@ func (c *CacheSource) Tags(ctx context.Context, name string) ([]string, error) {
 }
 
 // Fetch implements Source.
-func (c *CacheSource) Fetch(ctx context.Context, name, version string) (*Package, error) {
+func (c *CacheSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	if err := c.load(ctx); err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (c *CacheSource) Fetch(ctx context.Context, name, version string) (*Package
 	if err != nil {
 		return nil, fmt.Errorf("deps: %s: %w", path, err)
 	}
-	s, err := Summarize(ctx, pp, label)
+	s, err := Summarize(ctx, pp, label, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,24 +41,24 @@ func rootSummary(t testing.TB, p *xpkgtest.Package) *deps.Package {
 	return s
 }
 
-func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...deps.LintOption) (*deps.Graph, []linter.Diagnostic) {
+func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	return resolveAt(t, src, root, "", opts...)
 }
 
 // resolveAt is resolve with the resolver of Crossplane version target
 // ("" for the default).
-func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...deps.LintOption) (*deps.Graph, []linter.Diagnostic) {
+func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	g, err := deps.NewResolver(src, deps.WithTarget(target)).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := g.Lint(context.Background(), opts...)
+	res, err := g.Lint(context.Background(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, ds
+	return g, res.Diagnostics
 }
 
 // want is an expected diagnostic: rule ID, file:line and message pattern.
@@ -93,7 +94,7 @@ func TestResolve(t *testing.T) {
 		graph    *xpkgtest.Graph
 		root     *xpkgtest.Package
 		target   string // the resolver's Crossplane version (deps.WithTarget)
-		opts     []deps.LintOption
+		opts     []linter.RuleOption
 		versions string
 		want     []want
 	}{{
@@ -223,7 +224,7 @@ func TestResolve(t *testing.T) {
 		name:  "graph crossplane version",
 		graph: xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneConstraint("<v2.0.0")),
 		root:  cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
-		opts:  []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
+		opts:  []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0")},
 		want:  []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.1.0`}},
 	}, {
 		name:     "graph crossplane version without target",
@@ -253,7 +254,7 @@ func TestResolve(t *testing.T) {
 		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
 			WithXRD("x.example.org", "XThing").
 			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
-		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.1.0")},
+		opts:     []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0")},
 		versions: fnP + ":v0.3.0",
 	}, {
 		// From v2.2 none of a Function's objects is installed (crossplane
@@ -264,7 +265,7 @@ func TestResolve(t *testing.T) {
 		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
 			WithXRD("x.example.org", "XThing").
 			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
-		opts:     []deps.LintOption{deps.WithCrossplaneVersion("v2.2.0")},
+		opts:     []linter.RuleOption{linter.WithCrossplaneVersion("v2.2.0")},
 		versions: fnP + ":v0.3.0",
 		want:     []want{{"XP607", "root.yaml:", `composes "f.example.org/v1" "Thing", which no CRD, XRD or MRD of the graph serves`}},
 	}}
@@ -292,7 +293,7 @@ func TestLintCap(t *testing.T) {
 		root = root.WithDependency(meta.KindProvider, fmt.Sprintf("%sprovider-missing-%d", reg, i), ">=v1.0.0")
 	}
 	src := xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
-	_, ds := resolve(t, src, root, deps.WithMaxDiagnostics(3))
+	_, ds := resolve(t, src, root, linter.WithMaxDiagnostics(3))
 	if len(ds) != 4 {
 		t.Fatalf("got %d diagnostics, want 3 and a summary", len(ds))
 	}
@@ -300,7 +301,7 @@ func TestLintCap(t *testing.T) {
 	if last.RuleID != "XP601" || last.Severity != linter.SeverityError || !strings.Contains(last.Message, "4 more diagnostics of this rule were left out") {
 		t.Errorf("summary: got %s", last)
 	}
-	_, ds = resolve(t, src, root, deps.WithMaxDiagnostics(0))
+	_, ds = resolve(t, src, root, linter.WithMaxDiagnostics(0))
 	if len(ds) != 7 {
 		t.Errorf("without a cap: got %d diagnostics, want 7", len(ds))
 	}
@@ -420,7 +421,7 @@ func TestLargeGraphFetchesOnce(t *testing.T) {
 		t.Fatalf("got %d nodes, want 202", len(gr.Nodes))
 	}
 	for _, n := range gr.Nodes[1:] {
-		if c := src.Fetches(n.Name, n.Version); c != 1 {
+		if c := deps.Fetches(src, n.Name, n.Version); c != 1 {
 			t.Errorf("%s fetched %d times", n.Label(), c)
 		}
 	}
@@ -504,8 +505,8 @@ func TestComposedSchema(t *testing.T) {
 		WithXRD("x.example.org", "XThing").
 		WithObject(comp)
 	gr, ds := resolve(t, g.Source(t), root)
-	if n := gr.Nodes[2]; n.Name != provA || len(n.Package.Definitions) != 1 {
-		t.Fatalf("%s keeps %d definitions, want the Widget CRD only", n.Name, len(n.Package.Definitions))
+	if n := gr.Nodes[2]; n.Name != provA || len(deps.Definitions(n.Package)) != 1 {
+		t.Fatalf("%s keeps %d definitions, want the Widget CRD only", n.Name, len(deps.Definitions(n.Package)))
 	}
 	if len(ds) != 2 {
 		for _, d := range ds {
@@ -524,5 +525,190 @@ func TestComposedSchema(t *testing.T) {
 		if d.RuleID != "XP607" || d.Severity != w.sev || !regexp.MustCompile(w.msg).MatchString(d.Message) || d.Pos.File != "root.yaml" {
 			t.Errorf("diagnostic %d: %s", i, d)
 		}
+	}
+}
+
+// TestLintConfiguration checks that Graph.Lint takes the linter's
+// configuration as linter.Lint does: an unknown rule or an invalid
+// severity is an error, a rule is disabled or regraded by ID or name (the
+// last regrading wins, whichever names it), a package rule given in the
+// rule set is known and not run, and the graph rules given to linter.Lint
+// are known and not run.
+func TestLintConfiguration(t *testing.T) {
+	t.Parallel()
+	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, reg+"provider-missing", ">=v1.0.0")
+	src := xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
+	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lint := func(opts ...linter.RuleOption) (*linter.Result, error) {
+		return g.Lint(context.Background(), opts...)
+	}
+	for _, tc := range []struct {
+		name string
+		opts []linter.RuleOption
+	}{
+		{"unknown disabled", []linter.RuleOption{linter.WithDisabled("XP999")}},
+		{"unknown regraded", []linter.RuleOption{linter.WithSeverity("no-such-rule", linter.SeverityInfo)}},
+		{"package rule without the package rules", []linter.RuleOption{linter.WithDisabled("XP102")}},
+	} {
+		if _, err := lint(tc.opts...); !errors.Is(err, linter.ErrUnknownRule) {
+			t.Errorf("%s: got %v, want ErrUnknownRule", tc.name, err)
+		}
+	}
+	if _, err := lint(linter.WithSeverity("XP601", linter.Severity(9))); err == nil {
+		t.Error("invalid severity: no error")
+	}
+	sevOf := func(opts ...linter.RuleOption) []linter.Severity {
+		t.Helper()
+		res, err := lint(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []linter.Severity
+		for _, d := range res.Diagnostics {
+			out = append(out, d.Severity)
+		}
+		return out
+	}
+	if got := sevOf(); len(got) != 1 || got[0] != linter.SeverityError {
+		t.Fatalf("default: got %v, want one error", got)
+	}
+	if got := sevOf(linter.WithDisabled("dependency-unresolved")); len(got) != 0 {
+		t.Errorf("disabled by name: got %v", got)
+	}
+	for _, order := range [][2]string{{"XP601", "dependency-unresolved"}, {"dependency-unresolved", "XP601"}} {
+		got := sevOf(linter.WithSeverity(order[0], linter.SeverityInfo), linter.WithSeverity(order[1], linter.SeverityWarning))
+		if len(got) != 1 || got[0] != linter.SeverityWarning {
+			t.Errorf("regraded by %s then %s: got %v, want the last, warning", order[0], order[1], got)
+		}
+	}
+	res, err := lint(linter.WithRules(linter.Builtin()...), linter.WithDisabled("XP102"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 1 || slices.Contains(res.Rules, "XP102") || !slices.Contains(res.Rules, "XP601") {
+		t.Errorf("with the package rules: got %v, rules %v", res.Diagnostics, res.Rules)
+	}
+
+	// linter.Lint knows the graph rules it is given and runs none.
+	pkg, err := parser.Parse(context.Background(), bytes.NewReader(root.YAML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lres, err := linter.Lint(context.Background(), pkg, linter.WithRules(deps.Rules()...), linter.WithDisabled("XP605"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range lres.Rules {
+		if strings.HasPrefix(id, "XP6") {
+			t.Errorf("linter.Lint ran graph rule %s", id)
+		}
+	}
+}
+
+// TestGraphRuleWithoutGraph checks that a graph rule run on something else
+// than a graph fails (it is recorded in the result's Failures), not that it
+// passes silently.
+func TestGraphRuleWithoutGraph(t *testing.T) {
+	t.Parallel()
+	res, err := linter.LintSubject(context.Background(), linter.ScopeGraph, "not a graph", linter.WithRuleSet(deps.Rules()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != len(deps.Rules()) {
+		t.Errorf("got %d failures, want one per graph rule", len(res.Failures))
+	}
+}
+
+// TestSummarizeAsDependency checks that what a summary keeps is Summarize's
+// parameter, not something the context carries: a root's summary keeps no
+// definitions; a dependency's (AsDependency) keeps those of the types keep
+// asks for, whatever the context.
+func TestSummarizeAsDependency(t *testing.T) {
+	t.Parallel()
+	prov := xpkgtest.NewProvider("provider-a").WithCRD("a.example.org", "Widget", "v1").WithCRD("a.example.org", "Gadget", "v1")
+	pp, err := parser.Parse(context.Background(), bytes.NewReader(prov.YAML()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts []deps.SummaryOption
+		want int
+	}{
+		{"root", nil, 0},
+		{"dependency keeping Widget", []deps.SummaryOption{deps.AsDependency(func(g, k string) bool { return g == "a.example.org" && k == "Widget" })}, 1},
+		{"dependency keeping nothing", []deps.SummaryOption{deps.AsDependency(nil)}, 0},
+	} {
+		s, err := deps.Summarize(context.Background(), pp, "", tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(deps.Definitions(s)); got != tc.want || len(s.Types) != 2 {
+			t.Errorf("%s: %d definitions and %d types, want %d and 2", tc.name, got, len(s.Types), tc.want)
+		}
+	}
+}
+
+// TestLintSuppression checks that the root package's suppression
+// annotations silence graph rules as they silence package rules: on the
+// meta object for every diagnostic of the rule, with the reason, which the
+// result's Suppressed keeps.
+func TestLintSuppression(t *testing.T) {
+	t.Parallel()
+	src := xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b")).Source(t)
+	for _, tc := range []struct {
+		name, annotation string
+		kept, silenced   int
+	}{
+		{"none", "", 1, 0},
+		{"by ID", "XP601: vendored elsewhere", 0, 1},
+		{"by name", "dependency-unresolved: vendored elsewhere", 0, 1},
+		{"another rule", "XP602: not this one", 1, 0},
+	} {
+		root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, reg+"provider-missing", ">=v1.0.0")
+		if tc.annotation != "" {
+			root = root.WithAnnotation(linter.SuppressAnnotation, tc.annotation)
+		}
+		g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := g.Lint(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Diagnostics) != tc.kept || len(res.Suppressed) != tc.silenced {
+			t.Errorf("%s: %d kept, %d silenced; want %d, %d", tc.name, len(res.Diagnostics), len(res.Suppressed), tc.kept, tc.silenced)
+			continue
+		}
+		if tc.silenced > 0 {
+			if s := res.Suppressed[0].Suppression; s == nil || s.Reason != "vendored elsewhere" {
+				t.Errorf("%s: suppression %+v", tc.name, s)
+			}
+		}
+	}
+}
+
+// TestLintSuppressionInObject checks that an annotation on an object of the
+// root silences a graph rule's diagnostics in that object's document only.
+func TestLintSuppressionInObject(t *testing.T) {
+	t.Parallel()
+	src := xpkgtest.NewGraph().Source(t)
+	annotated := strings.Replace(string(ptComposition("a", "function-none")), "metadata:\n  name: a\n", "metadata:\n  name: a\n  annotations:\n    "+linter.SuppressAnnotation+": \"composition-function: installed by hand\"\n", 1)
+	root := xpkgtest.NewConfiguration("root").WithObject([]byte(annotated)).WithObject(ptComposition("b", "function-none"))
+	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Lint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 1 || len(res.Suppressed) != 1 || res.Suppressed[0].RuleID != "XP606" ||
+		!strings.Contains(res.Diagnostics[0].Message, `"b"`) || !strings.Contains(res.Suppressed[0].Message, `"a"`) {
+		t.Errorf("got %v kept, %v silenced; want b's kept and a's silenced", res.Diagnostics, res.Suppressed)
 	}
 }

@@ -169,7 +169,7 @@ func (d *DirSource) Tags(ctx context.Context, name string) ([]string, error) {
 }
 
 // Fetch implements Source.
-func (d *DirSource) Fetch(ctx context.Context, name, version string) (*Package, error) {
+func (d *DirSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	if err := d.load(ctx); err != nil {
 		return nil, err
 	}
@@ -182,23 +182,23 @@ func (d *DirSource) Fetch(ctx context.Context, name, version string) (*Package, 
 		if isDigest(version) {
 			tag = ""
 		}
-		return loadPackage(ctx, path, name, tag, d.limits)
+		return loadPackage(ctx, path, name, tag, d.limits, opts)
 	}
 	if !isDigest(version) {
 		return nil, fmt.Errorf("%w: %s:%s in %s", ErrNotFound, name, version, d.dir)
 	}
-	return d.fetchDigest(ctx, name, version, tags)
+	return d.fetchDigest(ctx, name, version, tags, opts)
 }
 
 // fetchDigest finds the image of name whose digest is dgst, reading the
 // images of the repository not read yet, in tag order.
-func (d *DirSource) fetchDigest(ctx context.Context, name, dgst string, tags map[string]string) (*Package, error) {
+func (d *DirSource) fetchDigest(ctx context.Context, name, dgst string, tags map[string]string, opts []SummaryOption) (*Package, error) {
 	d.mu.Lock()
 	tag, known := d.digests[name][dgst]
 	scanned := d.scanned[name]
 	d.mu.Unlock()
 	if known {
-		return loadPackage(ctx, tags[tag], name, tag, d.limits)
+		return loadPackage(ctx, tags[tag], name, tag, d.limits, opts)
 	}
 	if scanned {
 		return nil, fmt.Errorf("%w: %s@%s in %s", ErrNotFound, name, dgst, d.dir)
@@ -221,7 +221,7 @@ func (d *DirSource) fetchDigest(ctx context.Context, name, dgst string, tags map
 		d.digests[name][dg] = t
 		d.mu.Unlock()
 		if dg == dgst && found == nil {
-			p, err := loadPackage(ctx, tags[t], name, t, d.limits)
+			p, err := loadPackage(ctx, tags[t], name, t, d.limits, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -269,7 +269,7 @@ func openImage(ctx context.Context, path string, limits xpkg.Limits) (*oci.Sourc
 
 // summarizeImage reads package.yaml from the base layer of img (the layer
 // selector's choice: no other layer is read) and returns its summary.
-func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, tag, source string, limits xpkg.Limits) (*Package, error) {
+func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, tag, source string, limits xpkg.Limits, opts []SummaryOption) (*Package, error) {
 	label := name
 	if tag != "" {
 		label += ":" + tag
@@ -289,7 +289,7 @@ func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, ta
 	if err != nil {
 		return nil, fmt.Errorf("deps: %s: %w", source, err)
 	}
-	s, err := Summarize(ctx, pp, label)
+	s, err := Summarize(ctx, pp, label, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +299,7 @@ func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, ta
 
 // loadPackage reads the package at path (an image through its base layer,
 // a package directory, or a stream) and returns its summary.
-func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits) (*Package, error) {
+func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits, opts []SummaryOption) (*Package, error) {
 	label := name
 	if tag != "" {
 		label += ":" + tag
@@ -314,7 +314,7 @@ func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits
 		if err != nil {
 			return nil, fmt.Errorf("deps: %s: %w", path, err)
 		}
-		return summarizeImage(ctx, src, img, name, tag, path, limits)
+		return summarizeImage(ctx, src, img, name, tag, path, limits, opts)
 	case errors.Is(err, oci.ErrUnknownFormat):
 		fi, serr := os.Stat(path)
 		if serr != nil {
@@ -339,7 +339,7 @@ func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits
 	default:
 		return nil, fmt.Errorf("deps: %s: %w", path, err)
 	}
-	s, err := Summarize(ctx, pp, label)
+	s, err := Summarize(ctx, pp, label, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@
 //
 //	root, _ := deps.Summarize(ctx, pkg.Package, "")
 //	g, err := deps.NewResolver(deps.NewDirSource("vendor/xpkg")).Resolve(ctx, root)
-//	diags, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
+//	res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0")) // res.Diagnostics
 //	os.Stdout.Write(g.Lock().JSON())
 //
 // WithImageConfig applies Crossplane's ImageConfig rewrites
@@ -77,8 +77,11 @@
 // target version (XP605), pipeline steps naming no Function of the graph
 // (XP606) and composed types no CRD, XRD or MRD of the graph serves
 // (XP607), validating the root's composed bases against the schema of the CRD
-// that serves them (package linter/schema). Rules returns the rules for catalogs; their IDs and names are
-// API.
+// that serves them (package linter/schema). Rules returns the graph
+// rules: linter.Rule values of scope linter.ScopeGraph, configured by the
+// linter's own options (linter.WithDisabled, WithSeverity,
+// WithMaxDiagnostics, WithCrossplaneVersion), so that one configuration
+// serves a package's rules and its graph's. Their IDs and names are API.
 //
 // # Cost
 //
@@ -95,5 +98,5 @@
 // call), with a *LimitError; every loop over the graph is linear in its
 // packages and entries, and checks the context. Cycles are found as
 // strongly connected components (Tarjan), linear in the graph, and each
-// graph rule reports at most WithMaxDiagnostics diagnostics.
+// graph rule reports at most linter.WithMaxDiagnostics diagnostics.
 package deps

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
@@ -45,11 +46,11 @@ spec:
 	for _, p := range g.Lock().Packages {
 		fmt.Println(p.Package, p.Version, "asked by", p.RequiredBy[0].By, "at", p.RequiredBy[0].Position)
 	}
-	diags, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
+	res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0"))
 	if err != nil {
 		panic(err)
 	}
-	for _, d := range diags {
+	for _, d := range res.Diagnostics {
 		fmt.Println(d)
 	}
 	// Output:

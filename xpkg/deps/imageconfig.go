@@ -51,7 +51,7 @@ func (r *rewriteSource) Tags(ctx context.Context, name string) ([]string, error)
 	return r.src.Tags(ctx, name)
 }
 
-func (r *rewriteSource) Fetch(ctx context.Context, name, version string) (*Package, error) {
+func (r *rewriteSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	ref := name
 	switch {
 	case version == "":
@@ -62,13 +62,13 @@ func (r *rewriteSource) Fetch(ctx context.Context, name, version string) (*Packa
 	}
 	to, by, ok := r.set.Rewrite(ref)
 	if !ok {
-		return r.src.Fetch(ctx, name, version)
+		return r.src.Fetch(ctx, name, version, opts...)
 	}
 	toName, toVersion, err := splitRef(to, version)
 	if err != nil {
 		return nil, fmt.Errorf("%w: ImageConfig %s: %s -> %s: %w", ErrRewrite, safetext.Quote(by), safetext.Token(ref), safetext.Token(to), err)
 	}
-	p, err := r.src.Fetch(ctx, toName, toVersion)
+	p, err := r.src.Fetch(ctx, toName, toVersion, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s (rewritten by ImageConfig %s from %s): %w", safetext.Token(to), safetext.Quote(by), safetext.Token(ref), err)
 	}

@@ -152,10 +152,10 @@ func TestImageConfigMemory(t *testing.T) {
 	if lp.Package != "xpkg.crossplane.io/acme/provider-a" || lp.Version != "v1.0.0" || lp.Resolved != "mirror.example/acme/provider-a:v1.0.0" || lp.ImageConfig != "mirror" {
 		t.Errorf("lock entry = %+v", lp)
 	}
-	if n := src.Fetches("xpkg.crossplane.io/acme/provider-a", "v1.0.0"); n != 0 {
+	if n := deps.Fetches(src, "xpkg.crossplane.io/acme/provider-a", "v1.0.0"); n != 0 {
 		t.Errorf("upstream fetched %d times", n)
 	}
-	if n := src.Fetches("mirror.example/acme/provider-a", "v1.0.0"); n != 1 {
+	if n := deps.Fetches(src, "mirror.example/acme/provider-a", "v1.0.0"); n != 1 {
 		t.Errorf("mirror fetched %d times, want 1", n)
 	}
 	// Without ImageConfigs: the declared reference, nothing recorded.

@@ -38,14 +38,15 @@ type LockedPackage struct {
 	// ImageConfig names the ImageConfig that rewrote the reference.
 	ImageConfig string `json:"imageConfig,omitempty"`
 	// RequiredBy lists the entries that ask for the package, sorted.
-	RequiredBy []Requirement `json:"requiredBy"`
+	RequiredBy []requirement `json:"requiredBy"`
 	// Problem is set when the package did not resolve cleanly: a conflict,
 	// or why it could not be fetched.
 	Problem string `json:"problem,omitempty"`
 }
 
-// Requirement is one dependsOn entry asking for a package.
-type Requirement struct {
+// requirement is one dependsOn entry asking for a package (an element of
+// LockedPackage.RequiredBy).
+type requirement struct {
 	// By is the dependant, as Node.Label gives it.
 	By string `json:"by"`
 	// Constraint is the entry's version field.
@@ -61,7 +62,7 @@ func (g *Graph) Lock() *Lock {
 		if n == g.Root {
 			continue
 		}
-		lp := LockedPackage{Package: n.Name, Version: n.Version, Problem: n.Conflict, RequiredBy: []Requirement{}}
+		lp := LockedPackage{Package: n.Name, Version: n.Version, Problem: n.Conflict, RequiredBy: []requirement{}}
 		if n.Package != nil {
 			lp.Kind, lp.Digest = n.Package.Kind, n.Package.Digest
 			if n.Package.ImageConfig != "" {
@@ -71,9 +72,9 @@ func (g *Graph) Lock() *Lock {
 			lp.Problem = shorten(n.Err.Error())
 		}
 		for _, e := range n.In {
-			lp.RequiredBy = append(lp.RequiredBy, Requirement{By: e.From.Label(), Constraint: e.Dep.Constraint, Position: e.Dep.Pos.String()})
+			lp.RequiredBy = append(lp.RequiredBy, requirement{By: e.From.Label(), Constraint: e.Dep.Constraint, Position: e.Dep.Pos.String()})
 		}
-		slices.SortFunc(lp.RequiredBy, func(a, b Requirement) int {
+		slices.SortFunc(lp.RequiredBy, func(a, b requirement) int {
 			return cmp.Or(strings.Compare(a.By, b.By), strings.Compare(a.Position, b.Position), strings.Compare(a.Constraint, b.Constraint))
 		})
 		l.Packages = append(l.Packages, lp)

@@ -37,9 +37,6 @@ type Package struct {
 	// ImageConfig is the name of the ImageConfig that rewrote the
 	// package's reference into Resolved; "" when none did.
 	ImageConfig string `json:"imageConfig,omitempty"`
-	// FilePrefix is the prefix Summarize put before the files of the
-	// package's positions ("" for none).
-	FilePrefix string `json:"-"`
 	// Kind is the kind of the package's meta object; empty when the
 	// package holds no single meta object of a known kind.
 	Kind meta.Kind `json:"kind,omitempty"`
@@ -57,12 +54,22 @@ type Package struct {
 	// Types are the types the package's CRDs, XRDs (and their claims) and
 	// MRDs serve.
 	Types []Type `json:"types,omitempty"`
-	// Compositions are the package's Compositions.
-	Compositions []Composition `json:"compositions,omitempty"`
-	// Definitions are the CRDs, XRDs and MRDs kept for schema validation:
+
+	// filePrefix is the prefix Summarize put before the files of the
+	// package's positions ("" for none).
+	filePrefix string
+	// compositions are what the graph rules need of the package's
+	// Compositions (XP606, XP607).
+	compositions []composition
+	// definitions are the CRDs, XRDs and MRDs kept for schema validation:
 	// those serving a type that a Composition met before the package was
 	// summarized composes (see Summarize). The others are released.
-	Definitions []*parser.Object `json:"-"`
+	definitions []*parser.Object
+	// suppressions holds, for a root's summary, the package's suppression
+	// annotations (linter.SuppressAnnotation): objects with their
+	// position and that annotation only, which Graph.Lint applies to the
+	// graph rules' diagnostics; nil when it has none.
+	suppressions *parser.Package
 }
 
 // Dependency is one spec.dependsOn entry.
@@ -102,21 +109,21 @@ type Type struct {
 	By string `json:"by"`
 }
 
-// Composition is what the graph needs of one Composition.
-type Composition struct {
+// composition is what the graph needs of one Composition.
+type composition struct {
 	Object *linter.ObjectRef `json:"-"`
 	Name   string            `json:"name"`
 	// Functions are the pipeline steps' functionRef.name values.
-	Functions []Ref `json:"functions,omitempty"`
+	Functions []compRef `json:"functions,omitempty"`
 	// Composed are the apiVersion/kind of the composed resources that can
 	// be read statically: the base of each resource of a
 	// function-patch-and-transform input, and of spec.resources (the
 	// removed Resources mode).
-	Composed []Ref `json:"composed,omitempty"`
+	Composed []compRef `json:"composed,omitempty"`
 }
 
-// Ref is a name or an apiVersion/kind found in a Composition, with where.
-type Ref struct {
+// compRef is a name or an apiVersion/kind found in a Composition, with where.
+type compRef struct {
 	// Name is the functionRef's name; APIVersion and Kind a composed
 	// resource's type.
 	Name       string          `json:"name,omitempty"`
@@ -129,11 +136,8 @@ type Ref struct {
 	Base map[string]any `json:"-"`
 }
 
-// wantKey is the context key of the types whose definitions Summarize
-// keeps.
-type wantKey struct{}
-
-// wanted is a set of group/kind pairs, safe for concurrent use.
+// wanted is a set of group/kind pairs, safe for concurrent use: the
+// composed types whose definitions a Resolver's summaries keep.
 type wanted struct {
 	mu sync.RWMutex
 	m  map[string]bool
@@ -151,24 +155,41 @@ func (w *wanted) has(group, kind string) bool {
 	return w.m[group+"/"+kind]
 }
 
-// withWanted returns a context that makes Summarize keep the definitions
-// of the types in w.
-func withWanted(ctx context.Context, w *wanted) context.Context {
-	return context.WithValue(ctx, wantKey{}, w)
+// SummaryOption configures Summarize.
+type SummaryOption func(*summaryConfig)
+
+type summaryConfig struct {
+	dependency bool
+	keep       func(group, kind string) bool
+}
+
+// AsDependency makes Summarize take a dependency's summary, as a Resolver
+// asks its Source for one (Source.Fetch passes its options on): it keeps
+// the definitions (CRDs, XRDs, MRDs) of the types for which keep reports
+// true (the types the Compositions fetched so far compose), for XP607 to
+// validate the root's composed bases against, and no composed base, with
+// one composed type per Composition and type (XP607 checks that a
+// dependency's composed types are served). A nil keep keeps no
+// definition.
+func AsDependency(keep func(group, kind string) bool) SummaryOption {
+	return func(c *summaryConfig) { c.dependency, c.keep = true, keep }
 }
 
 // Summarize takes the summary of a parsed package. Positions are those of
 // the parser, with prefix (when not empty) and "/" put before each file
 // name, so that positions in a dependency's files say which package they
-// are in. When ctx comes from a Resolver's Fetch, the summary keeps the
-// definitions of the types the Compositions fetched so far compose, for
-// XP607 to validate against; everything else of the package is released.
-// Such a dependency's summary keeps no composed base and one composed Ref
-// per Composition and type: XP607 validates the root's bases, and checks
-// that a dependency's composed types are served. It fails only when ctx is
-// done.
-func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Package, error) {
-	s := &Package{FilePrefix: prefix}
+// are in. By default it takes a root package's summary, which keeps its
+// Compositions' composed bases for XP607 to validate; AsDependency takes
+// a dependency's. Everything else of the package is released. It fails
+// only when ctx is done.
+func Summarize(ctx context.Context, pkg *parser.Package, prefix string, opts ...SummaryOption) (*Package, error) {
+	var cfg summaryConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	s := &Package{filePrefix: prefix}
 	pos := func(p parser.Position) parser.Position {
 		if prefix != "" {
 			if p.File == "" {
@@ -184,15 +205,17 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 			return nil, err
 		}
 	}
-	want, _ := ctx.Value(wantKey{}).(*wanted)
+	if !cfg.dependency {
+		s.suppressions = suppressionsOf(pkg, pos)
+	}
 	keep := func(o *parser.Object, ts []Type) {
 		s.Types = append(s.Types, ts...)
-		if want == nil {
+		if cfg.keep == nil {
 			return
 		}
 		for _, t := range ts {
-			if want.has(t.Group, t.Kind) {
-				s.Definitions = append(s.Definitions, o)
+			if cfg.keep(t.Group, t.Kind) {
+				s.definitions = append(s.definitions, o)
 				return
 			}
 		}
@@ -211,12 +234,42 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string) (*Packag
 		case "CompositeResourceDefinition.apiextensions.crossplane.io":
 			keep(o, typesOf(o, "CompositeResourceDefinition", true))
 		case "Composition.apiextensions.crossplane.io":
-			if c, ok := summarizeComposition(o, pos, want != nil); ok {
-				s.Compositions = append(s.Compositions, c)
+			if c, ok := summarizeComposition(o, pos, cfg.dependency); ok {
+				s.compositions = append(s.compositions, c)
 			}
 		}
 	}
 	return s, nil
+}
+
+// suppressionsOf returns the objects of pkg that carry the suppression
+// annotation, each reduced to its position (with pos applied) and that
+// annotation; nil when none does.
+func suppressionsOf(pkg *parser.Package, pos func(parser.Position) parser.Position) *parser.Package {
+	var out *parser.Package
+	reduce := func(o *parser.Object) *parser.Object {
+		v, ok := o.Annotations[linter.SuppressAnnotation]
+		if !ok {
+			return nil
+		}
+		if out == nil {
+			out = &parser.Package{}
+		}
+		r := &parser.Object{Pos: pos(o.Pos), TypeMeta: o.TypeMeta}
+		r.Name, r.Annotations = o.Name, map[string]string{linter.SuppressAnnotation: v}
+		return r
+	}
+	for _, o := range pkg.Meta {
+		if r := reduce(o); r != nil {
+			out.Meta = append(out.Meta, r)
+		}
+	}
+	for _, o := range pkg.Objects {
+		if r := reduce(o); r != nil {
+			out.Objects = append(out.Objects, r)
+		}
+	}
+	return out
 }
 
 func summarizeMeta(ctx context.Context, s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
@@ -345,8 +398,8 @@ const maxComposedPerComposition = 10000
 // only, it keeps no base and one Ref per composed apiVersion and kind (the
 // first), so that a dependency composing the same type many times weighs
 // one Ref.
-func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (Composition, bool) {
-	c := Composition{Object: linter.RefOf(o), Name: o.Name}
+func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (composition, bool) {
+	c := composition{Object: linter.RefOf(o), Name: o.Name}
 	// One parse of the document for its content and its positions.
 	loc, locErr := o.FieldLocator()
 	if locErr != nil {
@@ -358,7 +411,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 	}
 	spec, _ := u.Object["spec"].(map[string]any)
 	type pending struct {
-		ref  Ref
+		ref  compRef
 		path []string
 		fn   bool
 	}
@@ -385,7 +438,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 				base = nil
 			}
 			p := append(append([]string(nil), path...), strconv.Itoa(j), "base", "kind")
-			refs = append(refs, pending{ref: Ref{APIVersion: av, Kind: k, Base: base}, path: p})
+			refs = append(refs, pending{ref: compRef{APIVersion: av, Kind: k, Base: base}, path: p})
 		}
 	}
 	if steps, ok := spec["pipeline"].([]any); ok {
@@ -394,7 +447,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 			idx := strconv.Itoa(i)
 			if fr, ok := sm["functionRef"].(map[string]any); ok {
 				if n, _ := fr["name"].(string); n != "" {
-					refs = append(refs, pending{ref: Ref{Name: n}, path: []string{"spec", "pipeline", idx, "functionRef", "name"}, fn: true})
+					refs = append(refs, pending{ref: compRef{Name: n}, path: []string{"spec", "pipeline", idx, "functionRef", "name"}, fn: true})
 				}
 			}
 			in, _ := sm["input"].(map[string]any)

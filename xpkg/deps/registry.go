@@ -36,7 +36,7 @@ func (r *RegistrySource) Tags(ctx context.Context, name string) ([]string, error
 }
 
 // Fetch implements Source.
-func (r *RegistrySource) Fetch(ctx context.Context, name, version string) (*Package, error) {
+func (r *RegistrySource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	ref, tag := name+":"+version, version
 	if isDigest(version) {
 		ref, tag = name+"@"+version, ""
@@ -52,5 +52,5 @@ func (r *RegistrySource) Fetch(ctx context.Context, name, version string) (*Pack
 	if err != nil {
 		return nil, err
 	}
-	return summarizeImage(ctx, repo, img, name, tag, ref, r.limits)
+	return summarizeImage(ctx, repo, img, name, tag, ref, r.limits, opts)
 }

@@ -183,7 +183,7 @@ func (g *Graph) NodeOf(pos parser.Position) *Node {
 		g.byPrefix = map[string]*Node{}
 		for _, n := range g.Nodes {
 			if n.Package != nil {
-				g.byPrefix[n.Package.FilePrefix] = n
+				g.byPrefix[n.Package.filePrefix] = n
 			}
 		}
 	})
@@ -302,7 +302,6 @@ func (r *Resolver) Resolve(ctx context.Context, root *Package) (*Graph, error) {
 	}
 	s := &resolution{r: r, root: root, tags: map[string]*tagsResult{}, fetched: map[fetchKey]*fetchResult{}, sel: map[string]*selection{}, checks: map[checkKey]*checked{}, want: &wanted{m: map[string]bool{}}}
 	s.wantComposed(root)
-	ctx = withWanted(ctx, s.want)
 	var history []map[string]string // the selections after each pass
 	var unsettled []Flip
 	for pass := 0; ; pass++ {
@@ -459,7 +458,7 @@ func (s *resolution) expand(ctx context.Context) error {
 // definitions the summaries keep: the root's only, since only the root's
 // composed bases are validated (a dependency's summary keeps none).
 func (s *resolution) wantComposed(p *Package) {
-	for _, c := range p.Compositions {
+	for _, c := range p.compositions {
 		for _, r := range c.Composed {
 			group, _, ok := strings.Cut(r.APIVersion, "/")
 			if !ok {
@@ -550,7 +549,7 @@ func (s *resolution) fetch(ctx context.Context, keys []fetchKey) error {
 	}
 	res := make([]*fetchResult, len(todo))
 	err := parallel(ctx, s.r.cfg.concurrency, len(todo), func(i int) {
-		p, err := s.r.src.Fetch(ctx, todo[i].name, todo[i].version)
+		p, err := s.r.src.Fetch(ctx, todo[i].name, todo[i].version, AsDependency(s.want.has))
 		if err == nil && p == nil {
 			err = fmt.Errorf("%w: %s", ErrNotFound, todo[i].name)
 		}

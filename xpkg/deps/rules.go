@@ -2,6 +2,7 @@ package deps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,62 +16,41 @@ import (
 	"github.com/xpkgkit/xpkgkit/meta"
 )
 
-// graphRule is a rule over a whole graph: its catalog entry and its check.
-type graphRule struct {
-	rule  linter.Rule
-	check func(*graphPass)
-}
-
-// graphPass is what a graph rule's check receives.
+// graphPass is what a graph rule's check receives: the rule's
+// linter.Pass (its Report applies the cap, WithMaxDiagnostics) and the
+// graph it runs on.
 type graphPass struct {
-	ctx    context.Context
+	*linter.Pass
 	g      *Graph
 	target *semver.Version
 	// release is the target's line (the default when none was given).
 	release target.Release
-	rule    *linter.Rule
-	diags   []linter.Diagnostic
-	// max is how many diagnostics the pass keeps (0: no cap); those
-	// reported beyond it are counted in dropped, with the highest
-	// severity among them in droppedSev and the first one's place in
-	// droppedAt, and summarized in one diagnostic at the end.
-	max        int
-	dropped    int
-	droppedSev linter.Severity
-	droppedAt  linter.Diagnostic
 }
 
-// add keeps d, or counts it when the pass is at its cap.
-func (p *graphPass) add(d linter.Diagnostic) {
-	if p.max > 0 && len(p.diags) >= p.max {
-		if p.dropped == 0 {
-			p.droppedAt = d
+// errNoGraph is the failure of a graph rule run without a graph.
+var errNoGraph = errors.New("deps: a graph rule runs on a dependency graph (Graph.Lint)")
+
+// graphRun returns the Run of a graph rule: check, on the graph that
+// Graph.Lint gives as the pass's subject.
+func graphRun(check func(*graphPass)) func(*linter.Pass) error {
+	return func(lp *linter.Pass) error {
+		g, ok := lp.Subject().(*Graph)
+		if !ok || g == nil {
+			return errNoGraph
 		}
-		p.dropped++
-		p.droppedSev = max(p.droppedSev, d.Severity)
-		return
+		rel, err := target.Resolve(lp.CrossplaneVersion)
+		if err != nil {
+			return fmt.Errorf("deps: target %w", err)
+		}
+		p := &graphPass{Pass: lp, g: g, release: rel.Release}
+		if v := lp.CrossplaneVersion; v != "" {
+			if p.target, err = rel.ParseVersion(v); err != nil {
+				return fmt.Errorf("deps: target Crossplane version %s: %w", quote(v), err)
+			}
+		}
+		check(p)
+		return nil
 	}
-	p.diags = append(p.diags, d)
-}
-
-// atCap reports whether the pass keeps no more diagnostics, so that a
-// check may skip the work of their messages (it must still count them
-// with add to keep the summary's count and severity right).
-func (p *graphPass) atCap() bool { return p.max > 0 && len(p.diags) >= p.max }
-
-// summarize adds, when diagnostics were left out, one diagnostic saying
-// how many, at the place of the first left out, with the highest severity
-// among them (so that a graph failing on them still fails), as the
-// package linter does (linter.WithMaxDiagnostics).
-func (p *graphPass) summarize() {
-	if p.dropped == 0 {
-		return
-	}
-	d := p.droppedAt
-	d.Severity = p.droppedSev
-	d.Message = fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max)
-	p.diags = append(p.diags, d)
-	p.dropped = 0
 }
 
 // reportEdge reports a problem positioned at the dependsOn entry e.
@@ -79,40 +59,31 @@ func (p *graphPass) reportEdge(e *Edge, format string, args ...any) {
 	if e.From.Package != nil {
 		obj = e.From.Package.Meta
 	}
-	d := linter.Diagnostic{
-		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: p.rule.Severity,
-		Pos: e.Dep.Pos, Field: e.Dep.Field, Object: obj,
-	}
-	if !p.atCap() {
+	d := linter.Diagnostic{Pos: e.Dep.Pos, Field: e.Dep.Field, Object: obj}
+	if !p.AtCap() { // a diagnostic left out costs no message
 		d.Message = fmt.Sprintf(format, args...)
 	}
-	p.add(d)
+	p.Report(d)
 }
 
-func (p *graphPass) reportRef(c *Composition, r Ref, format string, args ...any) {
-	p.reportRefSeverity(p.rule.Severity, c, r, format, args...)
+func (p *graphPass) reportRef(c *composition, r compRef, format string, args ...any) {
+	p.reportRefSeverity(p.Rule.Severity, c, r, format, args...)
 }
 
-func (p *graphPass) reportRefSeverity(sev linter.Severity, c *Composition, r Ref, format string, args ...any) {
-	d := linter.Diagnostic{
-		RuleID: p.rule.ID, RuleName: p.rule.Name, Severity: sev,
-		Pos: r.Pos, Field: r.Field, Object: c.Object,
-	}
-	if !p.atCap() {
+func (p *graphPass) reportRefSeverity(sev linter.Severity, c *composition, r compRef, format string, args ...any) {
+	d := linter.Diagnostic{Severity: sev, Pos: r.Pos, Field: r.Field, Object: c.Object}
+	if !p.AtCap() {
 		d.Message = fmt.Sprintf(format, args...)
 	}
-	p.add(d)
+	p.Report(d)
 }
-
-// noRun is the Run of the rules Rules returns: a graph rule looks at a
-// graph, which a single package's lint does not have.
-func noRun(*linter.Pass) error { return nil }
 
 const graphHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  dependsOn:\n"
 
-func graphRules() []graphRule {
-	return []graphRule{
-		{linter.Rule{
+// graphRules returns the graph rules, fresh copies in ID order.
+func graphRules() []*linter.Rule {
+	return []*linter.Rule{
+		{
 			ID: "XP601", Name: "dependency-unresolved", Severity: linter.SeverityError,
 			Doc: `A dependency resolves to no package
 
@@ -123,10 +94,11 @@ fails the same way at install: the lock reconciler
 (internal/controller/pkg/resolver, findDependencyVersionToInstall) finds no
 version to install and marks resolution failed, so the dependant package
 never becomes healthy.`,
-			Bad:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v9.0.0\"  # tags: v0.3.0, v0.4.0\n",
-			Good: graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.3.0\"\n",
-		}, checkUnresolved},
-		{linter.Rule{
+			Bad:   graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v9.0.0\"  # tags: v0.3.0, v0.4.0\n",
+			Good:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.3.0\"\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkUnresolved),
+		},
+		{
 			ID: "XP602", Name: "dependency-conflict", Severity: linter.SeverityError,
 			Doc: `Constraints on one package have no version in common
 
@@ -138,10 +110,11 @@ version outside its constraint: Crossplane's dependency manager
 (internal/controller/pkg/revision/dependency.go, Resolve) then reports
 "incompatible dependencies" and that package's revision stays unhealthy.
 The message names every constraint with its dependant, file and line.`,
-			Bad:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \"v1\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
-			Good: "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v1.0.0\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
-		}, checkConflict},
-		{linter.Rule{
+			Bad:   "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \"v1\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
+			Good:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v1.0.0\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkConflict),
+		},
+		{
 			ID: "XP603", Name: "dependency-cycle", Severity: linter.SeverityError,
 			Doc: `Packages depend on each other in a cycle
 
@@ -150,10 +123,11 @@ reconciler sorts the dependency graph before it installs anything
 (internal/controller/pkg/resolver, dag.Sort; internal/dag) and refuses to
 install more packages when the sort finds a cycle. The message shows the
 cycle's path; the diagnostic is at the entry that closes it.`,
-			Bad:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which depends on configuration-a\n    version: \">=v0.1.0\"\n",
-			Good: "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v0.1.0\"\n",
-		}, checkCycle},
-		{linter.Rule{
+			Bad:   "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which depends on configuration-a\n    version: \">=v0.1.0\"\n",
+			Good:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v0.1.0\"\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkCycle),
+		},
+		{
 			ID: "XP604", Name: "dependency-kind", Severity: linter.SeverityError,
 			Doc: `A dependency resolves to a package of another kind
 
@@ -163,10 +137,11 @@ Configuration. Crossplane creates a package object of the declared kind
 (internal/controller/pkg/resolver, NewPackage) and its revision refuses a
 package whose meta object is of another kind (internal/xpkg/lint.go, the
 per-kind linters), so the dependency never installs.`,
-			Bad:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready  # a Function\n    version: \">=v0.1.0\"\n",
-			Good: graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Function\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready\n    version: \">=v0.1.0\"\n",
-		}, checkKind},
-		{linter.Rule{
+			Bad:   graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready  # a Function\n    version: \">=v0.1.0\"\n",
+			Good:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Function\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready\n    version: \">=v0.1.0\"\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkKind),
+		},
+		{
 			ID: "XP605", Name: "graph-crossplane-version", Severity: linter.SeverityError,
 			Doc: `A package of the graph excludes the target Crossplane version
 
@@ -178,10 +153,11 @@ its own version (internal/controller/pkg/revision/reconciler.go,
 "incompatible Crossplane version") and leaves a package it excludes
 unhealthy. The diagnostic is at the entry that pulls the package in and
 names the package and its constraint; the root's own constraint is XP203's.`,
-			Bad:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-old  # crossplane.version: \"<v2.0.0\", linted with --crossplane-version v2.1.0\n    version: \">=v0.1.0\"\n",
-			Good: graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-new  # crossplane.version: \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
-		}, checkCrossplaneVersion},
-		{linter.Rule{
+			Bad:   graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-old  # crossplane.version: \"<v2.0.0\", linted with --crossplane-version v2.1.0\n    version: \">=v0.1.0\"\n",
+			Good:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-new  # crossplane.version: \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkCrossplaneVersion),
+		},
+		{
 			ID: "XP606", Name: "composition-function", Severity: linter.SeverityError,
 			Doc: `A Composition calls a Function the graph does not install
 
@@ -193,10 +169,11 @@ lower-case letters and digits dropped, '/', '.', ':' and '-' turned into
 '-'), so xpkg.crossplane.io/crossplane-contrib/function-auto-ready is
 installed as crossplane-contrib-function-auto-ready. A step that names no
 Function of the graph fails every composite resource of the Composition.`,
-			Bad:  "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: function-patch-and-transform\n",
-			Good: "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n",
-		}, checkFunctions},
-		{linter.Rule{
+			Bad:   "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: function-patch-and-transform\n",
+			Good:  "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkFunctions),
+		},
+		{
 			ID: "XP607", Name: "composed-type", Severity: linter.SeverityError,
 			Doc: `A composed resource's type is served by nothing in the graph
 
@@ -228,10 +205,11 @@ installs them; from v2.2 they do not (crossplane commit 36f59bef1,
 internal/controller/pkg/revision/establisher.go FilteringEstablisher: a
 Function's objects are never installed), whatever the target, the default
 being the newest stable line.`,
-			Bad:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
-			Good: "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
-		}, checkComposedTypes},
-		{linter.Rule{
+			Bad:   "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
+			Good:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkComposedTypes),
+		},
+		{
 			ID: "XP608", Name: "dependency-unsettled", Severity: linter.SeverityError,
 			Doc: `The versions selected for the graph do not settle
 
@@ -254,119 +232,55 @@ meet: the dependency manager
 "incompatible dependencies" and the revision stays unhealthy. Loosen or
 tighten the constraints so that one version of each package satisfies
 every constraint of the graph it brings.`,
-			Bad:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0\"\n",
-			Good: "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0, <v2.0.0\"\n",
-		}, checkUnsettled},
+			Bad:   "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0\"\n",
+			Good:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0, <v2.0.0\"\n",
+			Scope: linter.ScopeGraph, Run: graphRun(checkUnsettled),
+		},
 	}
 }
 
-// Rules returns the graph rules, fresh copies in ID order, for catalogs
-// and for tools that list or explain rules. Their Run does nothing: a graph
-// rule looks at a whole graph, which a single package's linter.Lint does
-// not have; Graph.Lint runs them.
-func Rules() []*linter.Rule {
-	rs := graphRules()
-	out := make([]*linter.Rule, len(rs))
-	for i := range rs {
-		r := rs[i].rule
-		r.Run = noRun
-		out[i] = &r
+// Rules returns the graph rules (XP601-XP608), fresh copies in ID order:
+// rules of scope linter.ScopeGraph, whose Run checks the graph that
+// Graph.Lint gives them (linter.Pass.Subject). Give them with
+// linter.WithRules to linter.Lint (which knows them and runs none), and
+// the package rules to Graph.Lint, to configure both runners with one set
+// of options.
+func Rules() []*linter.Rule { return graphRules() }
+
+// Lint runs the graph rules (Rules, or the rule set opts give: rules of
+// other scopes in it are known, not run) over g, with the configuration
+// of opts, which is the linter's: linter.WithDisabled, WithSeverity
+// (unknown rules and invalid severities are errors), the suppression
+// annotations of the root package (linter.SuppressAnnotation: on an object,
+// for the diagnostics in its document; on the meta object, for every
+// diagnostic of the rules it names; the silenced ones are in the result's
+// Suppressed),
+// WithCrossplaneVersion (it enables XP605), WithMaxDiagnostics (each rule
+// reports at most linter.DefaultMaxDiagnostics diagnostics by default,
+// and one more saying how many it left out, at the first left out). The
+// result's diagnostics are sorted by position, each at the dependsOn
+// entry, or the Composition field, of the package that causes it.
+func (g *Graph) Lint(ctx context.Context, opts ...linter.RuleOption) (*linter.Result, error) {
+	if g == nil {
+		return nil, errors.New("deps: nil graph")
 	}
-	return out
-}
-
-// LintOption configures Graph.Lint.
-type LintOption func(*lintConfig)
-
-type lintConfig struct {
-	target     string
-	disabled   []string
-	severities map[string]linter.Severity
-	maxDiags   int
-	maxSet     bool
-}
-
-// WithMaxDiagnostics sets how many diagnostics each graph rule reports at
-// most (linter.DefaultMaxDiagnostics by default, as for package rules);
-// n <= 0 removes the cap. Those left out are counted in one diagnostic at
-// the end of the rule's, with the highest severity among them.
-func WithMaxDiagnostics(n int) LintOption {
-	return func(c *lintConfig) { c.maxDiags, c.maxSet = max(n, 0), true }
-}
-
-// WithCrossplaneVersion sets the Crossplane version the graph must install
-// on; it enables XP605. A version that is not semver makes Lint fail.
-func WithCrossplaneVersion(v string) LintOption { return func(c *lintConfig) { c.target = v } }
-
-// WithDisabled turns off graph rules, by ID or name.
-func WithDisabled(idsOrNames ...string) LintOption {
-	return func(c *lintConfig) { c.disabled = append(c.disabled, idsOrNames...) }
-}
-
-// WithSeverity regrades the diagnostics of a graph rule (by ID or name).
-func WithSeverity(idOrName string, s linter.Severity) LintOption {
-	return func(c *lintConfig) {
-		if c.severities == nil {
-			c.severities = map[string]linter.Severity{}
-		}
-		c.severities[idOrName] = s
-	}
-}
-
-// Lint runs the graph rules over g and returns their diagnostics sorted by
-// position. Each is positioned at the dependsOn entry, or the Composition
-// field, of the package that causes it. Each rule reports at most
-// WithMaxDiagnostics diagnostics (linter.DefaultMaxDiagnostics by default)
-// and one more saying how many it left out.
-func (g *Graph) Lint(ctx context.Context, opts ...LintOption) ([]linter.Diagnostic, error) {
-	c := lintConfig{}
-	for _, o := range opts {
-		o(&c)
-	}
-	if !c.maxSet {
-		c.maxDiags = linter.DefaultMaxDiagnostics
-	}
-	rel, err := target.Resolve(c.target)
+	rules := graphRules()
+	res, err := linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
 	if err != nil {
-		return nil, fmt.Errorf("deps: target %w", err)
+		return nil, err
 	}
-	var tv *semver.Version
-	if c.target != "" {
-		v, err := rel.ParseVersion(c.target)
-		if err != nil {
-			return nil, fmt.Errorf("deps: target Crossplane version %s: %w", quote(c.target), err)
-		}
-		tv = v
-	}
-	var all []linter.Diagnostic
-	for _, gr := range graphRules() {
+	if g.Root != nil && g.Root.Package != nil && g.Root.Package.suppressions != nil {
+		res.Diagnostics, res.Suppressed = linter.Suppress(ctx, g.Root.Package.suppressions, rules, res.Diagnostics)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		r := gr.rule
-		if slices.ContainsFunc(c.disabled, r.Matches) {
-			continue
-		}
-		for k, s := range c.severities {
-			if r.Matches(k) {
-				r.Severity = s
-			}
-		}
-		p := &graphPass{ctx: ctx, g: g, target: tv, release: rel.Release, rule: &r, max: c.maxDiags}
-		gr.check(p)
-		p.summarize()
-		all = append(all, p.diags...)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	linter.SortDiagnostics(all)
-	return all, nil
+	return res, nil
 }
 
 // done reports whether the pass's context is done; checks call it once
 // per package of the graph (and Lint then returns the context's error).
-func (p *graphPass) done() bool { return p.ctx.Err() != nil }
+func (p *graphPass) done() bool { return p.Context().Err() != nil }
 
 func checkUnresolved(p *graphPass) {
 	for _, n := range p.g.Nodes {
@@ -406,7 +320,10 @@ func checkConflict(p *graphPass) {
 			cs = append(cs, fmt.Sprintf("%s by %s at %s", quote(e.Dep.Constraint), e.From.Label(), e.Dep.Pos))
 		}
 		all := list(cs, func(s string) string { return s }) // each built from quoted or validated parts
-		for _, e := range n.In {
+		for i, e := range n.In {
+			if i%256 == 0 && p.done() {
+				return
+			}
 			p.reportEdge(e, "dependency %d: %s: %s; the constraints are %s", e.Dep.Index, n.Name, n.Conflict, all)
 		}
 	}
@@ -577,8 +494,8 @@ func checkFunctions(p *graphPass) {
 		if n.Package == nil || p.done() {
 			continue
 		}
-		for ci := range n.Package.Compositions {
-			c := &n.Package.Compositions[ci]
+		for ci := range n.Package.compositions {
+			c := &n.Package.compositions[ci]
 			for _, f := range c.Functions {
 				if names[f.Name] {
 					continue
@@ -652,10 +569,10 @@ func checkComposedTypes(p *graphPass) {
 	}
 	validators := map[*Node]*schema.Validator{}
 	for _, n := range p.g.Nodes {
-		for ci := range n.Package.Compositions {
-			c := &n.Package.Compositions[ci]
+		for ci := range n.Package.compositions {
+			c := &n.Package.compositions[ci]
 			for _, r := range c.Composed {
-				if p.ctx.Err() != nil {
+				if p.Context().Err() != nil {
 					return
 				}
 				group, version, ok := strings.Cut(r.APIVersion, "/")
@@ -682,26 +599,26 @@ func checkComposedTypes(p *graphPass) {
 					p.reportRef(c, r, "Composition %s composes %s %s, but the graph serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(sv.versions, quote))
 					continue
 				}
-				if r.Base == nil || len(sv.node.Package.Definitions) == 0 {
+				if r.Base == nil || len(sv.node.Package.definitions) == 0 {
 					continue
 				}
 				v, ok := validators[sv.node]
 				if !ok {
-					v = schema.New(sv.node.Package.Definitions, schema.WithCrossplaneRelease(p.release.Schemas))
+					v = schema.New(sv.node.Package.definitions, schema.WithCrossplaneRelease(p.release.Schemas))
 					validators[sv.node] = v
 				}
-				res, err := v.Validate(p.ctx, r.Base, schema.WithoutRequired())
+				res, err := v.Validate(p.Context(), r.Base, schema.WithoutRequired())
 				if err != nil || res == nil {
 					continue // a schema that cannot be used, or a definition not kept
 				}
 				reported := 0
 				for _, viol := range res.Violations {
 					if reported == maxViolationsPerBase {
-						p.reportRefSeverity(min(p.rule.Severity, linter.SeverityWarning), c, r, "Composition %s: the base of %s %s has %d more schema violations", quote(c.Name), quote(r.APIVersion), quote(r.Kind), len(res.Violations)-reported)
+						p.reportRefSeverity(min(p.Rule.Severity, linter.SeverityWarning), c, r, "Composition %s: the base of %s %s has %d more schema violations", quote(c.Name), quote(r.APIVersion), quote(r.Kind), len(res.Violations)-reported)
 						break
 					}
 					reported++
-					sev := p.rule.Severity
+					sev := p.Rule.Severity
 					if viol.Kind != schema.KindType {
 						// A patch may still set the field right; only a
 						// wrong type is certain to be refused.

@@ -25,10 +25,11 @@ type Source interface {
 	Tags(ctx context.Context, name string) ([]string, error)
 	// Fetch reads the package name at version — a tag, a digest
 	// "sha256:<hex>", or "" for the one copy an unversioned source holds —
-	// from its base layer only, and returns its summary with Name, Version,
-	// Digest and Source set. The error wraps ErrNotFound when the source
-	// has no such version.
-	Fetch(ctx context.Context, name, version string) (*Package, error)
+	// from its base layer only, and returns its summary, taken by
+	// Summarize with opts (the Resolver's AsDependency: what the graph
+	// keeps of a dependency), with Name, Version, Digest and Source set.
+	// The error wraps ErrNotFound when the source has no such version.
+	Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error)
 }
 
 // Classes of source errors; test with errors.Is.
@@ -81,7 +82,7 @@ func (m *multiSource) Tags(ctx context.Context, name string) ([]string, error) {
 	return tags, err
 }
 
-func (m *multiSource) Fetch(ctx context.Context, name, version string) (*Package, error) {
+func (m *multiSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	m.mu.Lock()
 	i, ok := m.owner[name]
 	m.mu.Unlock()
@@ -91,7 +92,7 @@ func (m *multiSource) Fetch(ctx context.Context, name, version string) (*Package
 			return nil, err
 		}
 	}
-	return m.srcs[i].Fetch(ctx, name, version)
+	return m.srcs[i].Fetch(ctx, name, version, opts...)
 }
 
 // MemorySource is a Source held in memory: package.yaml streams added by
@@ -103,8 +104,8 @@ type MemorySource struct {
 	pkgs   map[string]map[string][]byte // name -> tag -> package.yaml
 	digest map[string]map[string]string // name -> digest -> tag
 	opts   []parser.Option
-	// Fetches counts the calls of Fetch, for tests that check that the
-	// resolver fetches each package once.
+	// fetches counts the calls of Fetch, for tests that check that the
+	// resolver fetches each package once (export_test.go).
 	fetches map[string]int
 }
 
@@ -134,8 +135,8 @@ func (m *MemorySource) Add(name, tag string, yaml []byte) (string, error) {
 	return d, nil
 }
 
-// Fetches returns how many times Fetch was called for name at version.
-func (m *MemorySource) Fetches(name, version string) int {
+// fetchCount returns how many times Fetch was called for name at version.
+func (m *MemorySource) fetchCount(name, version string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.fetches[name+"@"+version]
@@ -158,7 +159,7 @@ func (m *MemorySource) Tags(_ context.Context, name string) ([]string, error) {
 }
 
 // Fetch implements Source.
-func (m *MemorySource) Fetch(ctx context.Context, name, version string) (*Package, error) {
+func (m *MemorySource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	m.mu.Lock()
 	m.fetches[name+"@"+version]++
 	tag := version
@@ -180,7 +181,7 @@ func (m *MemorySource) Fetch(ctx context.Context, name, version string) (*Packag
 	if err != nil {
 		return nil, fmt.Errorf("deps: %s: %w", label, err)
 	}
-	s, err := Summarize(ctx, pp, label)
+	s, err := Summarize(ctx, pp, label, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/klauspost/compress/gzip"
@@ -227,11 +228,11 @@ func TestCorpusConfigurations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ds, err := g.Lint(ctx, deps.WithCrossplaneVersion("v2.1.0"))
+			res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, d := range ds {
+			for _, d := range res.Diagnostics {
 				t.Errorf("unexpected: %s", d)
 			}
 			if len(g.Nodes) != tc.packages {
@@ -265,7 +266,7 @@ func TestSourcesShadow(t *testing.T) {
 	if got, want := versions(g), provA+":v1.0.0 "+provB+":v0.1.0"; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if second.Fetches(provA, "v1.5.0") != 0 {
+	if deps.Fetches(second, provA, "v1.5.0") != 0 {
 		t.Error("the second source was asked for a package the first has")
 	}
 }
@@ -301,11 +302,11 @@ func TestUnreadablePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := gr.Lint(context.Background())
+	res, err := gr.Lint(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDiags(t, ds, []want{
+	checkDiags(t, res.Diagnostics, []want{
 		{"XP601", "root.yaml:15", `cannot list its versions: deps: limit exceeded: MaxTags 10`},
 		{"XP601", "root.yaml:19", `provider-b:v1.0.0 cannot be fetched: `},
 	})

@@ -1,4 +1,8 @@
-// Command gen writes linter/RULES.md, the catalog of the built-in rules.
+// Command gen writes linter/RULES.md, the catalog of the rules: the one
+// list of every rule the module ships (Rules), rendered by package
+// catalog. It is the program that has every rule, so the layers below
+// need not import the ones above them (package catalog, under linter,
+// imports no xpkg/deps).
 //
 //	go run ./internal/catalog/gen -o RULES.md   (from the linter directory)
 package main
@@ -8,13 +12,24 @@ import (
 	"log"
 	"os"
 
+	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/catalog"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
+
+// Rules returns the rules the catalog describes, in its order: the
+// linter's built-in rules (package rules), then the dependency graph
+// rules of xpkg/deps (XP6xx, graph rules), then the API change rules of
+// linter/apidiff (XP701-XP749).
+func Rules() []*linter.Rule {
+	return append(append(linter.Builtin(), deps.Rules()...), apidiff.Rules()...)
+}
 
 func main() {
 	out := flag.String("o", "RULES.md", "file to write")
 	flag.Parse()
-	md := append(catalog.Markdown(catalog.Rules()), '\n')
+	md := append(catalog.Markdown(Rules()), '\n')
 	if err := os.WriteFile(*out, md, 0o644); err != nil {
 		log.Fatal(err)
 	}
