@@ -240,7 +240,7 @@ func newSigstore(t *testing.T) *sigstore {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, vs.FulcioCertificateAuthorities(), vs.CTLogs(), vs.TimestampingAuthorities(), vs.RekorLogs())
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, vs.FulcioCertificateAuthorities(), rawIDs(t, vs.CTLogs()), vs.TimestampingAuthorities(), rawIDs(t, vs.RekorLogs()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,4 +415,21 @@ func rekorPayload(tle *protorekor.TransparencyLogEntry) tlog.RekorPayload {
 		LogIndex:       tle.LogIndex,
 		LogID:          hex.EncodeToString(tle.LogId.KeyId),
 	}
+}
+
+// rawIDs gives the logs of a VirtualSigstore their raw key IDs: it sets
+// them to the hex text, which a trusted root's JSON would encode again.
+func rawIDs(t *testing.T, logs map[string]*root.TransparencyLog) map[string]*root.TransparencyLog {
+	t.Helper()
+	out := map[string]*root.TransparencyLog{}
+	for k, l := range logs {
+		id, err := hex.DecodeString(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := *l
+		c.ID = id
+		out[k] = &c
+	}
+	return out
 }
