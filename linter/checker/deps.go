@@ -153,6 +153,11 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) ([]linter.Diagno
 		// the source is unreadable (exit 2), with the cause.
 		return nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
+	if c.verifier != nil {
+		if err := verifyGraph(ctx, c, g); err != nil {
+			return nil, "", err
+		}
+	}
 	var opts []deps.LintOption
 	if c.xpVersion != "" {
 		opts = append(opts, deps.WithCrossplaneVersion(c.xpVersion))
