@@ -2,8 +2,10 @@ package remote
 
 import (
 	"context"
+	"errors"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/errdef"
 
 	"github.com/xpkgkit/xpkgkit/oci"
 )
@@ -47,6 +49,9 @@ func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, 
 		out = append(out, page...)
 		return nil
 	})
+	if errors.Is(err, errdef.ErrTooManyPages) {
+		err = &oci.LimitError{Name: "MaxReferrerPages", Limit: maxReferrerPages}
+	}
 	if err != nil {
 		return nil, r.fail("referrers", subject.Digest.String(), err)
 	}
