@@ -15,6 +15,8 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
@@ -244,7 +246,21 @@ func rekorBundleEntry(data []byte) (*tlog.Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("logID: %w", err)
 	}
-	return tlog.NewEntry(body, rb.Payload.IntegratedTime, rb.Payload.LogIndex, logID, rb.SignedEntryTimestamp, nil)
+	var kind struct {
+		Kind       string `json:"kind"`
+		APIVersion string `json:"apiVersion"`
+	}
+	if err := json.Unmarshal(body, &kind); err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	return tlog.NewTlogEntry(&protorekor.TransparencyLogEntry{
+		LogIndex:          rb.Payload.LogIndex,
+		LogId:             &protocommon.LogId{KeyId: logID},
+		KindVersion:       &protorekor.KindVersion{Kind: kind.Kind, Version: kind.APIVersion},
+		IntegratedTime:    rb.Payload.IntegratedTime,
+		InclusionPromise:  &protorekor.InclusionPromise{SignedEntryTimestamp: rb.SignedEntryTimestamp},
+		CanonicalizedBody: body,
+	})
 }
 
 // legacyEntity is a legacy cosign signature as a sigstore-go SignedEntity:

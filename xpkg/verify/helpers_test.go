@@ -7,7 +7,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -404,8 +403,6 @@ func keylessPolicy(subject string) *imageconfig.Verification {
 		Keyless: &imageconfig.Keyless{Identities: []imageconfig.Identity{{Issuer: testIssuer, Subject: subject}}, InsecureIgnoreSCT: true},
 	}}}}
 }
-
-func sha256hex(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
 // rekorPayload is what a Rekor SET signs for tle.
 func rekorPayload(tle *protorekor.TransparencyLogEntry) tlog.RekorPayload {
