@@ -55,11 +55,14 @@ type candidate struct {
 func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) ([]*candidate, error) {
 	l := v.cfg.limits
 	var out []*candidate
+	fetched := 0 // signature artefacts fetched
 	// All referrers are listed, not those the registry says are bundles:
 	// some registries (go-containerregistry's) report a referrer's config
 	// media type as its artifact type, which for a bundle is the empty
 	// descriptor's. The manifest's own artifactType decides.
-	refs, err := repo.Referrers(ctx, desc, "", l.MaxSignatures)
+	// At most remote.DefaultMaxReferrers are listed (an image may have
+	// many referrers of other kinds); at most MaxSignatures are fetched.
+	refs, err := repo.Referrers(ctx, desc, "", 0)
 	if err != nil && !errors.Is(err, oci.ErrNotFound) {
 		return nil, err
 	}
@@ -69,6 +72,9 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 		}
 		if r.ArtifactType != "" && r.ArtifactType != BundleArtifactType && r.ArtifactType != ocispec.MediaTypeEmptyJSON {
 			continue
+		}
+		if fetched++; fetched > l.MaxSignatures {
+			return nil, &oci.LimitError{Name: "MaxSignatures", Limit: int64(l.MaxSignatures)}
 		}
 		if c := v.bundleCandidate(ctx, repo, desc, r); c != nil {
 			out = append(out, c)
@@ -93,7 +99,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 		if layer.MediaType != SimpleSigningMediaType {
 			continue
 		}
-		if len(out) >= l.MaxSignatures {
+		if fetched++; fetched > l.MaxSignatures {
 			return nil, &oci.LimitError{Name: "MaxSignatures", Limit: int64(l.MaxSignatures)}
 		}
 		out = append(out, v.legacyCandidate(ctx, repo, layer, fmt.Sprintf("%s layer %d", tag, i)))

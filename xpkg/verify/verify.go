@@ -43,9 +43,10 @@ const (
 
 // Limits bound what a verification reads. A zero field takes its default.
 type Limits struct {
-	// MaxSignatures bounds the signature artefacts considered: referrers
-	// of the bundle type plus layers of the legacy signature manifest
-	// (default 64).
+	// MaxSignatures bounds the signature artefacts fetched: referrers
+	// that may be bundles plus layers of the legacy signature manifest
+	// (default 64). Referrers of other artifact types are not fetched;
+	// at most remote.DefaultMaxReferrers are listed.
 	MaxSignatures int
 	// MaxManifestBytes bounds a referrer's or the legacy signature's
 	// manifest (default 4 MiB, the distribution spec's floor).

@@ -3,12 +3,16 @@ package verify_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/oci"
 
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/verify"
@@ -183,3 +187,41 @@ func TestPolicyErrors(t *testing.T) {
 }
 
 var _ = time.Now
+
+// TestOtherReferrers: referrers of other artifact types (SBOMs) are
+// listed, not fetched; more candidate signatures than MaxSignatures fail
+// with oci.ErrLimit.
+func TestOtherReferrers(t *testing.T) {
+	t.Parallel()
+	e := newInProcess(t, true)
+	k := newKey(t)
+	r := e.repo(t, "sboms")
+	img, _ := pushImage(t, r, "v1", "a")
+	cfg := pushBlob(t, r, "application/spdx+json", []byte(`{"spdxVersion":"SPDX-2.3"}`))
+	var sboms []digest.Digest
+	for i := range 80 {
+		m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: "application/spdx+json", Config: cfg,
+			Layers: []ocispec.Descriptor{pushBlob(t, r, "application/spdx+json", fmt.Appendf(nil, `{"n":%d}`, i))}, Subject: &img}
+		m.SchemaVersion = 2
+		sboms = append(sboms, pushManifest(t, r, m, "").Digest)
+	}
+	for range 3 {
+		attachBundle(t, r, img, keyedBundle(t, k, img.Digest, verify.CosignSignPredicateType), verify.CosignSignPredicateType)
+	}
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+	e.count.take()
+	if _, err := v.Verify(context.Background(), e.host+"/sboms:v1", keyPolicy()); err != nil {
+		t.Fatal(err)
+	}
+	for _, rq := range e.count.take() {
+		for _, d := range sboms {
+			if strings.Contains(rq, d.Encoded()) {
+				t.Fatalf("fetched an SBOM referrer: %s", rq)
+			}
+		}
+	}
+	small := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem), verify.WithLimits(verify.Limits{MaxSignatures: 2}))
+	if _, err := small.Verify(context.Background(), e.host+"/sboms:v1", keyPolicy()); !errors.Is(err, oci.ErrLimit) {
+		t.Fatalf("%v, want oci.ErrLimit", err)
+	}
+}
