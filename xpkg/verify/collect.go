@@ -15,6 +15,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protorekor "github.com/sigstore/protobuf-specs/gen/pb-go/rekor/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
@@ -36,6 +37,10 @@ const (
 	annRFC3161   = "dev.sigstore.cosign/rfc3161timestamp"
 )
 
+// DSSEMediaType is the media type of a legacy attestation manifest's
+// layers ("sha256-<hex>.att"): a DSSE envelope of an in-toto statement.
+const DSSEMediaType = "application/vnd.dsse.envelope.v1+json"
+
 // candidate is one signature artefact found for the package.
 type candidate struct {
 	format  string // "bundle" or "legacy"
@@ -49,10 +54,11 @@ type candidate struct {
 
 // collect finds the signature artefacts attached to desc: cosign bundle
 // referrers (the referrers API, or the referrers tag schema) and the
-// legacy "sha256-<hex>.sig" manifest. Only the listing, the signature
+// legacy "sha256-<hex>.sig" manifest (and, when attestations is true, the
+// legacy "sha256-<hex>.att" manifest of DSSE attestations). Only the listing, the signature
 // manifests and the blobs they point to are fetched, each within the
 // Limits and verified against its descriptor.
-func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) ([]*candidate, error) {
+func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, attestations bool) ([]*candidate, error) {
 	l := v.cfg.limits
 	var out []*candidate
 	fetched := 0 // signature artefacts fetched
@@ -80,29 +86,36 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 			out = append(out, c)
 		}
 	}
-	tag := strings.Replace(desc.Digest.String(), ":", "-", 1) + ".sig"
-	sd, err := repo.Resolve(ctx, tag)
-	switch {
-	case errors.Is(err, oci.ErrNotFound):
-		return out, nil
-	case err != nil:
-		return nil, err
+	suffixes := []string{".sig"}
+	if attestations {
+		suffixes = append(suffixes, ".att")
 	}
-	m, err := v.fetchManifest(ctx, repo, sd)
-	if err != nil {
-		return append(out, &candidate{format: "legacy", source: tag, err: err}), nil
-	}
-	for i, layer := range m.Layers {
-		if err := ctx.Err(); err != nil {
+	for _, suffix := range suffixes {
+		tag := strings.Replace(desc.Digest.String(), ":", "-", 1) + suffix
+		sd, err := repo.Resolve(ctx, tag)
+		switch {
+		case errors.Is(err, oci.ErrNotFound):
+			continue
+		case err != nil:
 			return nil, err
 		}
-		if layer.MediaType != SimpleSigningMediaType {
+		m, err := v.fetchManifest(ctx, repo, sd)
+		if err != nil {
+			out = append(out, &candidate{format: "legacy", source: tag, err: err})
 			continue
 		}
-		if fetched++; fetched > l.MaxSignatures {
-			return nil, &oci.LimitError{Name: "MaxSignatures", Limit: int64(l.MaxSignatures)}
+		for i, layer := range m.Layers {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if layer.MediaType != SimpleSigningMediaType && layer.MediaType != DSSEMediaType {
+				continue
+			}
+			if fetched++; fetched > l.MaxSignatures {
+				return nil, &oci.LimitError{Name: "MaxSignatures", Limit: int64(l.MaxSignatures)}
+			}
+			out = append(out, v.legacyCandidate(ctx, repo, layer, fmt.Sprintf("%s layer %d", tag, i)))
 		}
-		out = append(out, v.legacyCandidate(ctx, repo, layer, fmt.Sprintf("%s layer %d", tag, i)))
 	}
 	return out, nil
 }
@@ -186,7 +199,7 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository, layer ocispec.Descriptor, source string) *candidate {
 	c := &candidate{format: "legacy", source: source}
 	sig, err := base64.StdEncoding.DecodeString(layer.Annotations[annSignature])
-	if err != nil || len(sig) == 0 {
+	if layer.MediaType == SimpleSigningMediaType && (err != nil || len(sig) == 0) {
 		c.err = classed(ErrMalformed, "no base64 %s annotation", annSignature)
 		return c
 	}
@@ -197,6 +210,18 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 	}
 	sum := sha256.Sum256(payload)
 	e := &legacyEntity{sig: sig, digest: sum[:]}
+	if layer.MediaType == DSSEMediaType {
+		// An attestation: the blob is the DSSE envelope, which holds
+		// its own signature.
+		var env dsse.Envelope
+		if err := json.Unmarshal(payload, &env); err != nil || len(env.Signatures) != 1 {
+			c.err = classed(ErrMalformed, "DSSE envelope: not JSON with one signature")
+			return c
+		}
+		e.envelope = &env
+		c.dsse = true
+		payload = nil
+	}
 	if p := layer.Annotations[annCert]; p != "" {
 		certs, err := cryptoutils.UnmarshalCertificatesFromPEM([]byte(p))
 		if err != nil || len(certs) == 0 {
@@ -273,6 +298,7 @@ func rekorBundleEntry(data []byte) (*tlog.Entry, error) {
 // a message signature over the simple-signing payload, made with a key or
 // a certificate, with the Rekor entry and timestamp cosign attached.
 type legacyEntity struct {
+	envelope   *dsse.Envelope // an attestation; nil for a signature
 	sig        []byte
 	digest     []byte // sha256 of the payload
 	cert       *x509.Certificate
@@ -294,6 +320,9 @@ func (e *legacyEntity) HasInclusionPromise() bool {
 func (e *legacyEntity) HasInclusionProof() bool { return false }
 
 func (e *legacyEntity) SignatureContent() (sgverify.SignatureContent, error) {
+	if e.envelope != nil {
+		return &bundle.Envelope{Envelope: e.envelope}, nil
+	}
 	return bundle.NewMessageSignature(e.digest, "SHA2_256", e.sig), nil
 }
 

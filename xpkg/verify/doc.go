@@ -15,7 +15,10 @@
 //   - legacy signatures, the layers of the manifest tagged
 //     "sha256-<hex>.sig": a simple-signing payload naming the digest, its
 //     signature, certificate, Rekor bundle and RFC 3161 timestamp in
-//     annotations.
+//     annotations;
+//   - for an authority with attestations, also legacy attestations, the
+//     layers of the manifest tagged "sha256-<hex>.att" (cosign v2 attest):
+//     DSSE envelopes of in-toto statements, with the same annotations.
 //
 // An authority with a key verifies signatures made with that key (the
 // caller maps key.secretRef to PEM data or a file: secrets live in a

@@ -430,3 +430,69 @@ func rawIDs(t *testing.T, logs map[string]*root.TransparencyLog) map[string]*roo
 	}
 	return out
 }
+
+// attestation is one layer of a legacy ".att" manifest: a DSSE envelope
+// and its annotations.
+type attestation struct {
+	envelope    []byte
+	annotations map[string]string
+}
+
+func keyedAttestation(t *testing.T, k *keyPair, subject digest.Digest, predicateType string) attestation {
+	t.Helper()
+	env, err := json.Marshal(dsseSign(t, k.signer, k.pub, statement(subject, predicateType)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return attestation{envelope: env, annotations: map[string]string{"predicateType": predicateType}}
+}
+
+func (s *sigstore) keylessAttestation(t *testing.T, subject digest.Digest, predicateType, identity string) attestation {
+	t.Helper()
+	te, err := s.vs.AttestAtTime(identity, testIssuer, statement(subject, predicateType), time.Now().Add(5*time.Minute), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc, _ := te.VerificationContent()
+	sc, _ := te.SignatureContent()
+	entries, _ := te.TlogEntries()
+	tss, _ := te.Timestamps()
+	env, err := json.Marshal(sc.EnvelopeContent().RawEnvelope())
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, err := cryptoutils.MarshalCertificateToPEM(vc.Certificate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tle := entries[0].TransparencyLogEntry()
+	set, err := s.vs.RekorSignPayload(rekorPayload(tle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := json.Marshal(map[string]any{"SignedEntryTimestamp": set, "Payload": map[string]any{
+		"body": base64.StdEncoding.EncodeToString(tle.CanonicalizedBody), "integratedTime": tle.IntegratedTime,
+		"logIndex": tle.LogIndex, "logID": hex.EncodeToString(tle.LogId.KeyId)}})
+	ts, _ := json.Marshal(map[string][]byte{"SignedRFC3161Timestamp": tss[0]})
+	return attestation{envelope: env, annotations: map[string]string{
+		"predicateType":                        predicateType,
+		"dev.sigstore.cosign/certificate":      string(certPEM),
+		"dev.sigstore.cosign/bundle":           string(rb),
+		"dev.sigstore.cosign/rfc3161timestamp": string(ts),
+	}}
+}
+
+// attachAttestations pushes the legacy attestation manifest of subject,
+// tagged "sha256-<hex>.att".
+func attachAttestations(t *testing.T, r *remote.Repository, subject digest.Digest, atts ...attestation) {
+	t.Helper()
+	cfg := pushBlob(t, r, ocispec.MediaTypeImageConfig, []byte(`{"architecture":"","os":"","config":{},"rootfs":{"type":"layers","diff_ids":[]}}`))
+	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Config: cfg}
+	m.SchemaVersion = 2
+	for _, a := range atts {
+		d := pushBlob(t, r, "application/vnd.dsse.envelope.v1+json", a.envelope)
+		d.Annotations = a.annotations
+		m.Layers = append(m.Layers, d)
+	}
+	pushManifest(t, r, m, strings.Replace(subject.String(), ":", "-", 1)+".att")
+}

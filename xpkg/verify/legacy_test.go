@@ -16,6 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/verify"
 )
 
@@ -93,5 +94,39 @@ func TestHostileReferrers(t *testing.T) {
 	}
 	if served.Load() > 64<<20 {
 		t.Errorf("the endless blob was read for %d bytes", served.Load())
+	}
+}
+
+// TestLegacyAttestations: attestations in the legacy ".att" manifest
+// (cosign v2 attest) satisfy an authority's attestations, keyed and
+// keyless; one about another digest does not.
+func TestLegacyAttestations(t *testing.T) {
+	t.Parallel()
+	const slsa = "https://slsa.dev/provenance/v1"
+	e := newInProcess(t, true)
+	k := newKey(t)
+	s := newSigstore(t)
+	v := keylessVerifier(t, e, s, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+	ctx := context.Background()
+	r := e.repo(t, "att-legacy")
+	img, _ := pushImage(t, r, "v1", "a")
+	attachAttestations(t, r, img.Digest, keyedAttestation(t, k, img.Digest, slsa), s.keylessAttestation(t, img.Digest, slsa, testSubject))
+	if _, err := v.Verify(ctx, e.host+"/att-legacy:v1", keyPolicy(slsa)); err != nil {
+		t.Fatalf("keyed: %v", err)
+	}
+	pol := keylessPolicy(testSubject)
+	pol.Cosign.Authorities[0].Attestations = []imageconfig.Attestation{{Name: "provenance", PredicateType: slsa}}
+	res, err := v.Verify(ctx, e.host+"/att-legacy:v1", pol)
+	if err != nil {
+		t.Fatalf("keyless: %v", err)
+	}
+	if res.Signatures[0].PredicateType != slsa || res.Signatures[0].Subject != testSubject {
+		t.Errorf("verified %+v", res.Signatures)
+	}
+	// Attestations about another image.
+	other, _ := pushImage(t, r, "v2", "b")
+	attachAttestations(t, r, other.Digest, keyedAttestation(t, k, img.Digest, slsa))
+	if _, err := v.Verify(ctx, e.host+"/att-legacy:v2", keyPolicy(slsa)); !errors.Is(err, verify.ErrDigestMismatch) || !errors.Is(err, verify.ErrMissingAttestation) {
+		t.Fatalf("%v, want ErrDigestMismatch and ErrMissingAttestation", err)
 	}
 }

@@ -293,7 +293,11 @@ func (v *Verifier) Verify(ctx context.Context, ref string, policy *imageconfig.V
 	if d, perr := digest.Parse(reference); perr == nil && d != desc.Digest {
 		return fail(desc.Digest, ErrDigestMismatch, fmt.Errorf("the registry resolved %s to %s", d, desc.Digest))
 	}
-	sigs, err := v.collect(ctx, repo, desc)
+	wantAtt := false
+	for _, a := range auths {
+		wantAtt = wantAtt || len(a.attestations) > 0
+	}
+	sigs, err := v.collect(ctx, repo, desc, wantAtt)
 	if err != nil {
 		return fail(desc.Digest, nil, err)
 	}
