@@ -105,12 +105,12 @@ func (e *Error) Error() string {
 	if e.Digest != "" {
 		b.WriteString(" (" + safetext.Token(e.Digest.String()) + ")")
 	}
-	b.WriteString(": ")
+	sep := ": "
 	if e.Class != nil {
-		b.WriteString(e.Class.Error())
+		b.WriteString(sep + e.Class.Error())
 	}
 	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
+		b.WriteString(sep + e.Err.Error())
 	}
 	for i, f := range e.Failures {
 		if i == maxShownFailures {
