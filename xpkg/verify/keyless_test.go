@@ -96,6 +96,18 @@ func TestKeyless(t *testing.T) {
 			t.Fatalf("%v, want ErrUntrustedRoot", err)
 		}
 	})
+	t.Run("SCT required", func(t *testing.T) {
+		t.Parallel()
+		r := e.repo(t, "keyless/sct")
+		img, _ := pushImage(t, r, "v1", "a")
+		attachBundle(t, r, img, s.keylessBundle(t, img.Digest, verify.CosignSignPredicateType, testSubject, in()), verify.CosignSignPredicateType)
+		pol := keylessPolicy(testSubject)
+		pol.Cosign.Authorities[0].Keyless.InsecureIgnoreSCT = false
+		// The virtual Fulcio embeds no SCT in its certificates.
+		if _, err := v.Verify(ctx, e.host+"/keyless/sct:v1", pol); !errors.Is(err, verify.ErrUntrustedRoot) {
+			t.Fatalf("%v, want ErrUntrustedRoot", err)
+		}
+	})
 	t.Run("regular expression", func(t *testing.T) {
 		t.Parallel()
 		r := e.repo(t, "keyless/regexp")
