@@ -564,7 +564,14 @@ func (v *Verifier) verifyOne(a authority, c *candidate, want digest.Digest) (Sig
 	}
 	res, err := a.verifier.Verify(c.entity, pol)
 	if err != nil {
-		return Signature{}, classifyVerify(err, a.keyed, c)
+		err = classifyVerify(err, a.keyed, c)
+		if errors.Is(err, ErrUntrustedRoot) {
+			if vc, verr := c.entity.VerificationContent(); verr == nil && vc.Certificate() != nil {
+				cert := vc.Certificate()
+				err = fmt.Errorf("%w (the certificate is valid from %s to %s)", err, cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339))
+			}
+		}
+		return Signature{}, err
 	}
 	s := Signature{Format: c.format, Source: c.source}
 	if !a.keyed {
