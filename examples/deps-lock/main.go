@@ -3,7 +3,8 @@
 // resolved, and the dependsOn entries that asked for it, as JSON. The same
 // inputs print the same lock.
 //
-//	deps-lock [--from DIR]... [--cache DIR] [--registry [--offline]] [--crossplane-version V] SOURCE
+//	deps-lock [--from DIR]... [--cache DIR] [--registry [--offline]] [--crossplane-version V]
+//	          [--image-config FILE]... [--verify [--verify-key SECRET/KEY=FILE]... [--trusted-root FILE]] SOURCE
 //
 // SOURCE is a package as xpkg.Open reads it (a .xpkg file, a package
 // directory, an OCI layout, a package.yaml). Dependencies come from the
@@ -14,6 +15,16 @@
 // answers from that cache alone). The graph's problems go to standard
 // error, one line each; the exit status is 1 when one is an error, 2 when
 // the graph cannot be resolved at all.
+//
+// --image-config reads Crossplane ImageConfig objects: their rewriteImage
+// rules choose where --registry pulls from (the lock records the declared
+// and the resolved reference). --verify verifies the cosign signatures of
+// every package of the lock at the digest it was read at, as the
+// ImageConfigs' spec.verification states (package xpkg/verify: key
+// authorities with --verify-key, keyless ones with --trusted-root), and
+// records each verified digest in the lock ("verified", "verifiedBy"); a
+// package whose signatures do not verify, or that no ImageConfig states a
+// verification for, fails the run (exit 2).
 //
 //	go run ./examples/deps-lock --from linter/checker/testdata/deps/registry linter/checker/testdata/deps/root
 package main
@@ -33,6 +44,8 @@ import (
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
+	"github.com/xpkgkit/xpkgkit/xpkg/verify"
 )
 
 func main() {
@@ -56,11 +69,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	registry := fs.Bool("registry", false, "read dependencies from the registries their references name")
 	offline := fs.Bool("offline", false, "with --registry: answer from xpkgkit's cache only")
 	xpVersion := fs.String("crossplane-version", "", "the Crossplane version the graph must install on")
+	var icFiles, keys dirs
+	fs.Var(&icFiles, "image-config", "a file of Crossplane ImageConfig objects (repeatable)")
+	doVerify := fs.Bool("verify", false, "verify every package's signatures as the ImageConfigs state")
+	fs.Var(&keys, "verify-key", "SECRET/KEY=FILE: the public key of a key authority (repeatable)")
+	trustedRoot := fs.String("trusted-root", "", "the Sigstore trusted-root JSON of keyless authorities")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "deps-lock: give one SOURCE (see -h)")
+		return 2
+	}
+	images, err := readImageConfigs(ctx, icFiles)
+	if err != nil {
+		fmt.Fprintf(stderr, "deps-lock: --image-config: %v\n", err)
 		return 2
 	}
 	var srcs []deps.Source
@@ -76,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 			return 2
 		}
-		srcs = append(srcs, deps.NewRegistrySource(c))
+		srcs = append(srcs, deps.RewriteSource(deps.NewRegistrySource(c), images))
 	}
 	if len(srcs) == 0 {
 		fmt.Fprintln(stderr, "deps-lock: give a source of dependencies: --from, --cache or --registry")
@@ -107,7 +130,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2
 	}
-	if _, err := stdout.Write(g.Lock().JSON()); err != nil {
+	lock := g.Lock()
+	if *doVerify {
+		if err := verifyLock(ctx, lock, images, keys, *trustedRoot, *offline); err != nil {
+			fmt.Fprintf(stderr, "deps-lock: --verify: %v\n", err)
+			return 2
+		}
+	}
+	if _, err := stdout.Write(lock.JSON()); err != nil {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2
 	}
@@ -136,4 +166,64 @@ func registryClient(offline bool) (*remote.Client, error) {
 		return nil, errors.New("--offline needs xpkgkit's cache: " + err.Error())
 	}
 	return remote.New(opts...)
+}
+
+// readImageConfigs reads the ImageConfig objects of files; nil for none.
+func readImageConfigs(ctx context.Context, files []string) (*imageconfig.Set, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var inputs []imageconfig.Input
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		inputs = append(inputs, imageconfig.Input{Name: f, Reader: fh})
+	}
+	return imageconfig.ParseAll(ctx, inputs)
+}
+
+// verifyLock verifies every package of the lock at the digest it was read
+// at, and records what verified it.
+func verifyLock(ctx context.Context, lock *deps.Lock, images *imageconfig.Set, keys []string, trustedRoot string, offline bool) error {
+	c, err := registryClient(offline)
+	if err != nil {
+		return err
+	}
+	opts := []verify.Option{verify.WithClient(c)}
+	for _, k := range keys {
+		ref, file, ok := strings.Cut(k, "=")
+		i := strings.LastIndex(ref, "/")
+		if !ok || i < 0 {
+			return fmt.Errorf("--verify-key %q is not SECRET/KEY=FILE", k)
+		}
+		opts = append(opts, verify.WithPublicKeyFile(ref[:i], ref[i+1:], file))
+	}
+	if trustedRoot != "" {
+		opts = append(opts, verify.WithTrustedRootFile(trustedRoot))
+	}
+	v, err := verify.New(opts...)
+	if err != nil {
+		return err
+	}
+	for _, lp := range lock.Packages {
+		if lp.Digest == "" {
+			return fmt.Errorf("%s was read without a digest: its signatures cannot be checked", lp.Package)
+		}
+		ref := lp.Package + "@" + lp.Digest
+		if images != nil {
+			ref, _, _ = images.Rewrite(ref)
+		}
+		res, applied, err := v.VerifyWithSet(ctx, ref, images)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			return fmt.Errorf("no ImageConfig states a verification for %s", ref)
+		}
+		lock.MarkVerified(lp.Package, lp.Digest, res.ImageConfig+"/"+res.Authority)
+	}
+	return nil
 }

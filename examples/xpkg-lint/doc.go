@@ -13,6 +13,13 @@
 // --cache-dir, --offline). Several
 // sources are linted in parallel; the report keeps their order.
 //
+// --verify (with --image-config, --verify-key SECRET/KEY=FILE and
+// --trusted-root FILE) verifies the cosign signatures of each package
+// pulled from a registry, and with --deps of every package of the graph,
+// as the ImageConfigs' spec.verification states, through package
+// xpkg/verify, which this program passes to linter/checker with
+// checker.WithVerifier; a package is then read at the digest verified.
+//
 // The report is text (grouped by source, with a summary line; coloured on a
 // terminal; each line as linter.Diagnostic.String prints it, "file:line:col:
 // severity ID name: message"), JSON (-o json), SARIF 2.1.0 (-o sarif, for

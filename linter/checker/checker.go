@@ -52,6 +52,8 @@ type Checker struct {
 	rules   []*linter.Rule // the caller's rules
 	builtin bool           // the built-in rules run too
 	version string         // "" : from the build info
+
+	newVerifier func(VerifyOptions) (Verifier, error) // verify.go: WithVerifier
 }
 
 // Option configures a Checker.

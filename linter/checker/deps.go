@@ -168,6 +168,11 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 		// the source is unreadable (exit 2), with the cause.
 		return nil, nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
+	if c.verifier != nil {
+		if err := verifyGraph(ctx, c, g); err != nil {
+			return nil, nil, "", err
+		}
+	}
 	// The graph linter knows the package rules too, so that the one
 	// configuration may name any rule (see lintOptions).
 	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...)}, c.ruleConfig()...)

@@ -46,6 +46,7 @@ type config struct {
 	deps     depsConfig       // deps.go
 	against  againstConfig    // against.go
 	images   *imageconfig.Set // imageconfig.go: --image-config
+	verifier Verifier         // verify.go: --verify
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -156,7 +157,21 @@ Flags:
                              rewriteImage rules choose where references, and
                              with --deps the graph's packages, are pulled
                              from; the lock records both references
-                             (verification and pull secrets are not applied)
+                             (pull secrets are not applied)
+  --verify                   verify the cosign signatures of every package
+                             pulled from a registry (with --deps, of every
+                             package of the graph) as the ImageConfigs'
+                             spec.verification states, and read each at the
+                             digest verified; a package no ImageConfig
+                             states a verification for, or whose signatures
+                             do not verify, cannot be read (exit 2). Only in
+                             programs built with verification
+                             (checker.WithVerifier), as xpkg-lint is
+  --verify-key SECRET/KEY=FILE
+                             the PEM public key a key authority's
+                             secretRef (name/key) stands for (repeatable)
+  --trusted-root FILE        the Sigstore trusted-root JSON of keyless
+                             authorities (Fulcio, Rekor, TSA keys; offline)
   --list-rules               list the rules and exit
   --explain RULE             describe a rule, with examples, and exit
   --version                  print the version and exit
@@ -244,6 +259,7 @@ type flagValues struct {
 	deps                                         depsFlags        // deps.go
 	against                                      againstFlags     // against.go
 	images                                       imageConfigFlags // imageconfig.go
+	verify                                       verifyFlags      // verify.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -271,6 +287,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	f.deps.register(fs)
 	f.against.register(fs)
 	f.images.register(fs)
+	f.verify.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -365,6 +382,9 @@ func (f *flagValues) apply(c *config) error {
 		return err
 	}
 	if err := f.images.apply(c); err != nil {
+		return err
+	}
+	if err := f.verify.apply(c, &f.remote); err != nil {
 		return err
 	}
 	return f.against.apply(c, &f.remote)

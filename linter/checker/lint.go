@@ -174,6 +174,12 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	)
 	if source == stdinSource {
 		p, err = l.openReader(ctx, stdin, opts...)
+	} else if c.verifier != nil && anyRemote([]string{source}) {
+		pinned, verr := c.verifyRef(ctx, source)
+		if verr != nil {
+			return outcome{src: unreadable(source, verr)}
+		}
+		p, err = l.open(ctx, pinned, opts...)
 	} else {
 		p, err = l.open(ctx, source, opts...)
 	}

@@ -91,7 +91,7 @@ func oneServer(host string) *http.Client {
 }
 
 func registryWorstCases() []registryWorstCase {
-	return []registryWorstCase{
+	return append(referrerWorstCases(), []registryWorstCase{
 		{"registry-cost-endless-pagination", "pagination", func(t *testing.T) {
 			// Empty pages, each linking to a next one.
 			host, n := hostileRegistry(t, func(w http.ResponseWriter, r *http.Request) {
@@ -381,7 +381,7 @@ func registryWorstCases() []registryWorstCase {
 			}
 			checkSafe(t, err.Error())
 		}},
-	}
+	}...)
 }
 
 // TestRegistryWorstCases runs each hostile registry.

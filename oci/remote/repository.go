@@ -89,6 +89,8 @@ func (r *Repository) remote(ctx context.Context) (*orasremote.Repository, error)
 		PlainHTTP:        plain,
 		SkipReferrersGC:  true,
 		MaxMetadataBytes: 4 << 20,
+		// referrers.go: oras-go does not call back on an empty page.
+		ReferrerListMaxPages: maxReferrerPages,
 	}
 	return r.repo, nil
 }

@@ -37,6 +37,11 @@ type LockedPackage struct {
 	Resolved string `json:"resolved,omitempty"`
 	// ImageConfig names the ImageConfig that rewrote the reference.
 	ImageConfig string `json:"imageConfig,omitempty"`
+	// Verified is the digest whose signature a verification accepted
+	// (MarkVerified); absent when none was verified.
+	Verified string `json:"verified,omitempty"`
+	// VerifiedBy names what accepted it ("ImageConfig/authority").
+	VerifiedBy string `json:"verifiedBy,omitempty"`
 	// RequiredBy lists the entries that ask for the package, sorted.
 	RequiredBy []requirement `json:"requiredBy"`
 	// Problem is set when the package did not resolve cleanly: a conflict,
@@ -80,6 +85,22 @@ func (g *Graph) Lock() *Lock {
 		l.Packages = append(l.Packages, lp)
 	}
 	return l
+}
+
+// MarkVerified records that the signature of package pkg at digest d
+// was verified, by by ("ImageConfig/authority"). It reports false, and
+// records nothing, when the lock has no package pkg, or when pkg was read
+// at another digest than d: a lock never pairs a verification with bytes
+// it was not made for.
+func (l *Lock) MarkVerified(pkg, d, by string) bool {
+	for i := range l.Packages {
+		lp := &l.Packages[i]
+		if lp.Package == pkg && lp.Digest != "" && lp.Digest == d {
+			lp.Verified, lp.VerifiedBy = d, by
+			return true
+		}
+	}
+	return false
 }
 
 // JSON returns the lock as indented JSON, ending with a newline, with

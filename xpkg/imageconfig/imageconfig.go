@@ -28,8 +28,8 @@
 //     cluster-scoped objects), so its answer is deterministic; Ties reports
 //     such ambiguities so a tool can warn about them.
 //
-// Verification is parsed and exposed (VerificationFor) but NOT enforced by
-// this package or by anything in xpkgkit yet: no signature is checked.
+// Verification is parsed and exposed (VerificationFor); package xpkg/verify
+// enforces it (checks signatures), for the programs that import it.
 //
 // Pull secrets live in a cluster, so a Set cannot read them: Credentials
 // maps an ImageConfig's secret name to a credential through a function the
@@ -153,8 +153,8 @@ type ImageConfig struct {
 	// PullSecret is spec.registry.authentication.pullSecretRef.name; ""
 	// when there is none.
 	PullSecret string
-	// Verification is spec.verification; nil when there is none. It is
-	// exposed, not enforced.
+	// Verification is spec.verification; nil when there is none
+	// (enforced by package xpkg/verify).
 	Verification *Verification
 	// RuntimeConfig is spec.runtime.configRef; nil when there is none.
 	RuntimeConfig *RuntimeConfigRef
@@ -559,8 +559,8 @@ func (s *Set) PullSecretFor(ref string) (secret, name string, ok bool) {
 }
 
 // VerificationFor returns the verification Crossplane applies to ref (the
-// reference after any rewrite) and the ImageConfig that states it. xpkgkit
-// does not enforce it.
+// reference after any rewrite) and the ImageConfig that states it; package
+// xpkg/verify enforces it.
 func (s *Set) VerificationFor(ref string) (v *Verification, name string, ok bool) {
 	i, _, _ := s.best(ref, PurposeVerification)
 	if i < 0 {

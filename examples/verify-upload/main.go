@@ -1,0 +1,186 @@
+// Command verify-upload is the signature check of a package registry's
+// upload handler: an HTTP service that, for each package pushed to a
+// staging registry, verifies its cosign signatures against the
+// ImageConfig policies the registry enforces, before the package is
+// indexed. It answers POST /verify?ref=HOST/REPO:TAG with the digest that
+// verified, which is the only digest the registry may then read and
+// publish (the tag may move in the meantime: that is the point).
+//
+// Usage:
+//
+//	verify-upload --image-config FILE... [--verify-key SECRET/KEY=FILE]... [--trusted-root FILE] [--listen ADDR]
+//
+// Answers: 200 with {"ref", "digest", "imageConfig", "authority",
+// "signatures"} when the package verifies; 403 with {"error", "class"}
+// when it does not (class: no-signature, no-matching-authority,
+// identity-mismatch, untrusted-root, digest-mismatch, invalid-signature,
+// missing-attestation, malformed), or when no ImageConfig states a
+// verification for it (class: no-policy); 400 for a malformed request, 502
+// when the registry cannot be read. Each request uses a registry client
+// of its own, so one upload's requests are bounded on their own
+// (oci/remote's per-client bounds), and a deadline.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
+	"github.com/xpkgkit/xpkgkit/xpkg/verify"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify-upload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var icFiles, keys list
+	fs.Var(&icFiles, "image-config", "a file of Crossplane ImageConfig objects (repeatable)")
+	fs.Var(&keys, "verify-key", "SECRET/KEY=FILE: the public key of a key authority (repeatable)")
+	trustedRoot := fs.String("trusted-root", "", "the Sigstore trusted-root JSON of keyless authorities")
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	h, err := newHandler(icFiles, keys, *trustedRoot, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "verify-upload: %v\n", err)
+		return 2
+	}
+	srv := &http.Server{Addr: *listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); srv.Close() }()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "verify-upload: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// handler verifies uploads.
+type handler struct {
+	images    *imageconfig.Set
+	opts      []verify.Option
+	newClient func() (*remote.Client, error)
+}
+
+// newHandler reads the policies and keys once; newClient makes each
+// request's registry client (nil: Docker's credentials).
+func newHandler(icFiles, keys []string, trustedRoot string, newClient func() (*remote.Client, error)) (*handler, error) {
+	if len(icFiles) == 0 {
+		return nil, errors.New("give the ImageConfig policies (--image-config)")
+	}
+	var inputs []imageconfig.Input
+	for _, f := range icFiles {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		inputs = append(inputs, imageconfig.Input{Name: f, Reader: fh})
+	}
+	set, err := imageconfig.ParseAll(context.Background(), inputs)
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{images: set, newClient: newClient}
+	for _, k := range keys {
+		ref, file, ok := strings.Cut(k, "=")
+		i := strings.LastIndex(ref, "/")
+		if !ok || i < 0 {
+			return nil, fmt.Errorf("--verify-key %q is not SECRET/KEY=FILE", k)
+		}
+		h.opts = append(h.opts, verify.WithPublicKeyFile(ref[:i], ref[i+1:], file))
+	}
+	if trustedRoot != "" {
+		h.opts = append(h.opts, verify.WithTrustedRootFile(trustedRoot))
+	}
+	if h.newClient == nil {
+		h.newClient = func() (*remote.Client, error) { return remote.New(remote.WithUserAgent("verify-upload")) }
+	}
+	// Fail at start-up, not per request, on an unreadable key or root.
+	if _, err := verify.New(h.opts...); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// classes maps the failure classes to the answer's "class".
+var classes = []struct {
+	err  error
+	name string
+}{
+	{verify.ErrNoSignature, "no-signature"},
+	{verify.ErrIdentityMismatch, "identity-mismatch"},
+	{verify.ErrUntrustedRoot, "untrusted-root"},
+	{verify.ErrDigestMismatch, "digest-mismatch"},
+	{verify.ErrInvalidSignature, "invalid-signature"},
+	{verify.ErrMissingAttestation, "missing-attestation"},
+	{verify.ErrMalformed, "malformed"},
+	{verify.ErrNoMatchingAuthority, "no-matching-authority"},
+	{verify.ErrPolicy, "policy"},
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/verify" {
+		http.NotFound(w, r)
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	if ref == "" || len(ref) > 1024 {
+		answer(w, http.StatusBadRequest, map[string]string{"error": "give ref=HOST/REPO:TAG"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
+	defer cancel()
+	client, err := h.newClient()
+	if err != nil {
+		answer(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	v, err := verify.New(append([]verify.Option{verify.WithClient(client)}, h.opts...)...)
+	if err != nil {
+		answer(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		return
+	}
+	res, applied, err := v.VerifyWithSet(ctx, ref, h.images)
+	switch {
+	case err == nil && !applied:
+		answer(w, http.StatusForbidden, map[string]string{"error": "no ImageConfig states a verification for " + ref, "class": "no-policy"})
+	case err != nil:
+		for _, c := range classes {
+			if errors.Is(err, c.err) {
+				answer(w, http.StatusForbidden, map[string]string{"error": err.Error(), "class": c.name})
+				return
+			}
+		}
+		answer(w, http.StatusBadGateway, map[string]string{"error": err.Error()})
+	default:
+		answer(w, http.StatusOK, map[string]any{"ref": ref, "digest": res.Digest(), "pinned": res.PinnedReference(),
+			"imageConfig": res.ImageConfig, "authority": res.Authority, "signatures": res.Signatures})
+	}
+}
+
+func answer(w http.ResponseWriter, code int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body)
+}

@@ -1,0 +1,178 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/internal/signtest"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
+)
+
+// TestVerifyCLI: xpkg-lint --verify lints a package signed with a key (a
+// cosign v3 bundle referrer in Debian's docker-registry), and refuses
+// (exit 2) one whose tag moved to an unsigned image, and one no ImageConfig
+// states a verification for.
+func TestVerifyCLI(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.Start(t, registrytest.Plain)
+	bin := buildCLI(t)
+	ctx := context.Background()
+	name := reg.Host + "/crossplane-contrib/provider-signed"
+	pushImage(t, name, "v1", xpkgtest.NewProvider("provider-signed").MustImage(t))
+	c, _ := remote.New(remote.WithAnonymous())
+	repo, _ := c.Repository(name)
+	desc, err := repo.Resolve(ctx, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, pub := signtest.NewKey(t)
+	signtest.AttachKeyedBundle(t, repo, desc, k)
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "cosign.pub")
+	icFile := filepath.Join(dir, "imageconfig.yaml")
+	writeFile(t, keyFile, string(pub))
+	writeFile(t, icFile, fmt.Sprintf(`apiVersion: pkg.crossplane.io/v1beta1
+kind: ImageConfig
+metadata:
+  name: signed
+spec:
+  matchImages:
+  - prefix: %s/crossplane-contrib/provider-signed
+  verification:
+    provider: Cosign
+    cosign:
+      authorities:
+      - name: release-key
+        key:
+          secretRef: {name: cosign, key: cosign.pub}
+          hashAlgorithm: sha256
+`, reg.Host))
+	run := func(ref string) (int, string) {
+		cmd := exec.CommandContext(t.Context(), bin, "--image-config", icFile, "--verify", "--verify-key", "cosign/cosign.pub="+keyFile,
+			"--cache-dir", t.TempDir(), "--crossplane-version", "v2.0.0", ref)
+		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+t.TempDir())
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, out.String()
+	}
+	if code, out := run(name + ":v1"); code == 2 || strings.Contains(out, "signature verification failed") {
+		t.Errorf("signed package: exit %d\n%s", code, out)
+	}
+	pushImage(t, name, "v1", xpkgtest.NewProvider("provider-unsigned").MustImage(t))
+	if code, out := run(name + ":v1"); code != 2 || !strings.Contains(out, "no signature") {
+		t.Errorf("re-tagged package: exit %d, want 2 and \"no signature\"\n%s", code, out)
+	}
+	other := reg.Host + "/other/provider:v1"
+	pushImage(t, other, "v1", xpkgtest.NewProvider("provider-other").MustImage(t))
+	if code, out := run(other); code != 2 || !strings.Contains(out, "no ImageConfig") {
+		t.Errorf("no policy: exit %d, want 2\n%s", code, out)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRegistryCostCLIVerify: xpkg-lint --verify against hostile
+// registries (a referrers listing without end, full pages of bundle
+// referrers; bundle referrers whose blobs never end) exits 2 within the
+// hostile budget of memory and CPU, with safe output.
+func TestRegistryCostCLIVerify(t *testing.T) {
+	t.Parallel()
+	bin := registryCLI(t)
+	manifest := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","size":2},"layers":[]}`)
+	md := digest.FromBytes(manifest)
+	const bundleType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+	refManifest := func(i int) []byte {
+		return fmt.Appendf(nil, `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":%q,"config":{"mediaType":"application/vnd.oci.empty.v1+json","digest":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","size":2},"layers":[{"mediaType":%q,"digest":%q,"size":1048576}],"subject":{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":%q,"size":%d}}`,
+			bundleType, bundleType, digest.FromString(fmt.Sprint("endless", i)), md, len(manifest))
+	}
+	refs := map[digest.Digest][]byte{}
+	var listing []string
+	for i := range 64 {
+		b := refManifest(i)
+		d := digest.FromBytes(b)
+		refs[d] = b
+		listing = append(listing, fmt.Sprintf(`{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":%q,"size":%d,"artifactType":%q}`, d, len(b), bundleType))
+	}
+	serveManifest := func(w http.ResponseWriter, b []byte) {
+		w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+		w.Header().Set("Docker-Content-Digest", digest.FromBytes(b).String())
+		w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+		w.Write(b)
+	}
+	handler := func(endlessPages bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			p := r.URL.Path
+			switch {
+			case p == "/v2/":
+				w.WriteHeader(http.StatusOK)
+			case strings.HasSuffix(p, "/manifests/v1") || strings.HasSuffix(p, "/manifests/"+md.String()):
+				serveManifest(w, manifest)
+			case strings.Contains(p, "/manifests/sha256:"):
+				if b, ok := refs[digest.Digest(p[strings.LastIndex(p, "/")+1:])]; ok {
+					serveManifest(w, b)
+					return
+				}
+				http.NotFound(w, r)
+			case strings.Contains(p, "/referrers/"):
+				w.Header().Set("Content-Type", "application/vnd.oci.image.index.v1+json")
+				if endlessPages {
+					w.Header().Set("Link", fmt.Sprintf(`<%s?n=%d>; rel="next"`, p, len(r.URL.RawQuery)))
+					page := strings.Repeat(listing[0]+",", 399) + listing[0]
+					fmt.Fprint(w, `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[`+page+`]}`)
+					return
+				}
+				fmt.Fprint(w, `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[`+strings.Join(listing, ",")+`]}`)
+			case strings.Contains(p, "/blobs/"):
+				chunk := make([]byte, 64<<10)
+				for range 1 << 12 { // 256 MiB at most
+					if _, err := w.Write(chunk); err != nil {
+						return
+					}
+				}
+			default:
+				http.NotFound(w, r)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name         string
+		endlessPages bool
+	}{{"referrer-flood", true}, {"endless-bundle-blobs", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			host, _ := hostileHost(t, handler(tc.endlessPages))
+			dir := t.TempDir()
+			_, pub := signtest.NewKey(t)
+			keyFile, icFile := filepath.Join(dir, "cosign.pub"), filepath.Join(dir, "ic.yaml")
+			writeFile(t, keyFile, string(pub))
+			writeFile(t, icFile, fmt.Sprintf("apiVersion: pkg.crossplane.io/v1beta1\nkind: ImageConfig\nmetadata: {name: v}\nspec:\n  matchImages: [{prefix: %s/}]\n  verification:\n    provider: Cosign\n    cosign:\n      authorities:\n      - name: k\n        key: {secretRef: {name: cosign, key: cosign.pub}, hashAlgorithm: sha256}\n", host))
+			r := runIsolated(t, bin, "--image-config", icFile, "--verify", "--verify-key", "cosign/cosign.pub="+keyFile, "--cache-dir", t.TempDir(), host+"/acme/p:v1")
+			if r.code != cliExitError || !strings.Contains(r.stderr, "signature verification failed") {
+				t.Errorf("exit %d, want %d\n%s", r.code, cliExitError, short(r.stderr))
+			}
+			checkOutputSafe(t, r.stdout+r.stderr)
+		})
+	}
+}
