@@ -15,6 +15,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Whiteout names of the image spec's layer changesets.
@@ -193,7 +194,7 @@ func (w *warnings) add(desc ocispec.Descriptor, name string) {
 // ErrNotRegularFile when the entry found is not a regular file (or is a
 // sparse file, whose holes would expand beyond what the layer holds);
 // ErrDuplicateEntry for two entries with one path in a layer;
-// ErrInvalidWhiteout for a bare ".wh."; ErrLimit for MaxFileSize,
+// ErrInvalidWhiteout for a bare ".wh."; a *limit.Error for MaxFileSize,
 // MaxLayerSize, MaxImageSize (over all layers read) and MaxTarEntries.
 // Entries with unsafe names never match and are listed by File.Warnings.
 // Options: WithLimits.
@@ -263,7 +264,7 @@ func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, targ
 					// writes one.
 					err = fmt.Errorf("%w: sparse file of %d bytes", ErrNotRegularFile, hdr.Size)
 				case hdr.Size > lim.MaxFileSize:
-					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, limitErr("MaxFileSize", lim.MaxFileSize))
+					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, &limit.Error{Limit: limit.MaxFileSize, Value: hdr.Size, Max: lim.MaxFileSize})
 				default:
 					return &File{Header: hdr, Layer: desc, tr: tr, l: l, scan: scan}, nil, nil
 				}

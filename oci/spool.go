@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // spoolMemMax is how many decompressed bytes of a gzip-compressed archive
@@ -28,7 +30,7 @@ type spool struct {
 
 // spoolGzip decompresses the gzip stream in ra (size bytes) into a spool,
 // checking ctx as it goes. More than MaxImageSize decompressed bytes fail
-// with ErrLimit before they are written. It returns the spool and the size
+// with limit.ErrExceeded before they are written. It returns the spool and the size
 // of its content.
 func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*spool, int64, error) {
 	zr, err := gzip.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 64<<10))
@@ -67,7 +69,7 @@ func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*sp
 
 // spoolErr classifies an error met while decompressing into a spool.
 func spoolErr(err error) error {
-	if errors.Is(err, ErrLimit) || isCtxErr(err) {
+	if errors.Is(err, limit.ErrExceeded) || isCtxErr(err) {
 		return err
 	}
 	var pe *os.PathError

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Parse reads a YAML stream (a package.yaml) and returns its objects. Each
@@ -112,7 +114,7 @@ const MetaFile = "crossplane.yaml"
 // links (nor list other files that are not regular); ParseFS records the
 // links and the hidden YAML files it passes over in Package.Skipped. The
 // paths are slash-separated paths in fsys. Its error is that of reading a
-// directory (an *fs.PathError naming it), or a *LimitError when fsys holds
+// directory (an *fs.PathError naming it), or a *limit.Error when fsys holds
 // more than DefaultLimits' MaxFiles entries.
 //
 // Tools that write a package (such as an xpkg build) use it to hold exactly
@@ -219,7 +221,7 @@ func (w *walker) dir(p string, hidden bool) error {
 func (w *walker) entry(dir string, d fs.DirEntry, hidden bool, subdirs []string) ([]string, error) {
 	w.entries++
 	if max := w.lim.MaxFiles; max > 0 && w.entries > max {
-		return nil, &LimitError{Limit: "MaxFiles", Value: int64(max), Pos: Position{File: path.Join(dir, d.Name())}}
+		return nil, limitErr("MaxFiles", int64(max), Position{File: path.Join(dir, d.Name())})
 	}
 	if w.entries%256 == 0 {
 		if err := w.ctx.Err(); err != nil {
@@ -381,7 +383,7 @@ func (r *run) stream(file string, in io.Reader) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		var le *LimitError
+		var le *limit.Error
 		var de *DocumentError
 		switch {
 		case errors.As(err, &le) && le.Limit == "MaxDocumentBytes":

@@ -17,7 +17,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -335,7 +335,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 		return nil, err
 	}
 	if lr.over {
-		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &oci.LimitError{Name: "MaxFileSize", Limit: max})
+		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limit.MaxFileSize, Value: max + 1, Max: max})
 	}
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -291,7 +292,7 @@ func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 		return nil, nil, fmt.Errorf("xpkg: spooling the input: %w", err)
 	}
 	if n > max {
-		return nil, nil, &LimitError{Name: "MaxReaderSize", Limit: max}
+		return nil, nil, &limit.Error{Limit: limit.MaxReaderSize, Value: n, Max: max}
 	}
 	reopen := func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(tmp, 0, n)), nil }
 	src, err := oci.OpenReaderAt(ctx, tmp, n, c.ociOptions()...)
