@@ -56,6 +56,10 @@ var (
 	// symlink, hard link, device, FIFO, sparse file or other non-regular
 	// entry.
 	ErrNotRegularFile = errors.New("not a regular file")
+	// ErrInUse: File.Close was called while a Read of the File was in
+	// flight on another goroutine. The File is closed when that Read
+	// returns, not before.
+	ErrInUse = errors.New("file in use")
 	// ErrInvalidArgument: a function was called with a nil context, a nil
 	// reader, fetcher or store, or a negative size.
 	ErrInvalidArgument = errors.New("invalid argument")

@@ -32,8 +32,11 @@ const (
 // problem found instead of io.EOF. Close it when done.
 //
 // Close may be called while a Read is in flight on another goroutine, as
-// when a cancelled parse leaves its read behind (parser.Parse): Close then
-// returns at once, and the File is closed when that Read returns.
+// when a cancelled parse leaves its read behind (parser.Parse). It cannot
+// release what that Read is using, so it does not wait for it nor pretend
+// to have closed the File: it returns at once an *Error of class ErrInUse,
+// and the File is closed when that Read returns. A Read blocked in the
+// Fetcher's reader keeps the File, and that reader, open until it returns.
 type File struct {
 	// Header is the file's tar header, as written.
 	Header *tar.Header
@@ -114,11 +117,14 @@ func (f *File) complete() error {
 }
 
 // Close releases the layer stream. During a Read on another goroutine it
-// returns nil at once and leaves the release to that Read.
+// returns at once an *Error of class ErrInUse and leaves the release to that
+// Read: a later Read fails, and a later Close returns the release's error
+// (nil once the File is closed, unless releasing the layer stream failed).
 func (f *File) Close() error {
 	f.closing.Store(true)
 	if !f.mu.TryLock() {
-		return nil // a Read is in flight: it closes f when it returns
+		// A Read is in flight: it closes f when it returns.
+		return &Error{Op: "close", Descriptor: f.Layer, Path: f.scan.target, Err: ErrInUse}
 	}
 	defer f.mu.Unlock()
 	return f.closeLocked()

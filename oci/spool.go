@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/xpkgkit/xpkgkit/internal/ctxio"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -29,7 +30,8 @@ type spool struct {
 }
 
 // spoolGzip decompresses the gzip stream in ra (size bytes) into a spool,
-// checking ctx as it goes. More than MaxImageSize decompressed bytes fail
+// checking ctx as it goes: a read of ra that blocks (ra is the caller's)
+// does not block cancellation, and is left behind (see package ctxio). More than MaxImageSize decompressed bytes fail
 // with limit.ErrExceeded before they are written. It returns the spool and the size
 // of its content.
 func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*spool, int64, error) {
@@ -37,8 +39,15 @@ func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*sp
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
 	}
-	defer zr.Close()
-	r := &ctxReader{ctx: ctx, r: &countingReader{r: zr, limit: lim.MaxImageSize, limitName: "MaxImageSize"}}
+	r := ctxio.NewReader(ctx, &countingReader{r: zr, limit: lim.MaxImageSize, limitName: "MaxImageSize"})
+	defer func() {
+		r.Close()
+		select {
+		case <-r.Stopped():
+			zr.Close()
+		default: // a read left behind still uses zr
+		}
+	}()
 	s := &spool{}
 	mem, err := io.ReadAll(io.LimitReader(r, spoolMemMax+1))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/xpkgkit/xpkgkit/internal/ctxio"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -28,9 +29,9 @@ import (
 //
 // A read blocked in r does not block cancellation: Parse returns ctx's
 // error as soon as ctx is done, leaving the blocked Read behind (it ends
-// when r's Read returns; close r to end it, which r must then allow during
-// a Read, as *os.File and *oci.File do). ParseFS closes such a file itself
-// once its Read returns. A nil ctx or a nil r is an error.
+// when r's Read returns; close r to end it, when r allows a Close during a
+// Read as *os.File does: *oci.File accepts one, but closes only once the
+// Read returns). ParseFS closes such a file itself once its Read returns. A nil ctx or a nil r is an error.
 func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 	if err := checkArgs(ctx, r == nil, "reader"); err != nil {
 		return nil, err
@@ -298,8 +299,8 @@ type run struct {
 	bytes  int64
 	docs   int
 	// leftBehind, set by stream when ctx ended it during a read of its
-	// reader, delivers that read's result when it returns.
-	leftBehind chan readResult
+	// reader, is closed when that read returns.
+	leftBehind <-chan struct{}
 }
 
 func newRun(ctx context.Context, c *config) (*run, error) {
@@ -351,14 +352,16 @@ func (r *run) file(fsys fs.FS, name string) error {
 
 // stream splits one stream and hands its documents to decoding goroutines.
 func (r *run) stream(file string, in io.Reader) error {
-	in = newCtxReader(r.ctx, in)
-	if cr, ok := in.(*ctxReader); ok {
-		defer func() {
-			if cr.busy {
-				r.leftBehind = cr.res
-			}
-		}()
-	}
+	cr := ctxio.NewReader(r.ctx, in)
+	defer func() {
+		cr.Close()
+		select {
+		case <-cr.Stopped():
+		default: // ctx ended a read of in that is still in flight
+			r.leftBehind = cr.Stopped()
+		}
+	}()
+	in = cr
 	if r.br == nil {
 		r.br = bufio.NewReaderSize(in, splitBufSize)
 	} else {
