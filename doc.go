@@ -17,6 +17,9 @@
 //     reports positioned diagnostics; users add their own rules.
 //   - [github.com/xpkgkit/xpkgkit/xpkg] ties them together: the layer selector,
 //     Open for any source, Build, and test fixtures.
+//   - [github.com/xpkgkit/xpkgkit/limit], below them all, holds what their
+//     limits share: the convention of a Limits field (zero is the default,
+//     Unlimited lifts it) and the one error a limit exceeded returns.
 //
 // The programs under examples/ show each use, starting with the xpkg-lint CLI.
 //

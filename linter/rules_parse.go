@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -25,9 +26,9 @@ func errorRuleID(err error) string {
 // documentErrorMessage describes a document error without the position the
 // diagnostic carries anyway.
 func documentErrorMessage(e *parser.DocumentError) string {
-	var le *parser.LimitError
+	var le *limit.Error
 	if errors.As(e.Err, &le) {
-		return fmt.Sprintf("document %d cannot be read: it exceeds the parser limit %s (%d)", e.Pos.Document, le.Limit, le.Value)
+		return fmt.Sprintf("document %d cannot be read: it exceeds the parser limit %s (%d)", e.Pos.Document, le.Limit, le.Max)
 	}
 	msg := e.Err.Error()
 	// Errors from deeper layers may repeat the position; keep the reason.

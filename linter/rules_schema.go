@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -241,7 +242,7 @@ func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map
 	}
 	res, err := v.Validate(p.Context(), content, opts...)
 	if err != nil {
-		if errors.Is(err, lschema.ErrInvalidSchema) || errors.Is(err, lschema.ErrLimit) {
+		if errors.Is(err, lschema.ErrInvalidSchema) || errors.Is(err, limit.ErrExceeded) {
 			p.ReportSeverityf(SeverityInfo, obj, prefix, "%s: not validated: %s", what, boundMsg(err.Error()))
 		}
 		return nil

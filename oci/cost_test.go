@@ -16,6 +16,7 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -69,17 +70,17 @@ func TestMaxArchiveImages(t *testing.T) {
 				}
 				return
 			}
-			var le *oci.LimitError
+			var le *limit.Error
 			var oe *oci.Error
-			if !errors.As(err, &le) || le.Name != "MaxArchiveImages" || !errors.As(err, &oe) || oe.Path != "manifest.json" {
+			if !errors.As(err, &le) || le.Limit != "MaxArchiveImages" || !errors.As(err, &oe) || oe.Path != "manifest.json" {
 				t.Fatalf("error %v, want MaxArchiveImages at manifest.json", err)
 			}
 			want := tc.limit
 			if want == 0 {
 				want = oci.DefaultLimits().MaxArchiveImages
 			}
-			if le.Limit != want {
-				t.Errorf("limit %d, want %d", le.Limit, want)
+			if le.Max != want {
+				t.Errorf("limit %d, want %d", le.Max, want)
 			}
 		})
 	}
@@ -356,8 +357,8 @@ func TestSparseEntries(t *testing.T) {
 		expanded += n
 		return err
 	}, oci.WithLimits(oci.Limits{MaxLayerSize: 500<<20 - 1}))
-	var le *oci.LimitError
-	if !errors.As(err, &le) || le.Name != "MaxLayerSize" || expanded != 0 {
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxLayerSize" || expanded != 0 {
 		t.Errorf("WalkLayer: %v after %d bytes, want MaxLayerSize before any", err, expanded)
 	}
 	// Under MaxLayerSize, the walk reads the expanded entry.

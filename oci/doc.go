@@ -58,9 +58,10 @@
 // is ErrMalformed. Package data in error messages is escaped and shortened,
 // and lists in them are capped. Errors wrap
 // one sentinel per class (ErrNotFound, ErrDigestMismatch, ErrSizeMismatch,
-// ErrLimit, ErrUnsupportedMediaType, ErrNoMatchingPlatform, ErrEmptyIndex,
-// ...) inside an *Error naming the operation, the descriptor and the path;
-// limits are reported as a *LimitError naming the field.
+// ErrUnsupportedMediaType, ErrNoMatchingPlatform, ErrEmptyIndex, ...)
+// inside an *Error naming the operation, the descriptor and the path;
+// limits are reported as a *limit.Error naming the field (it matches
+// limit.ErrExceeded).
 //
 // Package ocitest checks a user's Fetcher against what these readers expect.
 package oci

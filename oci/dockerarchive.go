@@ -17,6 +17,8 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/ctxio"
 )
 
 // The Crossplane CLI's convention for keeping layer annotations in a docker
@@ -254,7 +256,10 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, limit int64, 
 		mt = ocispec.MediaTypeImageLayerZstd
 	}
 	h := sha256.New()
-	n, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: io.LimitReader(br, limit+1)}, buf)
+	// f is a file of the archive, read at once: the context is checked
+	// between reads (ctxio.Check), and no read is left behind under the
+	// deferred Close.
+	n, err := io.CopyBuffer(h, ctxio.Check(ctx, io.LimitReader(br, limit+1)), buf)
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
@@ -399,17 +404,4 @@ func (a *DockerArchive) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.
 		return nil, opError("fetch", desc, b.path, err)
 	}
 	return f, nil
-}
-
-// ctxReader fails reads once its context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

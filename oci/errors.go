@@ -8,11 +8,14 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Sentinel errors, one per class of failure. Every error this package returns
-// wraps exactly one of them (usually inside an *Error that names the descriptor
-// and the path being read), so callers test the class with errors.Is.
+// wraps exactly one of them, or a *limit.Error (a limit of Limits exceeded:
+// it matches limit.ErrExceeded), usually inside an *Error that names the
+// descriptor and the path being read, so callers test the class with
+// errors.Is.
 var (
 	// ErrNotFound: a blob, file, reference or layout entry does not exist.
 	// User Fetcher implementations must wrap it for unknown digests (see
@@ -22,8 +25,6 @@ var (
 	ErrDigestMismatch = errors.New("digest mismatch")
 	// ErrSizeMismatch: the blob is shorter or longer than the descriptor's size.
 	ErrSizeMismatch = errors.New("size mismatch")
-	// ErrLimit: a Limits value was exceeded; the *LimitError says which.
-	ErrLimit = errors.New("limit exceeded")
 	// ErrUnsupportedMediaType: a manifest, index or layer media type this
 	// package cannot read.
 	ErrUnsupportedMediaType = errors.New("unsupported media type")
@@ -55,6 +56,10 @@ var (
 	// symlink, hard link, device, FIFO, sparse file or other non-regular
 	// entry.
 	ErrNotRegularFile = errors.New("not a regular file")
+	// ErrInUse: File.Close was called while a Read of the File was in
+	// flight on another goroutine. The File is closed when that Read
+	// returns, not before.
+	ErrInUse = errors.New("file in use")
 	// ErrInvalidArgument: a function was called with a nil context, a nil
 	// reader, fetcher or store, or a negative size.
 	ErrInvalidArgument = errors.New("invalid argument")
@@ -118,24 +123,6 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// LimitError says which limit of Limits was exceeded and its value. It
-// matches ErrLimit with errors.Is and is usually found inside an *Error that
-// says where it was hit.
-type LimitError struct {
-	// Name is the Limits field, e.g. "MaxLayerSize".
-	Name string
-	// Limit is the value that was exceeded.
-	Limit int64
-}
-
-// Error implements error.
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("limit exceeded: %s (%d)", e.Name, e.Limit)
-}
-
-// Is reports whether target is ErrLimit.
-func (e *LimitError) Is(target error) bool { return target == ErrLimit }
-
 func opError(op string, desc ocispec.Descriptor, path string, err error) error {
 	var e *Error
 	if errors.As(err, &e) && e.Op == op && e.Descriptor.Digest == desc.Digest && e.Path == path {
@@ -156,6 +143,8 @@ func withFormat(err error, f Format) error {
 	return &c
 }
 
-func limitErr(name string, limit int64) error {
-	return &LimitError{Name: name, Limit: limit}
+// limitErr is the *limit.Error of the limit name of value max. Its Value is
+// max+1: reading stops as soon as the input goes beyond max.
+func limitErr(name limit.Name, max int64) error {
+	return &limit.Error{Limit: name, Value: max + 1, Max: max}
 }

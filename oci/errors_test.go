@@ -15,6 +15,7 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -73,7 +74,7 @@ func TestWrongSize(t *testing.T) {
 	wantErr(t, readLayerFileErr(b.s, neg), oci.ErrInvalidDescriptor)
 	big := d
 	big.Size = 1 << 40
-	wantErr(t, readLayerFileErr(b.s, big), oci.ErrLimit)
+	wantErr(t, readLayerFileErr(b.s, big), limit.ErrExceeded)
 }
 
 func TestMissingBlob(t *testing.T) {
@@ -162,9 +163,9 @@ func TestDecompressionBomb(t *testing.T) {
 				file.Close()
 			}
 			runtime.ReadMemStats(&after)
-			wantErr(t, err, oci.ErrLimit)
-			var le *oci.LimitError
-			if !errors.As(err, &le) || le.Name != "MaxLayerSize" {
+			wantErr(t, err, limit.ErrExceeded)
+			var le *limit.Error
+			if !errors.As(err, &le) || le.Limit != "MaxLayerSize" {
 				t.Errorf("error %v does not name MaxLayerSize", err)
 			}
 			// Allocation counts the whole process; the bound holds the
@@ -187,8 +188,8 @@ func TestZstdWindowLimit(t *testing.T) {
 		_, err = io.Copy(io.Discard, file)
 		file.Close()
 	}
-	var le *oci.LimitError
-	if !errors.As(err, &le) || le.Name != "MaxZstdWindow" {
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxZstdWindow" {
 		t.Errorf("error %v does not name MaxZstdWindow", err)
 	}
 }
@@ -248,18 +249,18 @@ func TestManifestTooLarge(t *testing.T) {
 	d := b.image(nil, b.gzLayer(file("package.yaml", "x")))
 	b.tag(d, "")
 	_, err := oci.Resolve(context.Background(), b.s, oci.WithLimits(oci.Limits{MaxManifestSize: d.Size - 1}))
-	wantErr(t, err, oci.ErrLimit)
+	wantErr(t, err, limit.ErrExceeded)
 }
 
 func TestErrorMessage(t *testing.T) {
 	t.Parallel()
 	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageLayerGzip, Digest: "sha256:abc"}
-	err := &oci.Error{Op: "read file", Descriptor: d, Path: "package.yaml", Err: &oci.LimitError{Name: "MaxFileSize", Limit: 10}}
-	want := `oci: read file sha256:abc (application/vnd.oci.image.layer.v1.tar+gzip) "package.yaml": limit exceeded: MaxFileSize (10)`
+	err := &oci.Error{Op: "read file", Descriptor: d, Path: "package.yaml", Err: &limit.Error{Limit: "MaxFileSize", Max: 10}}
+	want := `oci: read file sha256:abc (application/vnd.oci.image.layer.v1.tar+gzip) "package.yaml": MaxFileSize 10 exceeded`
 	if err.Error() != want {
 		t.Errorf("got  %s\nwant %s", err, want)
 	}
-	if !errors.Is(err, oci.ErrLimit) {
-		t.Error("not ErrLimit")
+	if !errors.Is(err, limit.ErrExceeded) {
+		t.Error("not limit.ErrExceeded")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Whiteout names of the image spec's layer changesets.
@@ -31,8 +32,11 @@ const (
 // problem found instead of io.EOF. Close it when done.
 //
 // Close may be called while a Read is in flight on another goroutine, as
-// when a cancelled parse leaves its read behind (parser.Parse): Close then
-// returns at once, and the File is closed when that Read returns.
+// when a cancelled parse leaves its read behind (parser.Parse). It cannot
+// release what that Read is using, so it does not wait for it nor pretend
+// to have closed the File: it returns at once an *Error of class ErrInUse,
+// and the File is closed when that Read returns. A Read blocked in the
+// Fetcher's reader keeps the File, and that reader, open until it returns.
 type File struct {
 	// Header is the file's tar header, as written.
 	Header *tar.Header
@@ -113,11 +117,14 @@ func (f *File) complete() error {
 }
 
 // Close releases the layer stream. During a Read on another goroutine it
-// returns nil at once and leaves the release to that Read.
+// returns at once an *Error of class ErrInUse and leaves the release to that
+// Read: a later Read fails, and a later Close returns the release's error
+// (nil once the File is closed, unless releasing the layer stream failed).
 func (f *File) Close() error {
 	f.closing.Store(true)
 	if !f.mu.TryLock() {
-		return nil // a Read is in flight: it closes f when it returns
+		// A Read is in flight: it closes f when it returns.
+		return &Error{Op: "close", Descriptor: f.Layer, Path: f.scan.target, Err: ErrInUse}
 	}
 	defer f.mu.Unlock()
 	return f.closeLocked()
@@ -193,7 +200,7 @@ func (w *warnings) add(desc ocispec.Descriptor, name string) {
 // ErrNotRegularFile when the entry found is not a regular file (or is a
 // sparse file, whose holes would expand beyond what the layer holds);
 // ErrDuplicateEntry for two entries with one path in a layer;
-// ErrInvalidWhiteout for a bare ".wh."; ErrLimit for MaxFileSize,
+// ErrInvalidWhiteout for a bare ".wh."; a *limit.Error for MaxFileSize,
 // MaxLayerSize, MaxImageSize (over all layers read) and MaxTarEntries.
 // Entries with unsafe names never match and are listed by File.Warnings.
 // Options: WithLimits.
@@ -263,7 +270,7 @@ func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, targ
 					// writes one.
 					err = fmt.Errorf("%w: sparse file of %d bytes", ErrNotRegularFile, hdr.Size)
 				case hdr.Size > lim.MaxFileSize:
-					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, limitErr("MaxFileSize", lim.MaxFileSize))
+					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, &limit.Error{Limit: limit.MaxFileSize, Value: hdr.Size, Max: lim.MaxFileSize})
 				default:
 					return &File{Header: hdr, Layer: desc, tr: tr, l: l, scan: scan}, nil, nil
 				}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -258,7 +260,8 @@ func mustFetch(t testing.TB, f oci.Fetcher, d ocispec.Descriptor) io.Reader {
 
 // TestFileCloseDuringRead closes a File while another goroutine reads it,
 // as xpkg does after a cancelled parse left its read behind: Close returns
-// at once, the read ends, and the File is closed after it (run with -race).
+// at once (nil, or ErrInUse when the Read was in flight), the read ends,
+// and the File is closed after it (run with -race).
 func TestFileCloseDuringRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -274,8 +277,8 @@ func TestFileCloseDuringRead(t *testing.T) {
 			_, err := io.Copy(io.Discard, f)
 			done <- err
 		}()
-		if err := f.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
+		if err := f.Close(); err != nil && !errors.Is(err, oci.ErrInUse) {
+			t.Fatalf("Close: %v, want nil or ErrInUse", err)
 		}
 		<-done // nil (read to the end first) or the closed File's error
 		if _, err := f.Read(make([]byte, 1)); err == nil {
@@ -284,5 +287,90 @@ func TestFileCloseDuringRead(t *testing.T) {
 		if err := f.Close(); err != nil {
 			t.Fatalf("second Close: %v", err)
 		}
+	}
+}
+
+// gatedFetcher serves blobs of s whose reads block, once the gate is armed,
+// until it is released, and records when a blob reader is closed.
+type gatedFetcher struct {
+	s       oci.Fetcher
+	armed   atomic.Bool
+	reading chan struct{} // closed when a read has blocked
+	release chan struct{} // closed to let it go on
+	closed  chan struct{} // closed when the blob reader is closed
+}
+
+type gatedReader struct {
+	io.ReadCloser
+	g *gatedFetcher
+}
+
+func (g *gatedFetcher) Fetch(ctx context.Context, d ocispec.Descriptor) (io.ReadCloser, error) {
+	rc, err := g.s.Fetch(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return &gatedReader{rc, g}, nil
+}
+
+func (r *gatedReader) Read(p []byte) (int, error) {
+	if r.g.armed.CompareAndSwap(true, false) {
+		close(r.g.reading)
+		<-r.g.release
+	}
+	return r.ReadCloser.Read(p)
+}
+
+func (r *gatedReader) Close() error {
+	close(r.g.closed)
+	return r.ReadCloser.Close()
+}
+
+// TestFileCloseDuringBlockedRead closes a File while a Read of it is
+// blocked in the Fetcher's reader: Close returns at once an error of class
+// ErrInUse (the File is not closed yet: its blob reader is still open),
+// and the File is closed when that Read returns; a later Read fails and a
+// later Close reports the release.
+func TestFileCloseDuringBlockedRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBuilder(t)
+	// Uncompressed, and larger than any read-ahead: reading it to the end
+	// reads the blob again after ReadLayerFile has returned.
+	d := b.push(ocispec.MediaTypeImageLayer, tarBytes(t, file("package.yaml", strings.Repeat("apiVersion: v1\nkind: ConfigMap\n---\n", 1<<15))))
+	g := &gatedFetcher{s: b.s, reading: make(chan struct{}), release: make(chan struct{}), closed: make(chan struct{})}
+	f, err := oci.ReadLayerFile(ctx, g, d, "package.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.armed.Store(true)
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, f)
+		done <- err
+	}()
+	<-g.reading
+	err = f.Close()
+	var oe *oci.Error
+	if !errors.Is(err, oci.ErrInUse) || !errors.As(err, &oe) || oe.Op != "close" || oe.Path != "package.yaml" {
+		t.Fatalf("Close during a blocked Read = %v, want an *oci.Error of class ErrInUse", err)
+	}
+	select {
+	case <-g.closed:
+		t.Fatal("the blob reader was closed under the Read in flight")
+	default:
+	}
+	close(g.release)
+	<-done // the Read in flight returns (what it read, or the closed File's error)
+	select {
+	case <-g.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the File was not closed when the Read in flight returned")
+	}
+	if _, err := f.Read(make([]byte, 1)); err == nil {
+		t.Error("Read after Close succeeded")
+	}
+	if err := f.Close(); err != nil {
+		t.Errorf("Close after the release = %v, want nil", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -50,7 +51,7 @@ func watchdog(t *testing.T, n int, body func(t *testing.T)) {
 
 // errorClasses are the classes every error of this package wraps.
 var errorClasses = []error{
-	oci.ErrNotFound, oci.ErrDigestMismatch, oci.ErrSizeMismatch, oci.ErrLimit,
+	oci.ErrNotFound, oci.ErrDigestMismatch, oci.ErrSizeMismatch, limit.ErrExceeded,
 	oci.ErrUnsupportedMediaType, oci.ErrNoMatchingPlatform, oci.ErrEmptyIndex,
 	oci.ErrInvalidDescriptor, oci.ErrMalformed, oci.ErrUnknownFormat, oci.ErrUnsafePath,
 	oci.ErrInvalidWhiteout, oci.ErrDuplicateEntry, oci.ErrNotRegularFile, oci.ErrInvalidArgument,

@@ -15,6 +15,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 type compression int
@@ -68,7 +69,7 @@ type layerStream struct {
 // application/octet-stream media type, and any other type is
 // ErrUnsupportedMediaType. The compressed blob is verified while it streams:
 // Read returns the digest or size mismatch instead of the final io.EOF. More
-// than MaxLayerSize decompressed bytes fail with ErrLimit. Options: WithLimits.
+// than MaxLayerSize decompressed bytes fail with limit.ErrExceeded. Options: WithLimits.
 func OpenLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (io.ReadCloser, error) {
 	o := newOptions(opts)
 	l, err := openLayerStream(ctx, f, desc, o.limits, nil)
@@ -112,7 +113,7 @@ func openLayerStream(ctx context.Context, f Fetcher, desc ocispec.Descriptor, li
 		}
 		l.dec, l.closeDec = zr, func() { zr.Close() }
 	case compressionZstd:
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(uint64(lim.MaxZstdWindow)), zstd.WithDecoderLowmem(true))
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(min(uint64(lim.MaxZstdWindow), zstd.MaxWindowSize)), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			err = l.wrap(err)
 			v.Close()
@@ -140,7 +141,7 @@ func (l *layerStream) wrap(err error) error {
 		return opError("open layer", l.desc, "", fmt.Errorf("%v: %w", err, limitErr("MaxZstdWindow", l.zstdWindow)))
 	}
 	var e *Error
-	if errors.As(err, &e) || errors.Is(err, ErrLimit) || isCtxErr(err) {
+	if errors.As(err, &e) || errors.Is(err, limit.ErrExceeded) || isCtxErr(err) {
 		return opError("open layer", l.desc, "", err)
 	}
 	return opError("open layer", l.desc, "", fmt.Errorf("%w: %v", ErrMalformed, err))

@@ -13,6 +13,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Layout is a Store over an OCI image layout: an oci-layout file, index.json
@@ -130,7 +131,7 @@ func blobPath(desc ocispec.Descriptor) string {
 }
 
 // readFSFile reads a whole small file of fsys, bounded by limit.
-func readFSFile(fsys fs.FS, name, limitName string, limit int64) ([]byte, error) {
+func readFSFile(fsys fs.FS, name string, limitName limit.Name, max int64) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -139,7 +140,7 @@ func readFSFile(fsys fs.FS, name, limitName string, limit int64) ([]byte, error)
 		return nil, err
 	}
 	defer f.Close()
-	return readAllLimited(f, limitName, limit)
+	return readAllLimited(f, limitName, max)
 }
 
 // parseIndex parses an OCI index or Docker manifest list whose keys were

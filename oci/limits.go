@@ -2,12 +2,17 @@ package oci
 
 import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 )
 
 // Limits bounds what this package reads from untrusted input. Each limit is
 // checked before the memory or work it guards is spent, and exceeding one
-// fails with an error matching ErrLimit (a *LimitError naming the field). A
-// zero (or negative) field means the value of DefaultLimits.
+// fails with a *limit.Error naming the field (it matches
+// limit.ErrExceeded). The fields follow the convention of package limit: a
+// zero field means the value of DefaultLimits, limit.Unlimited (any negative
+// value) means no limit. MaxZstdWindow is never more than the zstd decoder
+// accepts (zstd.MaxWindowSize, 2 TiB).
 type Limits struct {
 	// MaxManifestSize bounds manifests, indexes, index.json and a docker
 	// archive's manifest.json. Default 4 MiB, the distribution spec's floor.
@@ -67,26 +72,21 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults returns l with every zero (or negative) field replaced by its
-// default.
+// withDefaults returns l with every zero field replaced by its default, and
+// every negative one (limit.Unlimited) by a value no input reaches.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	fill := func(v *int64, def int64) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	fill(&l.MaxManifestSize, d.MaxManifestSize)
-	fill(&l.MaxConfigSize, d.MaxConfigSize)
-	fill(&l.MaxBlobSize, d.MaxBlobSize)
-	fill(&l.MaxLayerSize, d.MaxLayerSize)
-	fill(&l.MaxImageSize, d.MaxImageSize)
-	fill(&l.MaxFileSize, d.MaxFileSize)
-	fill(&l.MaxTarEntries, d.MaxTarEntries)
-	fill(&l.MaxLayers, d.MaxLayers)
-	fill(&l.MaxZstdWindow, d.MaxZstdWindow)
-	fill(&l.MaxIndexDepth, d.MaxIndexDepth)
-	fill(&l.MaxArchiveImages, d.MaxArchiveImages)
+	l.MaxManifestSize = limitval.Or(l.MaxManifestSize, d.MaxManifestSize)
+	l.MaxConfigSize = limitval.Or(l.MaxConfigSize, d.MaxConfigSize)
+	l.MaxBlobSize = limitval.Or(l.MaxBlobSize, d.MaxBlobSize)
+	l.MaxLayerSize = limitval.Or(l.MaxLayerSize, d.MaxLayerSize)
+	l.MaxImageSize = limitval.Or(l.MaxImageSize, d.MaxImageSize)
+	l.MaxFileSize = limitval.Or(l.MaxFileSize, d.MaxFileSize)
+	l.MaxTarEntries = limitval.Or(l.MaxTarEntries, d.MaxTarEntries)
+	l.MaxLayers = limitval.Or(l.MaxLayers, d.MaxLayers)
+	l.MaxZstdWindow = limitval.Or(l.MaxZstdWindow, d.MaxZstdWindow)
+	l.MaxIndexDepth = limitval.Or(l.MaxIndexDepth, d.MaxIndexDepth)
+	l.MaxArchiveImages = limitval.Or(l.MaxArchiveImages, d.MaxArchiveImages)
 	return l
 }
 
@@ -114,7 +114,8 @@ func newOptions(opts []Option) options {
 	return o
 }
 
-// WithLimits sets the limits; zero fields keep their defaults.
+// WithLimits sets the limits; zero fields keep their defaults, and
+// limit.Unlimited lifts a limit.
 func WithLimits(l Limits) Option {
 	return func(o *options) { o.limits = l }
 }

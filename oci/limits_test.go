@@ -13,15 +13,16 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
 // boundary is one limit tested at its exact value: run with the limit at
-// at passes, and with at-1 fails with a *LimitError naming the field and
+// at (or limit.Unlimited) passes, and with at-1 fails with a *limit.Error naming the field and
 // the value, inside an *Error whose descriptor digest and path are those
 // given.
 type boundary struct {
-	name   string // the Limits field
+	name   limit.Name // the Limits field
 	at     int64
 	set    func(l *oci.Limits, v int64)
 	run    func(o oci.Option) error
@@ -36,11 +37,15 @@ func (bd boundary) check(t *testing.T) {
 	if err := bd.run(oci.WithLimits(lim)); err != nil {
 		t.Fatalf("%s = %d: %v, want success", bd.name, bd.at, err)
 	}
+	bd.set(&lim, limit.Unlimited)
+	if err := bd.run(oci.WithLimits(lim)); err != nil {
+		t.Fatalf("%s = limit.Unlimited: %v, want success", bd.name, err)
+	}
 	bd.set(&lim, bd.at-1)
 	err := bd.run(oci.WithLimits(lim))
-	var le *oci.LimitError
-	if !errors.As(err, &le) || le.Name != bd.name || le.Limit != bd.at-1 {
-		t.Fatalf("%s = %d: error %v, want a LimitError naming %s (%d)", bd.name, bd.at-1, err, bd.name, bd.at-1)
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != bd.name || le.Max != bd.at-1 {
+		t.Fatalf("%s = %d: error %v, want a *limit.Error naming %s (%d)", bd.name, bd.at-1, err, bd.name, bd.at-1)
 	}
 	var oe *oci.Error
 	if !errors.As(err, &oe) {
@@ -157,7 +162,7 @@ func TestLimitBoundaries(t *testing.T) {
 			run: func(o oci.Option) error { _, err := oci.Resolve(ctx, b.s, o); return err }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(string(tc.name), func(t *testing.T) {
 			t.Parallel()
 			tc.check(t)
 		})

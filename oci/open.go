@@ -8,6 +8,8 @@ import (
 	"os"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Format is the kind of input Open found.
@@ -185,7 +187,7 @@ func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option
 // file contents), so opening a 500 MB archive reads a few KB, and blobs are
 // later read in place. A gzip-compressed tar cannot be read at an offset: the
 // pass decompresses the whole archive once (at most MaxImageSize bytes, else
-// ErrLimit) into memory (up to 16 MiB) or a temporary file (in os.TempDir,
+// limit.ErrExceeded) into memory (up to 16 MiB) or a temporary file (in os.TempDir,
 // removed when the Layout is closed, or at once where the system allows),
 // which later reads read in place: the cost is linear in the decompressed
 // size whatever the order of the reads. Close the Layout when done. Options:
@@ -209,7 +211,7 @@ func NewLayoutTar(ctx context.Context, r io.ReaderAt, size int64, opts ...Option
 }
 
 func errorsIsLimitOrCtx(err error) bool {
-	return errors.Is(err, ErrLimit) || isCtxErr(err)
+	return errors.Is(err, limit.ErrExceeded) || isCtxErr(err)
 }
 
 // ctxErr is ctx.Err(), and ErrInvalidArgument for a nil context.

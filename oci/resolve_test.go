@@ -8,6 +8,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -152,9 +153,9 @@ func TestResolveNestedTooDeep(t *testing.T) {
 	}
 	b.tag(d, "")
 	_, err := oci.Resolve(context.Background(), b.s, oci.WithLimits(oci.Limits{MaxIndexDepth: 5}))
-	wantErr(t, err, oci.ErrLimit)
-	var le *oci.LimitError
-	if !errors.As(err, &le) || le.Name != "MaxIndexDepth" || le.Limit != 5 {
+	wantErr(t, err, limit.ErrExceeded)
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxIndexDepth" || le.Max != 5 {
 		t.Errorf("error %v does not name MaxIndexDepth=5", err)
 	}
 	// One more level allowed: resolves.

@@ -9,6 +9,9 @@ import (
 	"os"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // spoolMemMax is how many decompressed bytes of a gzip-compressed archive
@@ -27,16 +30,24 @@ type spool struct {
 }
 
 // spoolGzip decompresses the gzip stream in ra (size bytes) into a spool,
-// checking ctx as it goes. More than MaxImageSize decompressed bytes fail
-// with ErrLimit before they are written. It returns the spool and the size
+// checking ctx as it goes: a read of ra that blocks (ra is the caller's)
+// does not block cancellation, and is left behind (see package ctxio). More than MaxImageSize decompressed bytes fail
+// with limit.ErrExceeded before they are written. It returns the spool and the size
 // of its content.
 func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*spool, int64, error) {
 	zr, err := gzip.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 64<<10))
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
 	}
-	defer zr.Close()
-	r := &ctxReader{ctx: ctx, r: &countingReader{r: zr, limit: lim.MaxImageSize, limitName: "MaxImageSize"}}
+	r := ctxio.NewReader(ctx, &countingReader{r: zr, limit: lim.MaxImageSize, limitName: "MaxImageSize"})
+	defer func() {
+		r.Close()
+		select {
+		case <-r.Stopped():
+			zr.Close()
+		default: // a read left behind still uses zr
+		}
+	}()
 	s := &spool{}
 	mem, err := io.ReadAll(io.LimitReader(r, spoolMemMax+1))
 	if err != nil {
@@ -67,7 +78,7 @@ func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*sp
 
 // spoolErr classifies an error met while decompressing into a spool.
 func spoolErr(err error) error {
-	if errors.Is(err, ErrLimit) || isCtxErr(err) {
+	if errors.Is(err, limit.ErrExceeded) || isCtxErr(err) {
 		return err
 	}
 	var pe *os.PathError

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 var gzipMagic = []byte{0x1f, 0x8b}
@@ -197,7 +198,7 @@ type countingReader struct {
 	r         io.Reader
 	n         int64
 	limit     int64
-	limitName string
+	limitName limit.Name
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {

@@ -13,19 +13,21 @@ import (
 
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // validateDescriptor checks that desc can be fetched and verified: a
 // well-formed digest of an available algorithm and a size in [0, max].
-func validateDescriptor(desc ocispec.Descriptor, maxName string, limit int64) error {
+func validateDescriptor(desc ocispec.Descriptor, maxName limit.Name, max int64) error {
 	if err := desc.Digest.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidDescriptor, err)
 	}
 	if desc.Size < 0 {
 		return fmt.Errorf("%w: negative size %d", ErrInvalidDescriptor, desc.Size)
 	}
-	if desc.Size > limit {
-		return fmt.Errorf("blob of %d bytes: %w", desc.Size, limitErr(maxName, limit))
+	if desc.Size > max {
+		return fmt.Errorf("blob of %d bytes: %w", desc.Size, &limit.Error{Limit: maxName, Value: desc.Size, Max: max})
 	}
 	return nil
 }
@@ -46,11 +48,11 @@ func FetchVerified(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts
 	return v, nil
 }
 
-func fetchVerified(ctx context.Context, f Fetcher, desc ocispec.Descriptor, maxName string, limit int64) (*verifyReader, error) {
+func fetchVerified(ctx context.Context, f Fetcher, desc ocispec.Descriptor, maxName limit.Name, max int64) (*verifyReader, error) {
 	if f == nil {
 		return nil, opError("fetch", desc, "", fmt.Errorf("%w: nil Fetcher", ErrInvalidArgument))
 	}
-	if err := validateDescriptor(desc, maxName, limit); err != nil {
+	if err := validateDescriptor(desc, maxName, max); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}
 	if err := ctxErr(ctx); err != nil {
@@ -135,8 +137,8 @@ func (v *verifyReader) drain() error {
 func (v *verifyReader) Close() error { return v.rc.Close() }
 
 // readBlob fetches a whole blob of at most max bytes into memory, verified.
-func readBlob(ctx context.Context, f Fetcher, desc ocispec.Descriptor, maxName string, limit int64) ([]byte, error) {
-	v, err := fetchVerified(ctx, f, desc, maxName, limit)
+func readBlob(ctx context.Context, f Fetcher, desc ocispec.Descriptor, maxName limit.Name, max int64) ([]byte, error) {
+	v, err := fetchVerified(ctx, f, desc, maxName, max)
 	if err != nil {
 		return nil, err
 	}
@@ -149,14 +151,14 @@ func readBlob(ctx context.Context, f Fetcher, desc ocispec.Descriptor, maxName s
 	return buf.Bytes(), nil
 }
 
-// readAllLimited reads r to its end, failing with a LimitError past max bytes.
-func readAllLimited(r io.Reader, maxName string, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+// readAllLimited reads r to its end, failing with a *limit.Error past max bytes.
+func readAllLimited(r io.Reader, maxName limit.Name, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(b)) > limit {
-		return nil, limitErr(maxName, limit)
+	if int64(len(b)) > max {
+		return nil, limitErr(maxName, max)
 	}
 	return b, nil
 }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // TestParseAliasLargeScalar aliases one 256 KiB scalar 4 096 times: few
@@ -28,7 +30,7 @@ func TestParseAliasLargeScalar(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	var le *LimitError
+	var le *limit.Error
 	if len(p.Errors) != 1 || !errors.As(p.Errors[0], &le) || le.Limit != "MaxDocumentBytes" {
 		t.Fatalf("errors = %v; want one MaxDocumentBytes error", p.Errors)
 	}

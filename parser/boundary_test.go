@@ -8,15 +8,17 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Every limit is tested at its exact boundary: the input parses at the
-// limit, and with the limit one lower it fails with a *LimitError naming the
+// limit, and with the limit one lower it fails with a *limit.Error naming the
 // limit, at the position the test states. (MaxNodes: TestMaxNodesBoundary.)
 
 // parseLimit parses in with the limits and returns the single limit error
 // (from Parse or from Package.Errors) or nil when there is none.
-func parseLimit(t *testing.T, in string, lim Limits) (*LimitError, *Package) {
+func parseLimit(t *testing.T, in string, lim Limits) (*limit.Error, *Package) {
 	t.Helper()
 	p, err := Parse(context.Background(), strings.NewReader(in), WithLimits(lim), WithFile("f.yaml"))
 	if err == nil && len(p.Errors) > 0 {
@@ -25,9 +27,9 @@ func parseLimit(t *testing.T, in string, lim Limits) (*LimitError, *Package) {
 	if err == nil {
 		return nil, p
 	}
-	var le *LimitError
+	var le *limit.Error
 	if !errors.As(err, &le) {
-		t.Fatalf("error %v is not a *LimitError", err)
+		t.Fatalf("error %v is not a *limit.Error", err)
 	}
 	return le, p
 }
@@ -46,7 +48,7 @@ func TestLimitBoundaries(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		in    string
-		limit string
+		limit limit.Name
 		at    int64 // the limit at which in just parses
 		set   func(*Limits, int64)
 		want  Position
@@ -100,8 +102,8 @@ func TestLimitBoundaries(t *testing.T) {
 			if le == nil {
 				t.Fatalf("limit %d: no error", tc.at-1)
 			}
-			if le.Limit != tc.limit || le.Value != tc.at-1 {
-				t.Errorf("limit %d: %s %d exceeded, want %s", tc.at-1, le.Limit, le.Value, tc.limit)
+			if le.Limit != tc.limit || le.Max != tc.at-1 {
+				t.Errorf("limit %d: %s %d exceeded, want %s", tc.at-1, le.Limit, le.Max, tc.limit)
 			}
 			if le.Pos != tc.want {
 				t.Errorf("limit %d: at %#v, want %#v", tc.at-1, le.Pos, tc.want)
@@ -126,7 +128,7 @@ func TestMaxTotalBytesAcrossFiles(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := ParseFS(context.Background(), fsys, WithLimits(Limits{MaxTotalBytes: total - 5}))
-	var le *LimitError
+	var le *limit.Error
 	if !errors.As(err, &le) || le.Limit != "MaxTotalBytes" {
 		t.Fatalf("over the limit: %v", err)
 	}
@@ -150,7 +152,7 @@ func TestMaxDocumentsAcrossFiles(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := ParseFS(context.Background(), fsys, WithLimits(Limits{MaxDocuments: 1}))
-	var le *LimitError
+	var le *limit.Error
 	if !errors.As(err, &le) || le.Limit != "MaxDocuments" {
 		t.Fatalf("over the limit: %v", err)
 	}
@@ -185,7 +187,7 @@ func TestEndlessLine(t *testing.T) {
 		t.Parallel()
 		r := &endless{}
 		_, err := Parse(context.Background(), r, WithLimits(Limits{MaxTotalBytes: 3 << 20}))
-		var le *LimitError
+		var le *limit.Error
 		if !errors.As(err, &le) || le.Limit != "MaxTotalBytes" {
 			t.Fatalf("err = %v; want MaxTotalBytes", err)
 		}

@@ -2,6 +2,8 @@ package parser
 
 import (
 	"go.yaml.in/yaml/v3"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // check walks a parsed document once, before anything is built from it: it
@@ -29,8 +31,8 @@ func (c *checker) check(root *yaml.Node) error {
 	return err
 }
 
-func (c *checker) limitErr(name string, value int64, n *yaml.Node) error {
-	return c.loc.errAt(n, &LimitError{Limit: name, Value: value})
+func (c *checker) limitErr(name limit.Name, max int64, n *yaml.Node) error {
+	return c.loc.errAt(n, limitErr(name, max, Position{}))
 }
 
 // walk returns the extent of n, whose containers sit at depth.

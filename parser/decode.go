@@ -60,7 +60,7 @@ func checkNodes(loc locator, lim Limits, nc nodeCount) error {
 		pos.Line += nc.line - 1
 		pos.Column = nc.off - nc.bol + 1
 	}
-	return &DocumentError{Pos: pos, Err: &LimitError{Limit: "MaxNodes", Value: lim.MaxNodes, Pos: pos}}
+	return &DocumentError{Pos: pos, Err: limitErr("MaxNodes", lim.MaxNodes, pos)}
 }
 
 // parseTree is parseNode once the nodes are counted. It records the

@@ -25,7 +25,7 @@
 // Package.Errors, classified by the Err... sentinels and positioned at the
 // offending line, and parsing goes on with the next document. Limits (see
 // DefaultLimits) bound what untrusted input can cost; exceeding one is a
-// *LimitError.
+// *limit.Error.
 //
 // Object.FieldPosition gives the line and column of any field, parsing the
 // document again only when asked.

@@ -3,10 +3,13 @@ package parser
 import (
 	"errors"
 	"fmt"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
-// Classes of document errors. A *DocumentError wraps one of them (a
-// *LimitError wraps ErrLimit), so callers test with errors.Is.
+// Classes of document errors. A *DocumentError wraps one of them, or a
+// *limit.Error (a limit exceeded: it matches limit.ErrExceeded), so callers
+// test with errors.Is.
 var (
 	// ErrSyntax: the document is not valid YAML, or holds a value JSON
 	// cannot represent (a non-string key, .nan, .inf).
@@ -24,8 +27,6 @@ var (
 	// example a number where the type wants a string), or its metadata does
 	// not fit metav1.ObjectMeta.
 	ErrDecode = errors.New("cannot decode object")
-	// ErrLimit: a limit was exceeded. Errors of this class are *LimitError.
-	ErrLimit = errors.New("limit exceeded")
 	// ErrNoRaw: the parser was told not to keep raw bytes
 	// (WithoutRaw), so the object cannot be decoded again.
 	ErrNoRaw = errors.New("raw bytes not retained")
@@ -39,7 +40,8 @@ type DocumentError struct {
 	// parser reports; otherwise the start of the document. Pos.Document
 	// always identifies the document.
 	Pos Position
-	// Err says what is wrong; it wraps one of the Err... classes.
+	// Err says what is wrong; it wraps one of the Err... classes, or is a
+	// *limit.Error.
 	Err error
 	// Unquoted is set for an ErrDecode error of a number or boolean
 	// written, unquoted, where the type wants a string: the scalar as
@@ -55,11 +57,11 @@ type Scalar struct {
 }
 
 // Error formats the error as "file:line:col: document N: reason". The
-// position is printed once: a *LimitError at the same position gives only
+// position is printed once: a *limit.Error at the same position gives only
 // its reason.
 func (e *DocumentError) Error() string {
-	if le, ok := e.Err.(*LimitError); ok && le.Pos == e.Pos {
-		return fmt.Sprintf("%s: document %d: %s", e.Pos, e.Pos.Document, le.reason())
+	if le, ok := e.Err.(*limit.Error); ok && le.Pos == e.Pos {
+		return fmt.Sprintf("%s: document %d: %s", e.Pos, e.Pos.Document, le.Reason())
 	}
 	return fmt.Sprintf("%s: document %d: %v", e.Pos, e.Pos.Document, e.Err)
 }
@@ -67,27 +69,8 @@ func (e *DocumentError) Error() string {
 // Unwrap returns the underlying error.
 func (e *DocumentError) Unwrap() error { return e.Err }
 
-// LimitError reports that the input exceeded one of the Limits.
-type LimitError struct {
-	// Limit names the field of Limits that was exceeded, e.g.
-	// "MaxDocumentBytes".
-	Limit string
-	// Value is the limit's value.
-	Value int64
-	// Pos is where the limit was hit: the document (or the line) concerned.
-	Pos Position
+// limitErr is the *limit.Error of the limit name of value max, hit at pos.
+// Its Value is max+1: reading stops as soon as the input goes beyond max.
+func limitErr(name limit.Name, max int64, pos Position) *limit.Error {
+	return &limit.Error{Limit: name, Value: max + 1, Max: max, Pos: pos}
 }
-
-// Error says which limit was exceeded and where, as
-// "file:line:col: Limit value exceeded".
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Pos, e.reason())
-}
-
-// reason says which limit was exceeded, without the position.
-func (e *LimitError) reason() string {
-	return fmt.Sprintf("%s %d exceeded", e.Limit, e.Value)
-}
-
-// Is reports whether target is ErrLimit.
-func (e *LimitError) Is(target error) bool { return target == ErrLimit }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // TestErrorMessages checks that each error prints its position once, and
-// that a *LimitError on its own still says where.
+// that a *limit.Error on its own still says where.
 func TestErrorMessages(t *testing.T) {
 	t.Parallel()
 	at := Position{File: "f.yaml", Document: 2, Line: 3, Column: 1, Offset: 20}
@@ -20,16 +22,16 @@ func TestErrorMessages(t *testing.T) {
 		want string
 	}{
 		{name: "limit error on its own",
-			err:  &LimitError{Limit: "MaxDocumentBytes", Value: 8388608, Pos: at},
+			err:  &limit.Error{Limit: "MaxDocumentBytes", Max: 8388608, Pos: at},
 			want: "f.yaml:3:1: MaxDocumentBytes 8388608 exceeded"},
 		{name: "limit error without a file",
-			err:  &LimitError{Limit: "MaxDocuments", Value: 4, Pos: Position{Line: 9, Column: 1}},
+			err:  &limit.Error{Limit: "MaxDocuments", Max: 4, Pos: Position{Line: 9, Column: 1}},
 			want: "9:1: MaxDocuments 4 exceeded"},
 		{name: "document error wrapping a limit error at the same position",
-			err:  &DocumentError{Pos: at, Err: &LimitError{Limit: "MaxDocumentBytes", Value: 8388608, Pos: at}},
+			err:  &DocumentError{Pos: at, Err: &limit.Error{Limit: "MaxDocumentBytes", Max: 8388608, Pos: at}},
 			want: "f.yaml:3:1: document 2: MaxDocumentBytes 8388608 exceeded"},
 		{name: "document error wrapping a limit error elsewhere keeps both",
-			err:  &DocumentError{Pos: at, Err: &LimitError{Limit: "MaxDepth", Value: 100, Pos: elsewhere}},
+			err:  &DocumentError{Pos: at, Err: &limit.Error{Limit: "MaxDepth", Max: 100, Pos: elsewhere}},
 			want: "f.yaml:3:1: document 2: f.yaml:5:7: MaxDepth 100 exceeded"},
 		{name: "document error wrapping a class",
 			err:  &DocumentError{Pos: at, Err: fmt.Errorf("%w: found a sequence", ErrNotObject)},
@@ -60,9 +62,9 @@ func TestParseErrorMessagesPositionOnce(t *testing.T) {
 		want error
 	}{
 		{name: "document too large", in: "apiVersion: v1\nkind: Big\ndata: " + strings.Repeat("x", 100) + "\n",
-			opts: []Option{WithLimits(small)}, want: ErrLimit},
+			opts: []Option{WithLimits(small)}, want: limit.ErrExceeded},
 		{name: "too deep", in: "apiVersion: v1\nkind: Deep\nspec: [[[[x]]]]\n",
-			opts: []Option{WithLimits(shallow)}, want: ErrLimit},
+			opts: []Option{WithLimits(shallow)}, want: limit.ErrExceeded},
 		{name: "syntax error", in: "apiVersion: v1\nkind: X\nmetadata:\n  name: [unclosed\n", want: ErrSyntax},
 		{name: "not an object", in: "- a\n- b\n", want: ErrNotObject},
 		{name: "missing kind", in: "apiVersion: v1\n", want: ErrMissingType},

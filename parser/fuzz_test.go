@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // fuzzSeeds adds the splitter's and parser's table inputs, the seed examples
@@ -79,7 +81,7 @@ func FuzzSplit(f *testing.F) {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			var le *LimitError
+			var le *limit.Error
 			var de *DocumentError
 			if err != nil && !(errors.As(err, &le) && le.Limit == "MaxDocumentBytes") &&
 				!(i == 0 && errors.As(err, &de) && errors.Is(err, ErrSyntax)) { // UTF-16
@@ -156,7 +158,7 @@ func FuzzParse(f *testing.F) {
 			}
 			u, err := o.Unstructured()
 			if err != nil {
-				if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrLimit) {
+				if !errors.Is(err, ErrSyntax) && !errors.Is(err, limit.ErrExceeded) {
 					t.Fatalf("Unstructured: %v", err)
 				}
 				continue

@@ -1,17 +1,14 @@
 package parser
 
-// Unlimited is the value of a field of Limits that lifts that limit. A zero
-// field means the limit's default (see DefaultLimits), so that a partly
-// filled Limits never lifts the limits it does not mention; any negative
-// value means no limit, and Unlimited is the one to write.
+// Limits bound the resources parsing may use on untrusted input. They follow
+// the convention of package limit: a zero field means that limit's default
+// (DefaultLimits), so that a partly filled Limits never lifts the limits it
+// does not mention; limit.Unlimited (any negative value) means no limit.
 //
-//	parser.WithLimits(parser.Limits{MaxDocuments: 10})           // the other limits keep their defaults
-//	parser.WithLimits(parser.Limits{MaxDepth: parser.Unlimited}) // no depth limit; the others default
-const Unlimited = -1
-
-// Limits bound the resources parsing may use on untrusted input. A zero
-// field means that limit's default (DefaultLimits); Unlimited (any negative
-// value) means no limit.
+//	parser.WithLimits(parser.Limits{MaxDocuments: 10})          // the other limits keep their defaults
+//	parser.WithLimits(parser.Limits{MaxDepth: limit.Unlimited}) // no depth limit; the others default
+//
+// A limit exceeded is a *limit.Error naming the field.
 type Limits struct {
 	// MaxDocumentBytes is the largest document, in bytes. The largest
 	// document of the corpus's largest package is 1.7 MB, and the Kubernetes
@@ -74,7 +71,7 @@ func DefaultLimits() Limits {
 }
 
 // withDefaults returns l with every zero field replaced by its default and
-// every negative one (Unlimited) by 0, which the code reads as no limit.
+// every negative one (limit.Unlimited) by 0, which the code reads as no limit.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	l.MaxDocumentBytes = orDefault(l.MaxDocumentBytes, d.MaxDocumentBytes)
@@ -88,7 +85,7 @@ func (l Limits) withDefaults() Limits {
 }
 
 // orDefault resolves one field: zero takes the default, a negative value
-// (Unlimited) becomes 0, "no limit" inside the package.
+// (limit.Unlimited) becomes 0, "no limit" inside the package.
 func orDefault[T int | int64](v, def T) T {
 	switch {
 	case v == 0:

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // TestLimitsZeroMeansDefault checks the one meaning of a zero limit: a
 // partly filled Limits keeps the defaults of the fields it leaves at zero,
-// and Unlimited lifts only the field it is given to.
+// and limit.Unlimited lifts only the field it is given to.
 func TestLimitsZeroMeansDefault(t *testing.T) {
 	t.Parallel()
 	d := DefaultLimits()
@@ -20,7 +22,7 @@ func TestLimitsZeroMeansDefault(t *testing.T) {
 	}{
 		{"zero value", Limits{}, d},
 		{"one field", Limits{MaxDocuments: 10}, func() Limits { l := d; l.MaxDocuments = 10; return l }()},
-		{"unlimited depth", Limits{MaxDepth: Unlimited}, func() Limits { l := d; l.MaxDepth = 0; return l }()},
+		{"unlimited depth", Limits{MaxDepth: limit.Unlimited}, func() Limits { l := d; l.MaxDepth = 0; return l }()},
 		{"any negative", Limits{MaxNodes: -7, MaxTotalBytes: 5}, func() Limits { l := d; l.MaxNodes, l.MaxTotalBytes = 0, 5; return l }()},
 	} {
 		if got := newConfig([]Option{WithLimits(tc.in)}).limits; got != tc.want {
@@ -30,17 +32,17 @@ func TestLimitsZeroMeansDefault(t *testing.T) {
 }
 
 // TestPartialLimitsKeepDepth checks the same through Parse: setting
-// MaxDocuments alone keeps the default MaxDepth, and Unlimited lifts it.
+// MaxDocuments alone keeps the default MaxDepth, and limit.Unlimited lifts it.
 func TestPartialLimitsKeepDepth(t *testing.T) {
 	t.Parallel()
 	deep := "apiVersion: v1\nkind: X\nspec: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n"
 	p, err := Parse(context.Background(), strings.NewReader(deep), WithLimits(Limits{MaxDocuments: 10}))
-	if err != nil || len(p.Errors) != 1 || !errors.Is(p.Errors[0], ErrLimit) {
+	if err != nil || len(p.Errors) != 1 || !errors.Is(p.Errors[0], limit.ErrExceeded) {
 		t.Fatalf("MaxDocuments alone: %v, %v; want the default MaxDepth to refuse the document", err, p)
 	}
-	p, err = Parse(context.Background(), strings.NewReader(deep), WithLimits(Limits{MaxDepth: Unlimited}))
+	p, err = Parse(context.Background(), strings.NewReader(deep), WithLimits(Limits{MaxDepth: limit.Unlimited}))
 	if err != nil || len(p.Errors) != 0 || len(p.Objects) != 1 {
-		t.Fatalf("MaxDepth Unlimited: %v, %v", err, p)
+		t.Fatalf("MaxDepth limit.Unlimited: %v, %v", err, p)
 	}
 }
 
@@ -59,8 +61,8 @@ func TestWithUsage(t *testing.T) {
 		t.Fatalf("usage %+v, want 6 documents of %d bytes", first.Usage, 6*len(doc))
 	}
 	_, err = Parse(context.Background(), strings.NewReader(strings.Repeat(doc, 6)), WithLimits(lim), WithUsage(first.Usage))
-	var le *LimitError
-	if !errors.As(err, &le) || le.Limit != "MaxDocuments" || le.Value != 10 {
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxDocuments" || le.Max != 10 {
 		t.Fatalf("got %v, want MaxDocuments 10", err)
 	}
 	lim = Limits{MaxTotalBytes: int64(10 * len(doc))}

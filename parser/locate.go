@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // locator maps a position inside a document's data, as go-yaml reports it
@@ -84,7 +86,7 @@ func (l locator) errAt(n *yaml.Node, err error) error {
 	if n != nil {
 		pos = l.node(n)
 	}
-	var le *LimitError
+	var le *limit.Error
 	if errors.As(err, &le) {
 		le.Pos = pos
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // yamlNodes counts the nodes go-yaml builds for data (its document node
@@ -62,21 +64,21 @@ func TestMaxNodesBoundary(t *testing.T) {
 	t.Parallel()
 	const prefix = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n"
 	doc := prefix + "- a\n- a\n- a\n"
-	limit := countNodes([]byte(doc), 0).count
+	n := countNodes([]byte(doc), 0).count
 	stream := "apiVersion: v1\nkind: A\n---\n" + doc
-	lim := Limits{MaxNodes: limit}
+	lim := Limits{MaxNodes: n}
 	p, err := Parse(context.Background(), strings.NewReader(stream), WithLimits(lim))
 	if err != nil || len(p.Errors) != 0 || len(p.Objects) != 2 {
 		t.Fatalf("at the limit: %v, %v", err, p.Errors)
 	}
-	lim.MaxNodes = limit - 1
+	lim.MaxNodes = n - 1
 	p, err = Parse(context.Background(), strings.NewReader(stream), WithLimits(lim), WithFile("p.yaml"))
 	if err != nil || len(p.Errors) != 1 {
 		t.Fatalf("over the limit: %v, %v", err, p)
 	}
-	var le *LimitError
-	if !errors.As(p.Errors[0], &le) || le.Limit != "MaxNodes" || le.Value != limit-1 {
-		t.Fatalf("over the limit: %v, want a MaxNodes LimitError", p.Errors[0])
+	var le *limit.Error
+	if !errors.As(p.Errors[0], &le) || le.Limit != "MaxNodes" || le.Max != n-1 {
+		t.Fatalf("over the limit: %v, want a MaxNodes limit.Error", p.Errors[0])
 	}
 	// The last entry's "a" (line 11 of the stream, column 3) is where the
 	// count crosses the limit.
@@ -84,7 +86,7 @@ func TestMaxNodesBoundary(t *testing.T) {
 	if p.Errors[0].Pos != want || le.Pos != want {
 		t.Errorf("position %+v (limit %+v), want %+v", p.Errors[0].Pos, le.Pos, want)
 	}
-	if got := p.Errors[0].Error(); got != "p.yaml:11:3: document 1: MaxNodes "+itoa(limit-1)+" exceeded" {
+	if got := p.Errors[0].Error(); got != "p.yaml:11:3: document 1: MaxNodes "+itoa(n-1)+" exceeded" {
 		t.Errorf("message %q", got)
 	}
 }

@@ -1,37 +1,18 @@
 package parser
 
 import (
-	"fmt"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
-// Position locates a document, or a field inside one, in its source.
-type Position struct {
-	// File is the name of the file the document came from, as given to the
-	// parser (a path inside an fs.FS, or the name passed with WithFile). It
-	// is empty for an unnamed stream.
-	File string
-	// Document is the zero-based index of the document in its file's stream,
-	// counting every document the stream separates, empty ones included, so
-	// that it matches what a reader counts by `---` lines.
-	Document int
-	// Line and Column are 1-based. Column counts bytes.
-	Line, Column int
-	// Offset is the byte offset in the file.
-	Offset int64
-}
-
-// String formats the position as file:line:col (or line:col without a file).
-func (p Position) String() string {
-	if p.File == "" {
-		return fmt.Sprintf("%d:%d", p.Line, p.Column)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
-}
+// Position locates a document, or a field inside one, in its source: its
+// file, document index, line, column and byte offset. It is the module's one
+// position type, limit.Position, which a *limit.Error carries too.
+type Position = limit.Position
 
 // Object is one parsed document of a package: its type, its metadata and
 // its position, decoded eagerly; its full content, decoded on demand.

@@ -70,7 +70,7 @@ func WithObjectScheme(s *kruntime.Scheme) Option { return func(c *config) { c.ob
 func WithStrictKinds() Option { return func(c *config) { c.strictKinds = true } }
 
 // WithLimits sets the limits. A zero field keeps its default and a
-// negative one (Unlimited) lifts that limit: see Limits.
+// negative one (limit.Unlimited) lifts that limit: see Limits.
 func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
 
 // WithFailFast makes Parse and ParseFS stop at the first document error (in

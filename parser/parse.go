@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Parse reads a YAML stream (a package.yaml) and returns its objects. Each
@@ -26,9 +29,9 @@ import (
 //
 // A read blocked in r does not block cancellation: Parse returns ctx's
 // error as soon as ctx is done, leaving the blocked Read behind (it ends
-// when r's Read returns; close r to end it, which r must then allow during
-// a Read, as *os.File and *oci.File do). ParseFS closes such a file itself
-// once its Read returns. A nil ctx or a nil r is an error.
+// when r's Read returns; close r to end it, when r allows a Close during a
+// Read as *os.File does: *oci.File accepts one, but closes only once the
+// Read returns). ParseFS closes such a file itself once its Read returns. A nil ctx or a nil r is an error.
 func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 	if err := checkArgs(ctx, r == nil, "reader"); err != nil {
 		return nil, err
@@ -112,7 +115,7 @@ const MetaFile = "crossplane.yaml"
 // links (nor list other files that are not regular); ParseFS records the
 // links and the hidden YAML files it passes over in Package.Skipped. The
 // paths are slash-separated paths in fsys. Its error is that of reading a
-// directory (an *fs.PathError naming it), or a *LimitError when fsys holds
+// directory (an *fs.PathError naming it), or a *limit.Error when fsys holds
 // more than DefaultLimits' MaxFiles entries.
 //
 // Tools that write a package (such as an xpkg build) use it to hold exactly
@@ -219,7 +222,7 @@ func (w *walker) dir(p string, hidden bool) error {
 func (w *walker) entry(dir string, d fs.DirEntry, hidden bool, subdirs []string) ([]string, error) {
 	w.entries++
 	if max := w.lim.MaxFiles; max > 0 && w.entries > max {
-		return nil, &LimitError{Limit: "MaxFiles", Value: int64(max), Pos: Position{File: path.Join(dir, d.Name())}}
+		return nil, limitErr("MaxFiles", int64(max), Position{File: path.Join(dir, d.Name())})
 	}
 	if w.entries%256 == 0 {
 		if err := w.ctx.Err(); err != nil {
@@ -296,8 +299,8 @@ type run struct {
 	bytes  int64
 	docs   int
 	// leftBehind, set by stream when ctx ended it during a read of its
-	// reader, delivers that read's result when it returns.
-	leftBehind chan readResult
+	// reader, is closed when that read returns.
+	leftBehind <-chan struct{}
 }
 
 func newRun(ctx context.Context, c *config) (*run, error) {
@@ -349,14 +352,16 @@ func (r *run) file(fsys fs.FS, name string) error {
 
 // stream splits one stream and hands its documents to decoding goroutines.
 func (r *run) stream(file string, in io.Reader) error {
-	in = newCtxReader(r.ctx, in)
-	if cr, ok := in.(*ctxReader); ok {
-		defer func() {
-			if cr.busy {
-				r.leftBehind = cr.res
-			}
-		}()
-	}
+	cr := ctxio.NewReader(r.ctx, in)
+	defer func() {
+		cr.Close()
+		select {
+		case <-cr.Stopped():
+		default: // ctx ended a read of in that is still in flight
+			r.leftBehind = cr.Stopped()
+		}
+	}()
+	in = cr
 	if r.br == nil {
 		r.br = bufio.NewReaderSize(in, splitBufSize)
 	} else {
@@ -381,7 +386,7 @@ func (r *run) stream(file string, in io.Reader) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		var le *LimitError
+		var le *limit.Error
 		var de *DocumentError
 		switch {
 		case errors.As(err, &le) && le.Limit == "MaxDocumentBytes":

@@ -15,6 +15,7 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/meta"
 	metav1pkg "github.com/xpkgkit/xpkgkit/meta/v1"
 	"github.com/xpkgkit/xpkgkit/meta/v1alpha1"
@@ -90,7 +91,7 @@ func TestParseDocumentErrors(t *testing.T) {
 			want: ErrSyntax, line: 11},
 		{name: "depth limit",
 			doc:  "apiVersion: v1\nkind: X\nspec: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n",
-			want: ErrLimit, line: 11},
+			want: limit.ErrExceeded, line: 11},
 		{name: "alias cycle",
 			doc:  "apiVersion: v1\nkind: X\nspec: &a [*a]\n",
 			want: ErrSyntax, line: 11, contains: "contains itself"},
@@ -157,7 +158,7 @@ func TestParseLimitsAreFinal(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxDocuments = 3
 	_, err := Parse(context.Background(), strings.NewReader(strings.Repeat("a: 1\n---\n", 5)), WithLimits(lim))
-	var le *LimitError
+	var le *limit.Error
 	if !errors.As(err, &le) || le.Limit != "MaxDocuments" {
 		t.Fatalf("err = %v; want MaxDocuments", err)
 	}
@@ -169,7 +170,7 @@ func TestParseDocumentTooLarge(t *testing.T) {
 	lim.MaxDocumentBytes = 256
 	in := providerMeta + "---\napiVersion: v1\nkind: Big\ndata: " + strings.Repeat("x", 1000) + "\n---\napiVersion: v1\nkind: Small\n"
 	p := mustParse(t, in, WithLimits(lim))
-	var le *LimitError
+	var le *limit.Error
 	if len(p.Errors) != 1 || !errors.As(p.Errors[0], &le) || le.Limit != "MaxDocumentBytes" || p.Errors[0].Pos.Line != 9 {
 		t.Fatalf("errors = %v; want one MaxDocumentBytes error at line 9", p.Errors)
 	}
@@ -200,7 +201,7 @@ func TestParseAliasBomb(t *testing.T) {
 	p := mustParse(t, b.String())
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	var le *LimitError
+	var le *limit.Error
 	if len(p.Errors) != 1 || !errors.As(p.Errors[0], &le) || le.Limit != "MaxAliasExpansion" {
 		t.Fatalf("errors = %v; want MaxAliasExpansion", p.Errors)
 	}
@@ -225,7 +226,7 @@ func TestParseDeepNesting(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := mustParse(t, in)
-			if len(p.Errors) != 1 || !(errors.Is(p.Errors[0], ErrLimit) || errors.Is(p.Errors[0], ErrSyntax)) {
+			if len(p.Errors) != 1 || !(errors.Is(p.Errors[0], limit.ErrExceeded) || errors.Is(p.Errors[0], ErrSyntax)) {
 				t.Fatalf("errors = %v; want a depth error", p.Errors)
 			}
 		})

@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 func obj(kind, name string) string {
@@ -96,7 +98,7 @@ func TestParseFSMetaInAnyFile(t *testing.T) {
 
 // TestParseFSMaxFiles checks MaxFiles at its boundary: the listing counts
 // every entry (directories and hidden ones included), and one entry too
-// many is a *LimitError naming it, before anything is parsed.
+// many is a *limit.Error naming it, before anything is parsed.
 func TestParseFSMaxFiles(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{
@@ -112,8 +114,8 @@ func TestParseFSMaxFiles(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := ParseFS(context.Background(), fsys, WithLimits(Limits{MaxFiles: 6}))
-	var le *LimitError
-	if !errors.As(err, &le) || le.Limit != "MaxFiles" || le.Value != 6 || le.Pos.File == "" {
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxFiles" || le.Max != 6 || le.Pos.File == "" {
 		t.Fatalf("over the limit: %v", err)
 	}
 	if want := "crds/b.yaml"; le.Pos.File != want {
@@ -280,7 +282,7 @@ func TestParseFSErrors(t *testing.T) {
 		lim.MaxTotalBytes = int64(len(providerMeta)) + 10
 		fsys := fstest.MapFS{"crossplane.yaml": {Data: []byte(providerMeta)}, "x.yaml": {Data: []byte(obj("T", "x"))}}
 		_, err := ParseFS(context.Background(), fsys, WithLimits(lim))
-		var le *LimitError
+		var le *limit.Error
 		if !errors.As(err, &le) || le.Limit != "MaxTotalBytes" || le.Pos.File != "x.yaml" {
 			t.Fatalf("err = %v; want MaxTotalBytes in x.yaml", err)
 		}

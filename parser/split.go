@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Document is one document of a YAML stream, as a Splitter yields it.
@@ -97,11 +99,11 @@ func (s *Splitter) Offset() int64 { return s.off }
 // Next returns the next document. It returns io.EOF after the last one.
 //
 // When a document is larger than Limits.MaxDocumentBytes, Next returns it
-// without Data together with a *LimitError, and the following call goes on
+// without Data together with a *limit.Error, and the following call goes on
 // with the next document. A stream in UTF-16 or UTF-32 (it starts with
 // their byte order mark) is one document without Data, returned with a
 // *DocumentError wrapping ErrSyntax, followed by io.EOF. Any other error (a read error, or a
-// MaxTotalBytes or MaxDocuments *LimitError) is final: Next returns it
+// MaxTotalBytes or MaxDocuments *limit.Error) is final: Next returns it
 // again on every later call.
 func (s *Splitter) Next() (Document, error) {
 	if s.err != nil {
@@ -124,7 +126,7 @@ func (s *Splitter) Next() (Document, error) {
 		if err != nil {
 			// Checked only on an error: errors.As's target escapes, and
 			// this loop runs once per line.
-			var le *LimitError
+			var le *limit.Error
 			switch {
 			case errors.As(err, &le), s.ctx != nil && errors.Is(err, s.ctx.Err()):
 				return Document{}, s.fail(err)
@@ -194,7 +196,7 @@ func (s *Splitter) fail(err error) error {
 	return err
 }
 
-// overTotal returns the MaxTotalBytes *LimitError when the n bytes of the
+// overTotal returns the MaxTotalBytes *limit.Error when the n bytes of the
 // line starting at offset off (number num) take the parse past the limit,
 // positioned at the first byte past it; otherwise nil.
 func (s *Splitter) overTotal(num int, off, n int64) error {
@@ -210,7 +212,7 @@ func (s *Splitter) overTotal(num int, off, n int64) error {
 	if num == 1 && s.bomLen > 0 { // columns of line 1 start after the byte order mark
 		pos.Column = max(1, pos.Column-s.bomLen)
 	}
-	return &LimitError{Limit: "MaxTotalBytes", Value: limit, Pos: pos}
+	return limitErr("MaxTotalBytes", limit, pos)
 }
 
 // readLine returns the next line with its line end, its number and the
@@ -218,7 +220,7 @@ func (s *Splitter) overTotal(num int, off, n int64) error {
 // truncated (the document it belongs to is too large anyway). At the end of
 // the stream it returns a nil line and io.EOF; a last line without a line
 // end comes with io.EOF. A line that takes the stream past MaxTotalBytes is
-// a *LimitError, returned as soon as the limit is passed, however long the
+// a *limit.Error, returned as soon as the limit is passed, however long the
 // line; so is the context's error when it is done while a long line is
 // read.
 func (s *Splitter) readLine() (line []byte, num int, off int64, err error) {
@@ -368,7 +370,7 @@ func (b *builder) position(num int, off int64, col int) Position {
 func (b *builder) begin() error {
 	s := b.s
 	if max := s.lim.MaxDocuments; max > 0 && s.docs+s.index >= max {
-		return &LimitError{Limit: "MaxDocuments", Value: int64(max), Pos: b.pos}
+		return limitErr("MaxDocuments", int64(max), b.pos)
 	}
 	b.open = true
 	if !b.prefixSet {
@@ -458,7 +460,7 @@ func (b *builder) finish() (Document, error) {
 	if b.tooBig {
 		// Keep the retained buffer small after a huge document.
 		s.buf = nil
-		return d, &LimitError{Limit: "MaxDocumentBytes", Value: s.lim.MaxDocumentBytes, Pos: d.Pos}
+		return d, limitErr("MaxDocumentBytes", s.lim.MaxDocumentBytes, d.Pos)
 	}
 	if len(s.buf) > 0 {
 		d.Data = bytes.Clone(s.buf)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // doc is the expected shape of a split document: where its content starts
@@ -262,9 +264,9 @@ func TestSplitterLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, err := s.Next()
-		var le *LimitError
-		if !errors.As(err, &le) || le.Limit != "MaxDocumentBytes" || !errors.Is(err, ErrLimit) {
-			t.Fatalf("err = %v; want MaxDocumentBytes LimitError", err)
+		var le *limit.Error
+		if !errors.As(err, &le) || le.Limit != "MaxDocumentBytes" || !errors.Is(err, limit.ErrExceeded) {
+			t.Fatalf("err = %v; want MaxDocumentBytes limit.Error", err)
 		}
 		if d.Data != nil || le.Pos.Line != 3 || le.Pos.Document != 1 {
 			t.Errorf("got data %q at %+v", d.Data, le.Pos)
@@ -280,7 +282,7 @@ func TestSplitterLimits(t *testing.T) {
 		lim.MaxDocumentBytes = 1 << 10
 		s := NewSplitter(io.MultiReader(strings.NewReader("a: "), bytes.NewReader(bytes.Repeat([]byte("z"), 1<<20))), WithLimits(lim))
 		_, err := s.Next()
-		if !errors.Is(err, ErrLimit) {
+		if !errors.Is(err, limit.ErrExceeded) {
 			t.Fatalf("err = %v; want a limit error", err)
 		}
 		if len(s.long) > 1<<10+64<<10 { // the limit plus one read buffer
@@ -298,7 +300,7 @@ func TestSplitterLimits(t *testing.T) {
 				break
 			}
 		}
-		var le *LimitError
+		var le *limit.Error
 		if !errors.As(err, &le) || le.Limit != "MaxTotalBytes" {
 			t.Fatalf("err = %v; want MaxTotalBytes", err)
 		}
@@ -311,8 +313,8 @@ func TestSplitterLimits(t *testing.T) {
 		lim := DefaultLimits()
 		lim.MaxDocuments = 2
 		_, err := splitAll(t, "---\n---\n---\n", WithLimits(lim))
-		var le *LimitError
-		if !errors.As(err, &le) || le.Limit != "MaxDocuments" || le.Value != 2 {
+		var le *limit.Error
+		if !errors.As(err, &le) || le.Limit != "MaxDocuments" || le.Max != 2 {
 			t.Fatalf("err = %v; want MaxDocuments", err)
 		}
 	})

@@ -24,6 +24,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/tartest"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -417,7 +418,7 @@ func TestBuildErrors(t *testing.T) {
 		"parser limit": {
 			fsys: os.DirFS(exampleDir),
 			opts: []xpkg.BuildOption{xpkg.WithParserOptions(parser.WithLimits(parser.Limits{MaxTotalBytes: 100}))},
-			want: parser.ErrLimit,
+			want: limit.ErrExceeded,
 		},
 		"cancelled": {
 			ctx:  cancelled,

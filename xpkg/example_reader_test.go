@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
-	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -51,14 +51,17 @@ func ExampleOpenReader() {
 }
 
 // WithLimits tightens what a source may cost; a zero field keeps its
-// default. Exceeding a limit fails with an error of class ErrLimit of the
-// package that checked it.
+// default. Exceeding a limit, whichever package checked it, fails with a
+// *limit.Error naming the field, which matches limit.ErrExceeded.
 func ExampleWithLimits() {
 	var limits xpkg.Limits
 	limits.Parser.MaxDocuments = 2
 	stream := strings.Repeat("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n", 3)
 	_, err := xpkg.OpenReader(context.Background(), strings.NewReader(stream), xpkg.WithLimits(limits))
-	fmt.Println("over the document limit:", errors.Is(err, parser.ErrLimit))
+	var le *limit.Error
+	if errors.As(err, &le) {
+		fmt.Println("over the limit:", le.Limit, le.Max)
+	}
 	// Output:
-	// over the document limit: true
+	// over the limit: MaxDocuments 2
 }

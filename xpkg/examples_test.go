@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
@@ -98,8 +99,8 @@ func TestExamplesShareTheBudget(t *testing.T) {
 	}
 	lim := xpkg.Limits{Parser: parser.Limits{MaxDocuments: 100}}
 	_, err := xpkg.Open(context.Background(), dir, xpkg.WithLimits(lim))
-	var le *parser.LimitError
-	if !errors.As(err, &le) || le.Limit != "MaxDocuments" || le.Value != 100 || !strings.Contains(err.Error(), "examples") {
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxDocuments" || le.Max != 100 || !strings.Contains(err.Error(), "examples") {
 		t.Fatalf("got %v, want the MaxDocuments limit of 100 while reading the examples", err)
 	}
 	lim.Parser.MaxDocuments = 200

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -362,17 +363,11 @@ func hostileOutcome(pkg *xpkg.Package, res *linter.Result, err error) (out hosti
 // errorClass maps an error of Open to its hostile class and, for limits,
 // which limit.
 func errorClass(err error) (hostile.Class, hostile.Limit, bool) {
-	var ol *oci.LimitError
-	var pl *parser.LimitError
-	var xl *xpkg.LimitError
+	var le *limit.Error
 	switch {
-	case errors.As(err, &ol):
-		return hostile.ClassLimitExceeded, ociLimit(ol.Name), true
-	case errors.As(err, &pl):
-		return hostile.ClassLimitExceeded, parserLimit(pl.Limit), true
-	case errors.As(err, &xl):
-		return hostile.ClassLimitExceeded, hostile.LimitStreamSize, true
-	case errors.Is(err, oci.ErrLimit), errors.Is(err, parser.ErrLimit), errors.Is(err, xpkg.ErrLimit):
+	case errors.As(err, &le):
+		return hostile.ClassLimitExceeded, hostileLimit(le.Limit), true
+	case errors.Is(err, limit.ErrExceeded):
 		return hostile.ClassLimitExceeded, hostile.LimitAny, true
 	case errors.Is(err, oci.ErrDigestMismatch):
 		return hostile.ClassDigestMismatch, hostile.LimitAny, true
@@ -393,41 +388,33 @@ func errorClass(err error) (hostile.Class, hostile.Limit, bool) {
 	return hostile.ClassMalformed, hostile.LimitAny, false
 }
 
-// ociLimit maps an oci.Limits field to the hostile limit it implements.
-func ociLimit(name string) hostile.Limit {
+// hostileLimit maps a field of oci.Limits, parser.Limits or xpkg.Limits to
+// the hostile limit it implements.
+func hostileLimit(name limit.Name) hostile.Limit {
 	switch name {
-	case "MaxManifestSize", "MaxConfigSize":
+	case limit.MaxManifestSize, limit.MaxConfigSize:
 		return hostile.LimitManifestSize
-	case "MaxIndexDepth":
+	case limit.MaxIndexDepth:
 		return hostile.LimitIndexDepth
-	case "MaxLayers":
+	case limit.MaxLayers:
 		return hostile.LimitLayerCount
-	case "MaxLayerSize", "MaxImageSize", "MaxZstdWindow":
+	case limit.MaxLayerSize, limit.MaxImageSize, limit.MaxZstdWindow:
 		return hostile.LimitDecompressedSize
-	case "MaxTarEntries":
+	case limit.MaxTarEntries:
 		return hostile.LimitEntryCount
-	case "MaxFileSize":
+	case limit.MaxFileSize, limit.MaxTotalBytes, limit.MaxReaderSize:
 		return hostile.LimitStreamSize
+	case limit.MaxDocumentBytes:
+		return hostile.LimitDocumentSize
+	case limit.MaxDocuments:
+		return hostile.LimitDocumentCount
+	case limit.MaxDepth:
+		return hostile.LimitDepth
+	case limit.MaxAliasExpansion:
+		return hostile.LimitAliases
 	}
 	// MaxBlobSize (a compressed blob's claimed size) has no hostile
 	// counterpart.
-	return hostile.LimitAny
-}
-
-// parserLimit maps a parser.Limits field to the hostile limit it implements.
-func parserLimit(name string) hostile.Limit {
-	switch name {
-	case "MaxDocumentBytes":
-		return hostile.LimitDocumentSize
-	case "MaxTotalBytes":
-		return hostile.LimitStreamSize
-	case "MaxDocuments":
-		return hostile.LimitDocumentCount
-	case "MaxDepth":
-		return hostile.LimitDepth
-	case "MaxAliasExpansion":
-		return hostile.LimitAliases
-	}
 	return hostile.LimitAny
 }
 

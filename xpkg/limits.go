@@ -1,9 +1,7 @@
 package xpkg
 
 import (
-	"errors"
-	"fmt"
-
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -12,9 +10,11 @@ import (
 // value that reaches every reader involved, the image readers of package oci,
 // the YAML parser, and the spooling of a reader that holds an image.
 //
-// A zero field means its default (see DefaultLimits), in OCI, in Parser and
-// here alike, so that setting one limit never lifts the others. A negative
-// field of Parser means no limit, as package parser has it.
+// Every field, here and in OCI and Parser, follows the convention of package
+// limit: a zero field means its default (see DefaultLimits), so that setting
+// one limit never lifts the others, and limit.Unlimited (any negative value)
+// means no limit. A limit exceeded, whichever reader checked it, is a
+// *limit.Error naming the field (it matches limit.ErrExceeded).
 type Limits struct {
 	// OCI bounds the image readers: manifest, config and blob sizes,
 	// decompressed layer and image sizes, tar entries, index depth.
@@ -41,51 +41,15 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults returns l with every zero field replaced by its default.
+// withDefaults returns l with every zero field of its own replaced by its
+// default, and every negative one (limit.Unlimited) by a value no input
+// reaches. Packages oci and parser resolve the fields of OCI and Parser
+// themselves; the two fields of OCI this package reads itself are resolved
+// here the same way.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	// Package oci fills its own zero fields; package parser reads zero as
-	// "no limit", so its zero fields are filled here.
-	p := &l.Parser
-	if p.MaxDocumentBytes == 0 {
-		p.MaxDocumentBytes = d.Parser.MaxDocumentBytes
-	}
-	if p.MaxTotalBytes == 0 {
-		p.MaxTotalBytes = d.Parser.MaxTotalBytes
-	}
-	if p.MaxDocuments == 0 {
-		p.MaxDocuments = d.Parser.MaxDocuments
-	}
-	if p.MaxDepth == 0 {
-		p.MaxDepth = d.Parser.MaxDepth
-	}
-	if p.MaxAliasExpansion == 0 {
-		p.MaxAliasExpansion = d.Parser.MaxAliasExpansion
-	}
-	if l.MaxReaderSize <= 0 {
-		l.MaxReaderSize = d.MaxReaderSize
-	}
+	l.OCI.MaxImageSize = limitval.Or(l.OCI.MaxImageSize, d.OCI.MaxImageSize)
+	l.OCI.MaxFileSize = limitval.Or(l.OCI.MaxFileSize, d.OCI.MaxFileSize)
+	l.MaxReaderSize = limitval.Or(l.MaxReaderSize, d.MaxReaderSize)
 	return l
 }
-
-// ErrLimit is the class of the limits this package checks itself
-// (MaxReaderSize). Limits of the image readers and the parser are reported
-// by their own packages' errors, which match oci.ErrLimit and
-// parser.ErrLimit.
-var ErrLimit = errors.New("xpkg: limit exceeded")
-
-// LimitError says which limit of Limits was exceeded. It matches ErrLimit.
-type LimitError struct {
-	// Name is the field of Limits, e.g. "MaxReaderSize".
-	Name string
-	// Limit is the value that was exceeded.
-	Limit int64
-}
-
-// Error implements error.
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("xpkg: limit %s (%d bytes) exceeded", e.Name, e.Limit)
-}
-
-// Is reports whether target is ErrLimit.
-func (e *LimitError) Is(target error) bool { return target == ErrLimit }

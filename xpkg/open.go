@@ -152,7 +152,7 @@ type SourceError struct {
 	// Err is the cause: ErrUnknownSource when detection failed, ErrEmpty,
 	// otherwise an error of the oci or parser package (a truncated image:
 	// *ImageTruncatedError, of class oci.ErrMalformed), ErrNoPackageYAML, a
-	// *LimitError, an I/O error. Its own causes stay reachable with
+	// *limit.Error, an I/O error. Its own causes stay reachable with
 	// errors.Is and errors.As.
 	Err error
 }

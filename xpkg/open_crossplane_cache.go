@@ -16,8 +16,9 @@ import (
 	"github.com/klauspost/compress/gzip"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/ctxio"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -327,7 +328,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: %w", filepath.Base(name), err)
 	}
 	max := c.limits.OCI.MaxFileSize
-	lr := &limitedReader{r: ctxReader{ctx, zr}, n: max}
+	lr := &limitedReader{r: ctxio.Check(ctx, zr), n: max}
 	pkg, err := parser.Parse(ctx, lr, c.parseOptions(filepath.Base(name))...)
 	if err != nil && ctx.Err() != nil {
 		// Cancelled: a read of lr may still be in flight (parser.Parse
@@ -335,7 +336,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 		return nil, err
 	}
 	if lr.over {
-		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &oci.LimitError{Name: "MaxFileSize", Limit: max})
+		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limit.MaxFileSize, Value: max + 1, Max: max})
 	}
 	if err != nil {
 		return nil, err

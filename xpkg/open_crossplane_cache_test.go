@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
-	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -95,8 +95,8 @@ func TestOpenCrossplaneCacheBound(t *testing.T) {
 	l := xpkg.DefaultLimits()
 	l.OCI.MaxFileSize = 64 << 10
 	_, err := xpkg.Open(context.Background(), filepath.Join(dir, "big.gz"), xpkg.WithLimits(l))
-	if !errors.Is(err, oci.ErrLimit) {
-		t.Errorf("err = %v, want oci.ErrLimit", err)
+	if !errors.Is(err, limit.ErrExceeded) {
+		t.Errorf("err = %v, want limit.ErrExceeded", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -26,7 +27,7 @@ func TestParserOptionsPartialLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var le *parser.LimitError
+	var le *limit.Error
 	if len(pkg.Errors) != 1 || !errors.As(pkg.Errors[0], &le) || le.Limit != "MaxDepth" {
 		t.Fatalf("document errors %v, want one MaxDepth limit error", pkg.Errors)
 	}

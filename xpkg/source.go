@@ -14,6 +14,8 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -286,12 +288,16 @@ func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 		os.Remove(tmp.Name())
 	}()
 	max := c.limits.MaxReaderSize
-	n, err := io.Copy(tmp, io.LimitReader(ctxReader{ctx, r}, max+1))
+	// r is the caller's: a read of it that blocks does not block
+	// cancellation (it is left behind, see package ctxio).
+	cr := ctxio.NewReader(ctx, r)
+	defer cr.Close()
+	n, err := io.Copy(tmp, io.LimitReader(cr, max+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("xpkg: spooling the input: %w", err)
 	}
 	if n > max {
-		return nil, nil, &LimitError{Name: "MaxReaderSize", Limit: max}
+		return nil, nil, &limit.Error{Limit: limit.MaxReaderSize, Value: n, Max: max}
 	}
 	reopen := func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(tmp, 0, n)), nil }
 	src, err := oci.OpenReaderAt(ctx, tmp, n, c.ociOptions()...)
@@ -372,7 +378,7 @@ func streamState(ctx context.Context, r io.Reader, max int64) (stream, string) {
 	var last [tail]byte
 	buf := make([]byte, 32<<10)
 	var total int64
-	lr := io.LimitReader(ctxReader{ctx, tr}, max+1)
+	lr := io.LimitReader(ctxio.Check(ctx, tr), max+1)
 	for {
 		n, err := lr.Read(buf)
 		if n > 0 {
@@ -406,19 +412,6 @@ func streamState(ctx context.Context, r io.Reader, max int64) (stream, string) {
 		return streamTruncated, "the tar has no end-of-archive marker"
 	}
 	return streamComplete, ""
-}
-
-// ctxReader stops reading when its context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (r ctxReader) Read(p []byte) (int, error) {
-	if err := r.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return r.r.Read(p)
 }
 
 // content is what the first bytes of a source say it holds.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -181,7 +182,7 @@ func TestOpenReader(t *testing.T) {
 		{
 			name: "image over MaxReaderSize", input: xpkgBytes.Bytes(),
 			opts:    []xpkg.Option{xpkg.WithLimits(xpkg.Limits{MaxReaderSize: 1024})},
-			wantErr: xpkg.ErrLimit,
+			wantErr: limit.ErrExceeded,
 		},
 	}
 	for _, tc := range cases {
@@ -220,11 +221,11 @@ func TestOpenLimits(t *testing.T) {
 		limits xpkg.Limits
 		want   error
 	}{
-		{"oci layer size", xpkgFile, xpkg.Limits{OCI: oci.Limits{MaxLayerSize: 100}}, oci.ErrLimit},
-		{"oci manifest size", img.LayoutDir(t), xpkg.Limits{OCI: oci.Limits{MaxManifestSize: 10}}, oci.ErrLimit},
-		{"parser documents in an image", xpkgFile, xpkg.Limits{Parser: parser.Limits{MaxDocuments: 2}}, parser.ErrLimit},
-		{"parser documents in a stream", yamlFile, xpkg.Limits{Parser: parser.Limits{MaxDocuments: 2}}, parser.ErrLimit},
-		{"parser bytes in a directory", pkg.Dir(t), xpkg.Limits{Parser: parser.Limits{MaxTotalBytes: 100}}, parser.ErrLimit},
+		{"oci layer size", xpkgFile, xpkg.Limits{OCI: oci.Limits{MaxLayerSize: 100}}, limit.ErrExceeded},
+		{"oci manifest size", img.LayoutDir(t), xpkg.Limits{OCI: oci.Limits{MaxManifestSize: 10}}, limit.ErrExceeded},
+		{"parser documents in an image", xpkgFile, xpkg.Limits{Parser: parser.Limits{MaxDocuments: 2}}, limit.ErrExceeded},
+		{"parser documents in a stream", yamlFile, xpkg.Limits{Parser: parser.Limits{MaxDocuments: 2}}, limit.ErrExceeded},
+		{"parser bytes in a directory", pkg.Dir(t), xpkg.Limits{Parser: parser.Limits{MaxTotalBytes: 100}}, limit.ErrExceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -100,7 +101,7 @@ func verdict(err error) string {
 	switch {
 	case errors.Is(err, xpkg.ErrEmpty):
 		return VerdictEmpty
-	case errors.Is(err, oci.ErrLimit), errors.Is(err, parser.ErrLimit), errors.Is(err, xpkg.ErrLimit):
+	case errors.Is(err, limit.ErrExceeded):
 		return VerdictOverLimit
 	case errors.Is(err, oci.ErrMalformed), errors.Is(err, oci.ErrDigestMismatch):
 		return VerdictCorrupt

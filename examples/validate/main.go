@@ -37,6 +37,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -211,7 +212,7 @@ func validateOne(ctx context.Context, v *schema.Validator, o *parser.Object, unk
 	if err != nil {
 		f := base
 		f.Severity, f.Message = "info", "not validated: "+err.Error()
-		if errors.Is(err, schema.ErrInvalidSchema) || errors.Is(err, schema.ErrLimit) {
+		if errors.Is(err, schema.ErrInvalidSchema) || errors.Is(err, limit.ErrExceeded) {
 			f.Severity = "warning"
 		}
 		return []Finding{f}

@@ -7,9 +7,9 @@ import (
 	"io"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
-	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
@@ -37,7 +37,7 @@ func index(ctx context.Context, upload io.Reader, spool string) (verdict, []lint
 	switch {
 	case errors.Is(err, xpkg.ErrEmpty):
 		return empty, nil, nil
-	case errors.Is(err, oci.ErrLimit), errors.Is(err, parser.ErrLimit), errors.Is(err, xpkg.ErrLimit):
+	case errors.Is(err, limit.ErrExceeded):
 		return tooLarge, nil, nil
 	case errors.Is(err, oci.ErrMalformed):
 		return corrupt, nil, nil

@@ -170,7 +170,7 @@ func DepsCases() []DepsCase {
 			"Issue 17 defect 6: 3,000 dependsOn entries on one package, each a constraint of 100 '||' alternatives that "+
 				"no tag satisfies, against 10,000 tags. Checked tag by tag that is three billion comparisons (killed at "+
 				"45 s, 29 s more after SIGINT); each distinct constraint is now parsed and checked once, and the "+
-				"comparisons are bounded by Limits.MaxVersionChecks: a *LimitError, exit 2.",
+				"comparisons are bounded by Limits.MaxVersionChecks: a *limit.Error, exit 2.",
 			[]string{"XP601"}, limit(LimitAny), 5_000_000, true,
 			rootOf(3000, func(i int) depEntry {
 				var b strings.Builder

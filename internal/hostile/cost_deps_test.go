@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	xlimit "github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
@@ -70,8 +71,8 @@ func TestDepsWorstCasesExercise(t *testing.T) {
 			}
 			g, err := deps.NewResolver(deps.NewDirSource(c.DepsDir(dir))).Resolve(t.Context(), root)
 			if c.Expect.Class == ClassLimitExceeded {
-				if !errors.Is(err, deps.ErrLimit) {
-					t.Fatalf("Resolve: got %v, want a *deps.LimitError", err)
+				if !errors.Is(err, xlimit.ErrExceeded) {
+					t.Fatalf("Resolve: got %v, want a *limit.Error", err)
 				}
 				t.Logf("Resolve: %v", err)
 				return

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -85,17 +86,14 @@ func (s *watchedSource) err() error {
 // not exist, it holds no versions, its content is broken or over a limit)
 // rather than about reaching it.
 func isVerdict(err error) bool {
-	var le *deps.LimitError
-	if errors.As(err, &le) {
-		return true
-	}
 	for _, class := range []error{
-		deps.ErrNotFound, deps.ErrUnversioned, deps.ErrAmbiguous, deps.ErrLimit,
-		oci.ErrNotFound, oci.ErrMalformed, oci.ErrDigestMismatch, oci.ErrSizeMismatch, oci.ErrLimit,
+		limit.ErrExceeded,
+		deps.ErrNotFound, deps.ErrUnversioned, deps.ErrAmbiguous,
+		oci.ErrNotFound, oci.ErrMalformed, oci.ErrDigestMismatch, oci.ErrSizeMismatch,
 		oci.ErrUnsupportedMediaType, oci.ErrNoMatchingPlatform, oci.ErrEmptyIndex, oci.ErrInvalidDescriptor,
 		oci.ErrUnknownFormat, oci.ErrUnsafePath, oci.ErrInvalidWhiteout, oci.ErrDuplicateEntry, oci.ErrNotRegularFile,
-		xpkg.ErrLimit, xpkg.ErrUnknownSource, xpkg.ErrEmpty, xpkg.ErrInvalidReference,
-		parser.ErrSyntax, parser.ErrNotObject, parser.ErrMissingType, parser.ErrUnknownKind, parser.ErrDecode, parser.ErrLimit,
+		xpkg.ErrUnknownSource, xpkg.ErrEmpty, xpkg.ErrInvalidReference,
+		parser.ErrSyntax, parser.ErrNotObject, parser.ErrMissingType, parser.ErrUnknownKind, parser.ErrDecode,
 		context.Canceled,
 	} {
 		if errors.Is(err, class) {

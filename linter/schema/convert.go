@@ -12,11 +12,15 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Limits bound the cost of the schemas a Validator accepts. A schema
-// beyond a limit is not used: validating against it returns a *LimitError.
-// The zero value of a field means its default.
+// beyond a limit is not used: validating against it returns a *limit.Error
+// naming the field (it matches limit.ErrExceeded). A zero field means its
+// default; limit.Unlimited (any negative value) lifts that limit.
 type Limits struct {
 	// MaxNodes is the most schema nodes (properties, items, branches...) in
 	// one version's schema. Default 200,000.
@@ -46,7 +50,7 @@ type Limits struct {
 	// enum and required checks, the branches of allOf, anyOf, oneOf and not
 	// times the size of the value they validate, and patterns times the
 	// length of the string they match. A validation that would go beyond it
-	// fails with a *LimitError (Limit "MaxCost"). Default 5,000,000 (a few
+	// fails with a *limit.Error (Limit "MaxCost"). Default 5,000,000 (a few
 	// seconds of CPU).
 	MaxCost int
 	// MaxViolations is the most violations one validation lists; those
@@ -60,11 +64,7 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
+	def := func(v *int, d int) { *v = limitval.Or(*v, d) }
 	def(&l.MaxNodes, 200_000)
 	def(&l.MaxDepth, 128)
 	def(&l.MaxEnum, 10_000)
@@ -78,25 +78,11 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// LimitError reports a schema beyond one of the Limits.
-type LimitError struct {
-	// Limit names the limit, e.g. "MaxNodes".
-	Limit string
-	// Value is the limit's value.
-	Value int
-	// Path is the schema path where the limit was reached.
-	Path string
+// limitErr is the *limit.Error of the limit name of value max, wrapped in
+// an error that says where it was reached ("schema at spec.foo").
+func limitErr[T int | int64](name limit.Name, max T, where string) error {
+	return fmt.Errorf("%s: %w", where, &limit.Error{Limit: name, Value: int64(max) + 1, Max: int64(max)})
 }
-
-func (e *LimitError) Error() string {
-	if e.Limit == "MaxCost" {
-		return fmt.Sprintf("validation exceeds %s (%d units of work) at %s", e.Limit, e.Value, e.Path)
-	}
-	return fmt.Sprintf("schema exceeds %s (%d) at %s", e.Limit, e.Value, e.Path)
-}
-
-// Is reports whether target is ErrLimit.
-func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
 // node is the structural view of a schema the walker uses: what the API
 // server prunes, defaults and checks besides kube-openapi's validation.
@@ -181,13 +167,13 @@ func decodeSchema(v any) (*spec.Schema, error) {
 func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (*node, error) {
 	c.nodes++
 	if c.nodes > c.lim.MaxNodes {
-		return nil, &LimitError{Limit: "MaxNodes", Value: c.lim.MaxNodes, Path: path}
+		return nil, limitErr(limit.MaxNodes, c.lim.MaxNodes, "schema at "+path)
 	}
 	if depth > c.lim.MaxDepth {
-		return nil, &LimitError{Limit: "MaxDepth", Value: c.lim.MaxDepth, Path: path}
+		return nil, limitErr(limit.MaxDepth, c.lim.MaxDepth, "schema at "+path)
 	}
 	if len(s.Enum) > c.lim.MaxEnum {
-		return nil, &LimitError{Limit: "MaxEnum", Value: c.lim.MaxEnum, Path: path}
+		return nil, limitErr(limit.MaxEnum, c.lim.MaxEnum, "schema at "+path)
 	}
 	n := &node{nullable: s.Nullable, s: s}
 	// A CRD may not use $ref (the API server refuses such a CRD), and
@@ -334,11 +320,11 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 			return nil
 		}
 		if combDepth+1 > c.lim.MaxCombinatorDepth {
-			return &LimitError{Limit: "MaxCombinatorDepth", Value: c.lim.MaxCombinatorDepth, Path: path + "." + what}
+			return limitErr(limit.MaxCombinatorDepth, c.lim.MaxCombinatorDepth, "schema at "+path+"."+what)
 		}
 		c.branches += len(list)
 		if c.branches > c.lim.MaxCombinatorBranches {
-			return &LimitError{Limit: "MaxCombinatorBranches", Value: c.lim.MaxCombinatorBranches, Path: path + "." + what}
+			return limitErr(limit.MaxCombinatorBranches, c.lim.MaxCombinatorBranches, "schema at "+path+"."+what)
 		}
 		for i := range list {
 			sub, err := c.convert(&list[i], fmt.Sprintf("%s.%s[%d]", path, what, i), depth+1, combDepth+1)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -47,7 +48,7 @@ func nestedAnyOf(depth int) string {
 }
 
 // TestHostileSchemas checks each limit holds: a schema beyond it fails with
-// ErrLimit, or is used without its costly part, and nothing panics.
+// limit.ErrExceeded, or is used without its costly part, and nothing panics.
 func TestHostileSchemas(t *testing.T) {
 	t.Parallel()
 	enum := make([]string, 20001)
@@ -59,9 +60,9 @@ func TestHostileSchemas(t *testing.T) {
 		err          error
 		skipped      string
 	}{
-		{"deep", nested(50, `{"type":"string"}`), lschema.ErrLimit, ""}, // beyond MaxDepth 32 below
-		{"huge enum", `{"type":"object","properties":{"a":{"type":"string","enum":[` + strings.Join(enum, ",") + `]}}}`, lschema.ErrLimit, ""},
-		{"nested anyOf", nestedAnyOf(6), lschema.ErrLimit, ""},
+		{"deep", nested(50, `{"type":"string"}`), limit.ErrExceeded, ""}, // beyond MaxDepth 32 below
+		{"huge enum", `{"type":"object","properties":{"a":{"type":"string","enum":[` + strings.Join(enum, ",") + `]}}}`, limit.ErrExceeded, ""},
+		{"nested anyOf", nestedAnyOf(6), limit.ErrExceeded, ""},
 		{"long pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"` + strings.Repeat("a", 5000) + `"}}}`, nil, "pattern longer than"},
 		{"bad pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"(("}}}`, lschema.ErrInvalidSchema, ""},
 		{"ref", `{"type":"object","properties":{"a":{"$ref":"#/definitions/x"}}}`, nil, "$ref"},

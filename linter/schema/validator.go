@@ -15,6 +15,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -26,9 +27,6 @@ var (
 	// ErrInvalidSchema: the definition's schema cannot be used (it does not
 	// decode, or a pattern does not compile).
 	ErrInvalidSchema = errors.New("invalid schema")
-	// ErrLimit: the definition's schema is beyond the Validator's Limits
-	// (the error is a *LimitError).
-	ErrLimit = errors.New("schema limit exceeded")
 	// ErrInvalidObject: the object is not a JSON object with an apiVersion
 	// and a kind.
 	ErrInvalidObject = errors.New("invalid object")
@@ -360,7 +358,7 @@ func WithTypesOnly() ValidateOption { return func(c *validateConfig) { c.typesOn
 // int64 and float64, as from JSON or YAML), against the schema of the
 // version of its apiVersion and kind. It returns an error wrapping
 // ErrUnknownKind when no definition declares them, ErrInvalidSchema or
-// ErrLimit when the schema cannot be used, ErrInvalidObject when obj has no
+// a *limit.Error when the schema cannot be used, ErrInvalidObject when obj has no
 // apiVersion or kind.
 func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...ValidateOption) (*Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -532,7 +530,7 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 	// A compile costs about as much as validating one value per node,
 	// several times over.
 	if v.cost.used.Add(int64(2*c.nodes)) > v.cost.max {
-		return nil, &LimitError{Limit: "MaxCost", Value: int(v.cost.max), Path: "compiling the schema"}
+		return nil, limitErr(limit.MaxCost, v.cost.max, "validation, compiling the schema")
 	}
 	e.c = c
 	v.retained = append(v.retained, e)

@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -45,22 +46,22 @@ func (c *Cache) openRegular(name string) (*os.File, fs.FileInfo, error) {
 }
 
 // readBounded reads the regular file name whole when it holds at most max
-// bytes, and fails with an error wrapping oci.ErrLimit otherwise.
-func (c *Cache) readBounded(name string, max int64, limit string) ([]byte, fs.FileInfo, error) {
+// bytes, and fails with an error wrapping limit.ErrExceeded otherwise.
+func (c *Cache) readBounded(name string, max int64, limitName limit.Name) ([]byte, fs.FileInfo, error) {
 	f, fi, err := c.openRegular(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
 	if fi.Size() > max {
-		return nil, nil, fmt.Errorf("%s: %w", name, &oci.LimitError{Name: limit, Limit: max})
+		return nil, nil, fmt.Errorf("%s: %w", name, &limit.Error{Limit: limitName, Value: fi.Size(), Max: max})
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, nil, err
 	}
 	if int64(len(b)) > max {
-		return nil, nil, fmt.Errorf("%s: %w", name, &oci.LimitError{Name: limit, Limit: max})
+		return nil, nil, fmt.Errorf("%s: %w", name, &limit.Error{Limit: limitName, Value: int64(len(b)), Max: max})
 	}
 	return b, fi, nil
 }

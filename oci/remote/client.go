@@ -108,14 +108,14 @@ func WithUserAgent(ua string) Option {
 }
 
 // WithMaxTags bounds how many tags Tags returns before it fails with
-// oci.ErrLimit. Default 100 000.
+// limit.ErrExceeded. Default 100 000.
 func WithMaxTags(n int) Option {
 	return func(c *config) { c.maxTags = n }
 }
 
 // WithMaxRequestsPerHost bounds the HTTP requests the client sends to one
 // host (a registry, or the token service it names) over its life; past it
-// every request to that host fails with an error wrapping oci.ErrLimit.
+// every request to that host fails with an error wrapping limit.ErrExceeded.
 // Default DefaultMaxRequestsPerHost.
 func WithMaxRequestsPerHost(n int64) Option {
 	return func(c *config) { c.maxPerHost = n }
@@ -123,7 +123,7 @@ func WithMaxRequestsPerHost(n int64) Option {
 
 // WithMaxRequests bounds the HTTP requests the client sends over its life,
 // to all hosts together; past it every request fails with an error
-// wrapping oci.ErrLimit. Default DefaultMaxRequests.
+// wrapping limit.ErrExceeded. Default DefaultMaxRequests.
 func WithMaxRequests(n int64) Option {
 	return func(c *config) { c.maxRequests = n }
 }
@@ -141,7 +141,7 @@ func WithMaxRetryTime(d time.Duration) Option {
 }
 
 // WithMaxTagPages bounds the pages of a tag listing Tags reads before it
-// fails with oci.ErrLimit (default DefaultMaxTagPages): a registry whose
+// fails with limit.ErrExceeded (default DefaultMaxTagPages): a registry whose
 // pages each link to another never ends otherwise.
 func WithMaxTagPages(n int) Option {
 	return func(c *config) { c.maxTagPages = n }

@@ -16,6 +16,7 @@ import (
 	digest "github.com/opencontainers/go-digest"
 
 	"github.com/xpkgkit/xpkgkit/internal/ociwrite"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
@@ -159,11 +160,11 @@ func TestManifestTooLarge(t *testing.T) {
 		return true
 	}
 	_, _, err := anonClient(t).Pull(context.Background(), f.host()+"/test/pkg:v1")
-	if !errors.Is(err, oci.ErrLimit) {
-		t.Fatalf("err = %v, want oci.ErrLimit", err)
+	if !errors.Is(err, limit.ErrExceeded) {
+		t.Fatalf("err = %v, want limit.ErrExceeded", err)
 	}
-	var le *oci.LimitError
-	if !errors.As(err, &le) || le.Name != "MaxManifestSize" {
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxManifestSize" {
 		t.Errorf("err = %v, want MaxManifestSize", err)
 	}
 	if n := gets.Load(); n != 0 {

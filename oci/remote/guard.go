@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Defaults of the bounds a Client keeps towards registries.
@@ -160,7 +160,7 @@ func retryable(resp *http.Response, err error) bool {
 		case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &cv), errors.As(err, &ua), errors.As(err, &hn), errors.As(err, &rh):
 			return false // the answer will be the same
 		}
-		var le *oci.LimitError
+		var le *limit.Error
 		return !errors.As(err, &le) && !errors.Is(err, ErrUnavailable)
 	}
 	switch resp.StatusCode {
@@ -185,10 +185,10 @@ func (g *guard) admit(host string) error {
 		return st.failed
 	}
 	if st.requests >= g.maxPerHost {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &oci.LimitError{Name: "MaxRequestsPerHost", Limit: g.maxPerHost})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: "MaxRequestsPerHost", Max: g.maxPerHost})
 	}
 	if g.requests >= g.maxRequests {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &oci.LimitError{Name: "MaxRequests", Limit: g.maxRequests})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: "MaxRequests", Max: g.maxRequests})
 	}
 	st.requests++
 	g.requests++

@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
@@ -104,8 +105,8 @@ func registryWorstCases() []registryWorstCase {
 				w.WriteHeader(http.StatusOK)
 			})
 			_, err := anonClient(t).Tags(context.Background(), host+"/test/pkg")
-			var le *oci.LimitError
-			if !errors.As(err, &le) || le.Name != "MaxTagPages" {
+			var le *limit.Error
+			if !errors.As(err, &le) || le.Limit != "MaxTagPages" {
 				t.Fatalf("err = %v, want MaxTagPages", err)
 			}
 			if got := n.Load(); got > remote.DefaultMaxTagPages+2 {
@@ -120,8 +121,8 @@ func registryWorstCases() []registryWorstCase {
 				fmt.Fprint(w, page)
 			})
 			_, err := anonClient(t).Tags(context.Background(), host+"/test/pkg")
-			var le *oci.LimitError
-			if !errors.As(err, &le) || le.Name != "MaxTags" {
+			var le *limit.Error
+			if !errors.As(err, &le) || le.Limit != "MaxTags" {
 				t.Fatalf("err = %v, want MaxTags", err)
 			}
 			if got := n.Load(); got > 102 {
@@ -171,7 +172,7 @@ func registryWorstCases() []registryWorstCase {
 			var limited int
 			for i := range 200 {
 				_, _, err := c.Pull(context.Background(), fmt.Sprintf("%s/dep%d:v1", host, i))
-				if errors.Is(err, oci.ErrLimit) {
+				if errors.Is(err, limit.ErrExceeded) {
 					limited++
 				} else if !errors.Is(err, oci.ErrNotFound) {
 					t.Fatalf("pull %d: err = %v", i, err)
@@ -191,8 +192,8 @@ func registryWorstCases() []registryWorstCase {
 			c, _ := remote.New(remote.WithAnonymous(), remote.WithPlainHTTP(true), remote.WithHTTPClient(oneServer(host)), remote.WithMaxRequests(2000))
 			for i := range 200 {
 				_, err := c.Tags(context.Background(), fmt.Sprintf("h%d.example:5000/test/pkg", i))
-				if !errors.Is(err, oci.ErrLimit) {
-					t.Fatalf("host %d: err = %v, want oci.ErrLimit", i, err)
+				if !errors.Is(err, limit.ErrExceeded) {
+					t.Fatalf("host %d: err = %v, want limit.ErrExceeded", i, err)
 				}
 			}
 			if got := n.Load(); got > 2000 {

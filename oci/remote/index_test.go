@@ -13,6 +13,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/ociwrite"
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -70,7 +71,7 @@ func TestPullIndex(t *testing.T) {
 		t.Errorf("depth 1 (the index alone): %v", err)
 	}
 	_, _, err = c.Pull(ctx, repo+":v1", oci.WithLimits(oci.Limits{MaxConfigSize: 8}))
-	if !errors.Is(err, oci.ErrLimit) {
-		t.Errorf("MaxConfigSize 8: err = %v, want oci.ErrLimit", err)
+	if !errors.Is(err, limit.ErrExceeded) {
+		t.Errorf("MaxConfigSize 8: err = %v, want limit.ErrExceeded", err)
 	}
 }

@@ -5,13 +5,12 @@ import (
 	"errors"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"oras.land/oras-go/v2/errdef"
-
-	"github.com/xpkgkit/xpkgkit/oci"
 )
 
 // DefaultMaxReferrers is how many referrers Referrers returns by default
-// before it fails with oci.ErrLimit.
+// before it fails with limit.ErrExceeded.
 const DefaultMaxReferrers = 1_000
 
 // maxReferrerPages bounds the pages of a referrers listing: a registry
@@ -24,7 +23,7 @@ const maxReferrerPages = 100
 // for a registry without it, through the referrers tag schema (the index
 // tagged "sha256-<hex>"). No referrer is fetched. Each page of the listing
 // is bounded like a manifest (4 MiB); more than max referrers (0:
-// DefaultMaxReferrers), or more than 100 pages, fail with oci.ErrLimit. No
+// DefaultMaxReferrers), or more than 100 pages, fail with limit.ErrExceeded. No
 // cache is consulted: referrers change.
 func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string, max int) ([]ocispec.Descriptor, error) {
 	if max <= 0 {
@@ -41,16 +40,16 @@ func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, 
 			return err
 		}
 		if pages++; pages > maxReferrerPages {
-			return &oci.LimitError{Name: "MaxReferrerPages", Limit: maxReferrerPages}
+			return &limit.Error{Limit: limit.MaxReferrerPages, Value: int64(pages), Max: maxReferrerPages}
 		}
 		if len(out)+len(page) > max {
-			return &oci.LimitError{Name: "MaxReferrers", Limit: int64(max)}
+			return &limit.Error{Limit: limit.MaxReferrers, Value: int64(len(out) + len(page)), Max: int64(max)}
 		}
 		out = append(out, page...)
 		return nil
 	})
 	if errors.Is(err, errdef.ErrTooManyPages) {
-		err = &oci.LimitError{Name: "MaxReferrerPages", Limit: maxReferrerPages}
+		err = &limit.Error{Limit: limit.MaxReferrerPages, Value: maxReferrerPages + 1, Max: maxReferrerPages}
 	}
 	if err != nil {
 		return nil, r.fail("referrers", subject.Digest.String(), err)

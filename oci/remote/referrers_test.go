@@ -11,7 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
 
@@ -35,16 +35,16 @@ func referrerWorstCases() []registryWorstCase {
 			w.WriteHeader(http.StatusOK)
 		}
 	}
-	run := func(t *testing.T, page, limit string, maxRequests int64) {
+	run := func(t *testing.T, page, lim string, maxRequests int64) {
 		host, n := hostileRegistry(t, serve(page))
 		repo, err := anonClient(t).Repository(host + "/test/pkg")
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = repo.Referrers(context.Background(), subject, "", 0)
-		var le *oci.LimitError
-		if !errors.As(err, &le) || le.Name != limit {
-			t.Fatalf("err = %v, want %s", err, limit)
+		var le *limit.Error
+		if !errors.As(err, &le) || string(le.Limit) != lim {
+			t.Fatalf("err = %v, want %s", err, lim)
 		}
 		checkSafe(t, err.Error())
 		if got := n.Load(); got > maxRequests {

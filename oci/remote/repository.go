@@ -12,6 +12,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 	orasremote "oras.land/oras-go/v2/registry/remote"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -177,7 +178,7 @@ func (f fetcherFunc) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.Rea
 
 // Tags returns the repository's tags, in the registry's order (lexical for
 // the distribution reference implementation), following every page of the
-// listing. More than the client's WithMaxTags fails with oci.ErrLimit.
+// listing. More than the client's WithMaxTags fails with limit.ErrExceeded.
 func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 	repo, err := r.remote(ctx)
 	if err != nil {
@@ -191,10 +192,10 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 			return err
 		}
 		if pages++; pages > r.c.cfg.maxTagPages {
-			return &oci.LimitError{Name: "MaxTagPages", Limit: int64(r.c.cfg.maxTagPages)}
+			return &limit.Error{Limit: "MaxTagPages", Max: int64(r.c.cfg.maxTagPages)}
 		}
 		if len(tags)+len(page) > max {
-			return &oci.LimitError{Name: "MaxTags", Limit: int64(max)}
+			return &limit.Error{Limit: "MaxTags", Max: int64(max)}
 		}
 		tags = append(tags, page...)
 		return nil

@@ -12,7 +12,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -59,7 +61,7 @@ func (c *CacheSource) load(ctx context.Context) error {
 			return
 		}
 		if len(entries) > maxDirEntries {
-			c.err = &LimitError{Limit: "directory entries", Max: maxDirEntries, Package: c.dir}
+			c.err = limitErr(limit.MaxDirEntries, len(entries), maxDirEntries, c.dir)
 			return
 		}
 		for i, e := range entries {
@@ -157,10 +159,7 @@ func (c *CacheSource) Fetch(ctx context.Context, name, version string, opts ...S
 		return nil, fmt.Errorf("deps: %s: %w", path, err)
 	}
 	defer zr.Close()
-	lim := c.limits.Parser.MaxTotalBytes
-	if lim <= 0 {
-		lim = parser.DefaultLimits().MaxTotalBytes
-	}
+	lim := limitval.Or(c.limits.Parser.MaxTotalBytes, parser.DefaultLimits().MaxTotalBytes)
 	label := name + "@sha256:" + hex
 	pp, err := parser.Parse(ctx, io.LimitReader(zr, lim+1), parser.WithLimits(c.limits.Parser), parser.WithFile(xpkg.PackageFile))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -308,7 +309,7 @@ func TestLintCap(t *testing.T) {
 }
 
 // TestVersionChecksLimit checks that choosing versions stops with a
-// *LimitError once it has compared more tags against constraints than
+// *limit.Error once it has compared more tags against constraints than
 // MaxVersionChecks allows.
 func TestVersionChecksLimit(t *testing.T) {
 	t.Parallel()
@@ -318,9 +319,9 @@ func TestVersionChecksLimit(t *testing.T) {
 	}
 	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, provA, ">=v9.0.0 || =v8.0.0 || =v7.0.0")
 	_, err := deps.NewResolver(g.Source(t), deps.WithLimits(deps.Limits{MaxVersionChecks: 100})).Resolve(context.Background(), rootSummary(t, root))
-	var le *deps.LimitError
+	var le *limit.Error
 	if !errors.As(err, &le) || le.Limit != "MaxVersionChecks" {
-		t.Fatalf("got %v, want a MaxVersionChecks *LimitError", err)
+		t.Fatalf("got %v, want a MaxVersionChecks *limit.Error", err)
 	}
 	if _, err := deps.NewResolver(g.Source(t)).Resolve(context.Background(), rootSummary(t, root)); err != nil {
 		t.Fatalf("under the default limit: %v", err)
@@ -442,13 +443,18 @@ func TestLimitsAndCancel(t *testing.T) {
 	t.Parallel()
 	g, root := wideGraph(50)
 	_, err := deps.NewResolver(g.Source(t), deps.WithLimits(deps.Limits{MaxPackages: 10})).Resolve(context.Background(), rootSummary(t, root))
-	var le *deps.LimitError
-	if !errors.As(err, &le) || le.Limit != "MaxPackages" || !errors.Is(err, deps.ErrLimit) {
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != "MaxPackages" || !errors.Is(err, limit.ErrExceeded) {
 		t.Errorf("MaxPackages: got %v", err)
 	}
 	_, err = deps.NewResolver(g.Source(t), deps.WithLimits(deps.Limits{MaxEdges: 20})).Resolve(context.Background(), rootSummary(t, root))
-	if !errors.As(err, &le) || le.Limit != "MaxEdges" {
+	if !errors.As(err, &le) || le.Limit != "MaxEdges" || le.Value <= le.Max {
 		t.Errorf("MaxEdges: got %v", err)
+	}
+	// limit.Unlimited lifts a limit (a negative limit used to fail at once).
+	lifted := deps.Limits{MaxPackages: limit.Unlimited, MaxEdges: limit.Unlimited, MaxTags: limit.Unlimited, MaxVersionChecks: limit.Unlimited}
+	if _, err := deps.NewResolver(g.Source(t), deps.WithLimits(lifted)).Resolve(context.Background(), rootSummary(t, root)); err != nil {
+		t.Errorf("Unlimited: got %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

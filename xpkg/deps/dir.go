@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -85,7 +86,7 @@ func indexDir(ctx context.Context, dir string) (map[string]map[string]string, er
 			return err
 		}
 		if n++; n > maxDirEntries {
-			return &LimitError{Limit: "directory entries", Max: maxDirEntries, Package: dir}
+			return limitErr(limit.MaxDirEntries, n, maxDirEntries, dir)
 		}
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {

@@ -95,7 +95,7 @@
 // bounds the packages, the dependsOn entries, the tags considered and the
 // comparisons of tags against constraints (each distinct constraint on a
 // package is parsed and checked against its sorted tags once per Resolve
-// call), with a *LimitError; every loop over the graph is linear in its
+// call), with a *limit.Error; every loop over the graph is linear in its
 // packages and entries, and checks the context. Cycles are found as
 // strongly connected components (Tarjan), linear in the graph, and each
 // graph rule reports at most linter.WithMaxDiagnostics diagnostics.

@@ -1,7 +1,6 @@
 package deps
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,13 +12,17 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/target"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // Limits bound what one Resolve call may grow to. A zero field means its
-// default (DefaultLimits).
+// default (DefaultLimits); limit.Unlimited (any negative value) lifts that
+// limit. A limit exceeded is a *limit.Error naming the field (it matches
+// limit.ErrExceeded), inside an error that names the package concerned.
 type Limits struct {
 	// MaxPackages is the most packages in the graph, the root included.
 	// Default 2000.
@@ -43,34 +46,20 @@ func DefaultLimits() Limits {
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	return Limits{MaxPackages: cmp.Or(l.MaxPackages, d.MaxPackages), MaxEdges: cmp.Or(l.MaxEdges, d.MaxEdges), MaxTags: cmp.Or(l.MaxTags, d.MaxTags),
-		MaxVersionChecks: cmp.Or(l.MaxVersionChecks, d.MaxVersionChecks)}
+	return Limits{MaxPackages: limitval.Or(l.MaxPackages, d.MaxPackages), MaxEdges: limitval.Or(l.MaxEdges, d.MaxEdges), MaxTags: limitval.Or(l.MaxTags, d.MaxTags),
+		MaxVersionChecks: limitval.Or(l.MaxVersionChecks, d.MaxVersionChecks)}
 }
 
-// ErrLimit is wrapped by *LimitError.
-var ErrLimit = errors.New("deps: limit exceeded")
-
-// LimitError says which limit a graph exceeded.
-type LimitError struct {
-	// Limit names the Limits field: "MaxPackages", "MaxEdges", "MaxTags" or
-	// "MaxVersionChecks".
-	Limit string
-	// Max is its value.
-	Max int
-	// Package is the package being read when the limit was hit, if any.
-	Package string
-}
-
-func (e *LimitError) Error() string {
-	s := fmt.Sprintf("deps: limit exceeded: %s %d", e.Limit, e.Max)
-	if e.Package != "" {
-		s += " (at " + quote(e.Package) + ")"
+// limitErr is the *limit.Error of the limit name of value max, which value
+// exceeded, wrapped in an error that names what (a package or a directory)
+// when there is one.
+func limitErr[T int | int64](name limit.Name, value, max T, what string) error {
+	le := &limit.Error{Limit: name, Value: int64(value), Max: int64(max)}
+	if what == "" {
+		return fmt.Errorf("deps: %w", le)
 	}
-	return s
+	return fmt.Errorf("deps: %s: %w", quote(what), le)
 }
-
-// Unwrap returns ErrLimit.
-func (e *LimitError) Unwrap() error { return ErrLimit }
 
 // Option configures a Resolver.
 type Option func(*config)
@@ -295,7 +284,7 @@ const maxPasses = 8
 // problem with the graph (an unresolvable entry, a conflict, a cycle, a
 // package of the wrong kind) is not an error: it is in the Graph, for Lint
 // to report. Resolve fails when ctx is done or a limit is exceeded
-// (*LimitError).
+// (a *limit.Error).
 func (r *Resolver) Resolve(ctx context.Context, root *Package) (*Graph, error) {
 	if root == nil {
 		return nil, errors.New("deps: nil root package")
@@ -406,7 +395,7 @@ func (s *resolution) expand(ctx context.Context) error {
 		for _, p := range level {
 			nEdges += len(p.Dependencies)
 			if nEdges > lim.MaxEdges {
-				return &LimitError{Limit: "MaxEdges", Max: lim.MaxEdges, Package: p.Name}
+				return limitErr(limit.MaxEdges, nEdges, lim.MaxEdges, p.Name)
 			}
 			for i := range p.Dependencies {
 				d := &p.Dependencies[i]
@@ -422,7 +411,7 @@ func (s *resolution) expand(ctx context.Context) error {
 			}
 		}
 		if len(s.order) > lim.MaxPackages {
-			return &LimitError{Limit: "MaxPackages", Max: lim.MaxPackages}
+			return limitErr(limit.MaxPackages, len(s.order), lim.MaxPackages, "")
 		}
 		if err := s.listTags(ctx, fresh); err != nil {
 			return err
@@ -522,7 +511,7 @@ func (s *resolution) listTags(ctx context.Context, names []string) error {
 		case err != nil:
 			t.err = err
 		case len(tags) > s.r.cfg.limits.MaxTags:
-			t.err = &LimitError{Limit: "MaxTags", Max: s.r.cfg.limits.MaxTags, Package: todo[i]}
+			t.err = limitErr(limit.MaxTags, len(tags), s.r.cfg.limits.MaxTags, todo[i])
 		default:
 			t.vs = sortedVersions(tags)
 		}
@@ -724,7 +713,7 @@ func (s *resolution) spend(ctx context.Context, n int64) error {
 	before := s.work
 	s.work += n
 	if s.work > s.r.cfg.limits.MaxVersionChecks {
-		return &LimitError{Limit: "MaxVersionChecks", Max: int(s.r.cfg.limits.MaxVersionChecks)}
+		return limitErr(limit.MaxVersionChecks, s.work, s.r.cfg.limits.MaxVersionChecks, "")
 	}
 	if before>>12 != s.work>>12 {
 		return ctx.Err()

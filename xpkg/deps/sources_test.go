@@ -307,7 +307,7 @@ func TestUnreadablePackages(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDiags(t, res.Diagnostics, []want{
-		{"XP601", "root.yaml:15", `cannot list its versions: deps: limit exceeded: MaxTags 10`},
+		{"XP601", "root.yaml:15", `cannot list its versions: deps: "xpkg.example.org/acme/provider-a": MaxTags 10 exceeded`},
 		{"XP601", "root.yaml:19", `provider-b:v1.0.0 cannot be fetched: `},
 	})
 }

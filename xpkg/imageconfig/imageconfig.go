@@ -38,7 +38,8 @@
 // Reading is bounded (Limits): bytes and documents per stream, ImageConfigs
 // per Set, matchImages entries per ImageConfig and the length of a prefix.
 // Errors are *Error values with a file:line position, wrapping ErrInvalid or
-// ErrLimit. No input makes this package panic.
+// a *limit.Error (it matches limit.ErrExceeded). No input makes this package
+// panic.
 package imageconfig
 
 import (
@@ -52,7 +53,9 @@ import (
 
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -70,8 +73,6 @@ var (
 	// ErrInvalid: an ImageConfig the API server would reject, or that
 	// Crossplane cannot use (a rewriteImage with an empty prefix).
 	ErrInvalid = errors.New("imageconfig: invalid ImageConfig")
-	// ErrLimit: the input exceeds one of the Limits.
-	ErrLimit = errors.New("imageconfig: limit exceeded")
 )
 
 // Error is an error about one document of an input, with its position.
@@ -82,7 +83,9 @@ type Error struct {
 	Field string
 	// Msg says what is wrong.
 	Msg string
-	// Err is ErrInvalid, ErrLimit or an underlying error.
+	// Err is ErrInvalid, a *limit.Error naming the limit of Limits exceeded
+	// (or of the parser's, for a document over its default size), or an
+	// underlying error.
 	Err error
 }
 
@@ -106,7 +109,8 @@ func posString(p parser.Position) string {
 // Unwrap returns the class of the error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Limits bound what a Set reads. A zero field takes its default.
+// Limits bound what a Set reads. A zero field takes its default;
+// limit.Unlimited (any negative value) lifts that limit.
 type Limits struct {
 	// MaxBytes bounds the bytes read, over all the streams of a ParseAll
 	// (default 4 MiB).
@@ -131,11 +135,11 @@ func DefaultLimits() Limits {
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	l.MaxBytes = cmp.Or(max(l.MaxBytes, 0), d.MaxBytes)
-	l.MaxDocuments = cmp.Or(max(l.MaxDocuments, 0), d.MaxDocuments)
-	l.MaxConfigs = cmp.Or(max(l.MaxConfigs, 0), d.MaxConfigs)
-	l.MaxMatchImages = cmp.Or(max(l.MaxMatchImages, 0), d.MaxMatchImages)
-	l.MaxPrefixBytes = cmp.Or(max(l.MaxPrefixBytes, 0), d.MaxPrefixBytes)
+	l.MaxBytes = limitval.Or(l.MaxBytes, d.MaxBytes)
+	l.MaxDocuments = limitval.Or(l.MaxDocuments, d.MaxDocuments)
+	l.MaxConfigs = limitval.Or(l.MaxConfigs, d.MaxConfigs)
+	l.MaxMatchImages = limitval.Or(l.MaxMatchImages, d.MaxMatchImages)
+	l.MaxPrefixBytes = limitval.Or(l.MaxPrefixBytes, d.MaxPrefixBytes)
 	return l
 }
 
@@ -375,7 +379,7 @@ func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error)
 // read reads one stream within budget bytes, and returns the bytes read.
 func (s *Set) read(ctx context.Context, r io.Reader, file string, l Limits, budget int64, seen map[string]parser.Position) (int64, error) {
 	if budget <= 0 {
-		return 0, &Error{Pos: parser.Position{File: file}, Msg: fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes), Err: ErrLimit}
+		return 0, &Error{Pos: parser.Position{File: file}, Msg: fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes), Err: &limit.Error{Limit: limit.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes}}
 	}
 	pl := parser.DefaultLimits()
 	pl.MaxTotalBytes = budget
@@ -397,13 +401,13 @@ func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen 
 			return nil
 		}
 		if err != nil {
-			var le *parser.LimitError
+			var le *limit.Error
 			if errors.As(err, &le) {
-				msg := fmt.Sprintf("%s %d exceeded", le.Limit, le.Value)
-				if le.Limit == "MaxTotalBytes" {
-					msg = fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes)
+				if le.Limit == limit.MaxTotalBytes { // the budget left of MaxBytes
+					msg := fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes)
+					return &Error{Pos: le.Pos, Msg: msg, Err: &limit.Error{Limit: limit.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes, Pos: le.Pos}}
 				}
-				return &Error{Pos: le.Pos, Msg: msg, Err: fmt.Errorf("%w: %w", ErrLimit, err)}
+				return &Error{Pos: le.Pos, Msg: le.Reason(), Err: le}
 			}
 			pos := doc.Pos
 			var de *parser.DocumentError
@@ -426,7 +430,7 @@ func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen 
 			return &Error{Pos: doc.Pos, Field: "metadata.name", Msg: fmt.Sprintf("ImageConfig %s is defined twice (first at %s)", safetext.Quote(ic.Name), posString(p)), Err: ErrInvalid}
 		}
 		if len(s.configs) >= l.MaxConfigs {
-			return &Error{Pos: doc.Pos, Msg: fmt.Sprintf("more than %d ImageConfigs", l.MaxConfigs), Err: ErrLimit}
+			return &Error{Pos: doc.Pos, Msg: fmt.Sprintf("more than %d ImageConfigs", l.MaxConfigs), Err: &limit.Error{Limit: limit.MaxConfigs, Value: int64(l.MaxConfigs) + 1, Max: int64(l.MaxConfigs), Pos: doc.Pos}}
 		}
 		seen[ic.Name] = doc.Pos
 		s.configs = append(s.configs, ic)
@@ -463,7 +467,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 		return bad("spec.matchImages", "should have at least one element (the CRD's validation rule)", ErrInvalid)
 	}
 	if len(o.Spec.MatchImages) > l.MaxMatchImages {
-		return bad("spec.matchImages", fmt.Sprintf("%d entries, more than %d", len(o.Spec.MatchImages), l.MaxMatchImages), ErrLimit)
+		return bad("spec.matchImages", fmt.Sprintf("%d entries, more than %d", len(o.Spec.MatchImages), l.MaxMatchImages), limitErr(limit.MaxMatchImages, len(o.Spec.MatchImages), l.MaxMatchImages, doc.Pos))
 	}
 	for i, m := range o.Spec.MatchImages {
 		field := fmt.Sprintf("spec.matchImages[%d]", i)
@@ -474,7 +478,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 			return bad(field+".type", fmt.Sprintf("unsupported value %s: only \"Prefix\"", safetext.Quote(m.Type)), ErrInvalid)
 		}
 		if len(m.Prefix) > l.MaxPrefixBytes {
-			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), ErrLimit)
+			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, len(m.Prefix), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.MatchImages = append(ic.MatchImages, m)
 	}
@@ -484,7 +488,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 			return bad("spec.rewriteImage.prefix", "is empty: Crossplane fails every pull this ImageConfig matches (\"rewrite prefix is missing\")", ErrInvalid)
 		}
 		if len(ri.Prefix) > l.MaxPrefixBytes {
-			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), ErrLimit)
+			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, len(ri.Prefix), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.RewritePrefix = ri.Prefix
 	}
@@ -638,4 +642,9 @@ func (s *Set) Credentials(secrets SecretFunc, fallback remote.CredentialFunc) re
 		}
 		return remote.Credential{}, nil
 	}
+}
+
+// limitErr is the *limit.Error of a value over the limit name of value max.
+func limitErr(name limit.Name, value, max int, pos parser.Position) *limit.Error {
+	return &limit.Error{Limit: name, Value: int64(value), Max: int64(max), Pos: pos}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
@@ -122,7 +123,7 @@ func TestPullSecretAndVerification(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
-	small := imageconfig.Limits{MaxConfigs: 2, MaxMatchImages: 2, MaxPrefixBytes: 16}
+	small := imageconfig.Limits{MaxConfigs: 2, MaxMatchImages: 2, MaxPrefixBytes: 16, MaxBytes: limit.Unlimited}
 	cases := []struct {
 		name, yaml, want string
 		class            error
@@ -136,10 +137,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad provider", ic("a", "  verification:\n    provider: Notary\n", "x"), "spec.verification.provider", imageconfig.ErrInvalid},
 		{"duplicate", ic("a", "", "x") + ic("a", "", "y"), "ic.yaml:10: metadata.name: ImageConfig \"a\" is defined twice (first at ic.yaml:2)", imageconfig.ErrInvalid},
 		{"not YAML", "apiVersion: [\n", "cannot parse YAML", imageconfig.ErrInvalid},
-		{"too many configs", ic("a", "", "x") + ic("b", "", "x") + ic("c", "", "x"), "more than 2 ImageConfigs", imageconfig.ErrLimit},
-		{"too many entries", ic("a", "", "x", "y", "z"), "spec.matchImages: 3 entries, more than 2", imageconfig.ErrLimit},
-		{"long prefix", ic("a", "", strings.Repeat("x", 17)), "spec.matchImages[0].prefix: 17 bytes, more than 16", imageconfig.ErrLimit},
-		{"long rewrite", ic("a", rw(strings.Repeat("x", 17)), "x"), "spec.rewriteImage.prefix: 17 bytes", imageconfig.ErrLimit},
+		{"too many configs", ic("a", "", "x") + ic("b", "", "x") + ic("c", "", "x"), "more than 2 ImageConfigs", limit.ErrExceeded},
+		{"too many entries", ic("a", "", "x", "y", "z"), "spec.matchImages: 3 entries, more than 2", limit.ErrExceeded},
+		{"long prefix", ic("a", "", strings.Repeat("x", 17)), "spec.matchImages[0].prefix: 17 bytes, more than 16", limit.ErrExceeded},
+		{"long rewrite", ic("a", rw(strings.Repeat("x", 17)), "x"), "spec.rewriteImage.prefix: 17 bytes", limit.ErrExceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,6 +149,10 @@ func TestParseErrors(t *testing.T) {
 			var e *imageconfig.Error
 			if !errors.As(err, &e) || !errors.Is(err, tc.class) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v; want a *Error of class %v containing %q", err, tc.class, tc.want)
+			}
+			var le *limit.Error
+			if errors.As(err, &le) != (tc.class == limit.ErrExceeded) || le != nil && (le.Value <= le.Max || le.Pos.Line == 0) {
+				t.Errorf("error = %v: *limit.Error %+v, want one (Value over Max, positioned) exactly for limit.ErrExceeded", err, le)
 			}
 		})
 	}
@@ -194,13 +199,13 @@ func TestHostile(t *testing.T) {
 		b.WriteString(ic(fmt.Sprintf("c%d", i), rw("m/"), prefixes...))
 	}
 	_, err := imageconfig.Parse(context.Background(), strings.NewReader(b.String()), imageconfig.WithLimits(imageconfig.Limits{MaxConfigs: 10}))
-	if !errors.Is(err, imageconfig.ErrLimit) {
-		t.Fatalf("error = %v, want ErrLimit", err)
+	if !errors.Is(err, limit.ErrExceeded) {
+		t.Fatalf("error = %v, want limit.ErrExceeded", err)
 	}
 	// Over the byte limit.
 	_, err = imageconfig.Parse(context.Background(), strings.NewReader(b.String()), imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1 << 20}))
-	if !errors.Is(err, imageconfig.ErrLimit) {
-		t.Fatalf("error = %v, want ErrLimit", err)
+	if !errors.Is(err, limit.ErrExceeded) {
+		t.Fatalf("error = %v, want limit.ErrExceeded", err)
 	}
 }
 
@@ -235,7 +240,7 @@ func TestParseAllBudget(t *testing.T) {
 		inputs = append(inputs, imageconfig.Input{Name: fmt.Sprintf("f%d.yaml", i), Reader: strings.NewReader(ic(fmt.Sprint("c", i), "", strings.Repeat("x", 500)))})
 	}
 	_, err := imageconfig.ParseAll(context.Background(), inputs, imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1200}))
-	if !errors.Is(err, imageconfig.ErrLimit) || !strings.Contains(err.Error(), "f1.yaml:8: more than 1200 bytes over all inputs") {
-		t.Errorf("error = %v, want ErrLimit in f1.yaml", err)
+	if !errors.Is(err, limit.ErrExceeded) || !strings.Contains(err.Error(), "f1.yaml:8: more than 1200 bytes over all inputs") {
+		t.Errorf("error = %v, want limit.ErrExceeded in f1.yaml", err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
@@ -80,7 +81,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 			continue
 		}
 		if fetched++; fetched > l.MaxSignatures {
-			return nil, &oci.LimitError{Name: "MaxSignatures", Limit: int64(l.MaxSignatures)}
+			return nil, &limit.Error{Limit: "MaxSignatures", Value: int64(fetched), Max: int64(l.MaxSignatures)}
 		}
 		if c := v.bundleCandidate(ctx, repo, desc, r); c != nil {
 			out = append(out, c)
@@ -112,7 +113,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 				continue
 			}
 			if fetched++; fetched > l.MaxSignatures {
-				return nil, &oci.LimitError{Name: "MaxSignatures", Limit: int64(l.MaxSignatures)}
+				return nil, &limit.Error{Limit: "MaxSignatures", Value: int64(fetched), Max: int64(l.MaxSignatures)}
 			}
 			out = append(out, v.legacyCandidate(ctx, repo, layer, fmt.Sprintf("%s layer %d", tag, i)))
 		}
@@ -137,9 +138,9 @@ func (v *Verifier) fetchManifest(ctx context.Context, repo *remote.Repository, d
 }
 
 // fetch reads blob d, at most limit bytes, verified against d.
-func (v *Verifier) fetch(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor, limit int64, name string) ([]byte, error) {
-	if d.Size < 0 || d.Size > limit {
-		return nil, fmt.Errorf("%s: %d bytes: %w", safetext.Token(d.Digest.String()), d.Size, &oci.LimitError{Name: name, Limit: limit})
+func (v *Verifier) fetch(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor, max int64, name string) ([]byte, error) {
+	if d.Size < 0 || d.Size > max {
+		return nil, fmt.Errorf("%s: %d bytes: %w", safetext.Token(d.Digest.String()), d.Size, &limit.Error{Limit: limit.Name(name), Value: d.Size, Max: max})
 	}
 	rc, err := oci.FetchVerified(ctx, repo, d)
 	if err != nil {

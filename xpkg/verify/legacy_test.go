@@ -15,6 +15,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/verify"
@@ -89,7 +90,7 @@ func TestHostileReferrers(t *testing.T) {
 		pushManifest(t, r, m, "")
 	}
 	_, err := v.Verify(context.Background(), e.host+"/hostile:v1", keyPolicy())
-	if !errors.Is(err, oci.ErrLimit) || !errors.Is(err, oci.ErrSizeMismatch) {
+	if !errors.Is(err, limit.ErrExceeded) || !errors.Is(err, oci.ErrSizeMismatch) {
 		t.Fatalf("%v, want a limit and a size mismatch", err)
 	}
 	if served.Load() > 64<<20 {

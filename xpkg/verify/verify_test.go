@@ -12,8 +12,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/oci"
-
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/verify"
 )
@@ -190,7 +189,7 @@ var _ = time.Now
 
 // TestOtherReferrers: referrers of other artifact types (SBOMs) are
 // listed, not fetched; more candidate signatures than MaxSignatures fail
-// with oci.ErrLimit.
+// with limit.ErrExceeded.
 func TestOtherReferrers(t *testing.T) {
 	t.Parallel()
 	e := newInProcess(t, true)
@@ -221,7 +220,7 @@ func TestOtherReferrers(t *testing.T) {
 		}
 	}
 	small := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem), verify.WithLimits(verify.Limits{MaxSignatures: 2}))
-	if _, err := small.Verify(context.Background(), e.host+"/sboms:v1", keyPolicy()); !errors.Is(err, oci.ErrLimit) {
-		t.Fatalf("%v, want oci.ErrLimit", err)
+	if _, err := small.Verify(context.Background(), e.host+"/sboms:v1", keyPolicy()); !errors.Is(err, limit.ErrExceeded) {
+		t.Fatalf("%v, want limit.ErrExceeded", err)
 	}
 }
