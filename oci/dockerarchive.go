@@ -10,21 +10,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"path"
 	"strings"
 
 	digest "github.com/opencontainers/go-digest"
 	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-)
-
-// The Crossplane CLI's convention for keeping layer annotations in a docker
-// archive, which has no place for them: image config label
-// "io.crossplane.xpkg:sha256:<layer digest>" = annotation value.
-const (
-	xpkgAnnotation  = "io.crossplane.xpkg"
-	xpkgLabelPrefix = xpkgAnnotation + ":"
 )
 
 const dockerManifestFile = "manifest.json"
@@ -41,8 +32,11 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // files (or those their names encode, see below), computed when the archive
 // is opened by streaming each file once (no file is held in memory but the
 // config); layer media types are sniffed from
-// content (gzip, zstd or plain tar). Layer annotations "io.crossplane.xpkg"
-// are recovered from the config labels "io.crossplane.xpkg:sha256:<digest>".
+// content (gzip, zstd or plain tar). The format has no place for layer
+// annotations: the synthesised layer descriptors carry none, and what a
+// tool recorded of them in the config's labels (as the Crossplane CLI does,
+// see package xpkg's layer selector) is for that tool to read from
+// Image.Config.
 // Index returns one descriptor per RepoTag (annotated
 // org.opencontainers.image.ref.name with the tag as written), or one without
 // a name for an image with no tags. The manifest digest is that of the
@@ -187,7 +181,6 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 			}
 			m.Layers = append(m.Layers, d)
 		}
-		m.Layers = annotateLayers(m.Layers, cfg.labels)
 		mb, err := json.Marshal(m)
 		if err != nil {
 			return fail(dockerManifestFile, err)
@@ -209,8 +202,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 // archiveConfig is an image config of a docker archive, read once however
 // many entries of manifest.json name it.
 type archiveConfig struct {
-	desc   ocispec.Descriptor
-	labels map[digest.Digest]string // see layerLabels
+	desc ocispec.Descriptor
 }
 
 // readConfig reads, hashes and parses the config at p and registers it.
@@ -219,6 +211,8 @@ func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 	if err != nil {
 		return archiveConfig{}, err
 	}
+	// Parsed only to refuse, when the archive is opened, a config that is
+	// not JSON of an image config's shape.
 	var cfg struct {
 		Config struct {
 			Labels map[string]string `json:"Labels"`
@@ -229,7 +223,7 @@ func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 	}
 	d := ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
 	d.Digest = a.addFile(p, d.Digest)
-	return archiveConfig{desc: d, labels: layerLabels(cfg.Config.Labels)}, nil
+	return archiveConfig{desc: d}, nil
 }
 
 // hashArchiveFile streams one file of fsys to compute its descriptor.
@@ -308,60 +302,6 @@ func (a *DockerArchive) addFile(p string, got digest.Digest) digest.Digest {
 		a.blobs[d] = b
 	}
 	return d
-}
-
-// annotateFromLabels returns layers with the "io.crossplane.xpkg" annotation
-// recovered from config labels "io.crossplane.xpkg:<layer digest>", on layers
-// that do not carry it already. layers is not modified.
-func annotateFromLabels(layers []ocispec.Descriptor, labels map[string]string) []ocispec.Descriptor {
-	return annotateLayers(layers, layerLabels(labels))
-}
-
-// layerLabels returns the values of the labels "io.crossplane.xpkg:<layer
-// digest>" of labels, by digest.
-func layerLabels(labels map[string]string) map[digest.Digest]string {
-	var out map[digest.Digest]string
-	for k, v := range labels {
-		if d, ok := strings.CutPrefix(k, xpkgLabelPrefix); ok {
-			if out == nil {
-				out = map[digest.Digest]string{}
-			}
-			out[digest.Digest(d)] = v
-		}
-	}
-	return out
-}
-
-// annotateLayers returns layers with the "io.crossplane.xpkg" annotation
-// set from byDigest (see layerLabels) on layers that do not carry it
-// already. layers is not modified. Its cost is linear in the layers.
-func annotateLayers(layers []ocispec.Descriptor, byDigest map[digest.Digest]string) []ocispec.Descriptor {
-	if len(byDigest) == 0 {
-		return layers
-	}
-	var out []ocispec.Descriptor
-	for i, l := range layers {
-		v, ok := byDigest[l.Digest]
-		if !ok {
-			continue
-		}
-		if _, has := l.Annotations[xpkgAnnotation]; has {
-			continue
-		}
-		if out == nil {
-			out = append([]ocispec.Descriptor(nil), layers...)
-		}
-		ann := maps.Clone(out[i].Annotations)
-		if ann == nil {
-			ann = map[string]string{}
-		}
-		ann[xpkgAnnotation] = v
-		out[i].Annotations = ann
-	}
-	if out == nil {
-		return layers
-	}
-	return out
 }
 
 // Index returns the index the archive's manifest.json stands for.
