@@ -33,10 +33,12 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // is opened by streaming each file once (no file is held in memory but the
 // config); layer media types are sniffed from
 // content (gzip, zstd or plain tar). The format has no place for layer
-// annotations: the synthesised layer descriptors carry none, and what a
-// tool recorded of them in the config's labels (as the Crossplane CLI does,
-// see package xpkg's layer selector) is for that tool to read from
-// Image.Config.
+// annotations; a tool that keeps them records each as a config label
+// "<annotation key>:<layer digest>" = value (the Crossplane CLI does, for
+// its io.crossplane.xpkg annotations), and the synthesised layer
+// descriptors carry the annotations such labels record, so that an image
+// written with them has the digest it had before (what the labels mean is
+// the tool's: package xpkg's layer selector reads Crossplane's).
 // Index returns one descriptor per RepoTag (annotated
 // org.opencontainers.image.ref.name with the tag as written), or one without
 // a name for an image with no tags. The manifest digest is that of the
@@ -181,6 +183,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 			}
 			m.Layers = append(m.Layers, d)
 		}
+		m.Layers = annotateFromLabels(m.Layers, cfg.labels)
 		mb, err := json.Marshal(m)
 		if err != nil {
 			return fail(dockerManifestFile, err)
@@ -202,7 +205,8 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 // archiveConfig is an image config of a docker archive, read once however
 // many entries of manifest.json name it.
 type archiveConfig struct {
-	desc ocispec.Descriptor
+	desc   ocispec.Descriptor
+	labels map[string]string // the config's labels
 }
 
 // readConfig reads, hashes and parses the config at p and registers it.
@@ -211,8 +215,6 @@ func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 	if err != nil {
 		return archiveConfig{}, err
 	}
-	// Parsed only to refuse, when the archive is opened, a config that is
-	// not JSON of an image config's shape.
 	var cfg struct {
 		Config struct {
 			Labels map[string]string `json:"Labels"`
@@ -223,7 +225,7 @@ func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 	}
 	d := ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
 	d.Digest = a.addFile(p, d.Digest)
-	return archiveConfig{desc: d}, nil
+	return archiveConfig{desc: d, labels: cfg.Config.Labels}, nil
 }
 
 // hashArchiveFile streams one file of fsys to compute its descriptor.
@@ -302,6 +304,49 @@ func (a *DockerArchive) addFile(p string, got digest.Digest) digest.Digest {
 		a.blobs[d] = b
 	}
 	return d
+}
+
+// annotateFromLabels sets on the synthesised layers (which carry no
+// annotations) the annotations that config labels "<key>:<layer digest>"
+// record. The layers of one digest share one annotation map, built once, so
+// the cost is linear in the layers and the labels' length.
+func annotateFromLabels(layers []ocispec.Descriptor, labels map[string]string) []ocispec.Descriptor {
+	if len(labels) == 0 || len(layers) == 0 {
+		return layers
+	}
+	have := make(map[digest.Digest]bool, len(layers))
+	for _, l := range layers {
+		have[l.Digest] = true
+	}
+	var byDigest map[digest.Digest]map[string]string
+	for k, v := range labels {
+		// A digest is "algorithm:encoded", with no ':' in the encoding.
+		j := strings.LastIndexByte(k, ':')
+		if j < 0 {
+			continue
+		}
+		i := strings.LastIndexByte(k[:j], ':')
+		if i <= 0 {
+			continue
+		}
+		d := digest.Digest(k[i+1:])
+		if !have[d] {
+			continue
+		}
+		if byDigest == nil {
+			byDigest = map[digest.Digest]map[string]string{}
+		}
+		if byDigest[d] == nil {
+			byDigest[d] = map[string]string{}
+		}
+		byDigest[d][k[:i]] = v
+	}
+	for n := range layers {
+		if ann, ok := byDigest[layers[n].Digest]; ok {
+			layers[n].Annotations = ann
+		}
+	}
+	return layers
 }
 
 // Index returns the index the archive's manifest.json stands for.

@@ -28,9 +28,9 @@ type Image struct {
 	Config ocispec.Image
 	// RawConfig holds the config's bytes; nil when it is not an image config.
 	RawConfig []byte
-	// Layers are the manifest's layers, bottom first, as the manifest
-	// gives them. Annotations a format could not keep and a tool recorded in
-	// the config's labels (Config.Config.Labels) are that tool's to recover:
+	// Layers are the manifest's layers, bottom first, as the manifest gives
+	// them (for a docker archive, the manifest DockerArchive synthesises).
+	// Resolve does not interpret the config's labels (Config.Config.Labels):
 	// package xpkg's layer selector reads the Crossplane CLI's.
 	Layers []ocispec.Descriptor
 	// Platform is the platform of the chosen manifest descriptor; nil when the
