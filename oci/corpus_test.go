@@ -14,12 +14,13 @@ import (
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
-// baseLayer returns the layer annotated io.crossplane.xpkg=base.
+// baseLayer returns the layer annotated io.crossplane.xpkg=base, or, in a
+// docker archive, that the config label io.crossplane.xpkg:<digest> says is.
 func baseLayer(t testing.TB, img *oci.Image) ocispec.Descriptor {
 	t.Helper()
 	var found []ocispec.Descriptor
 	for _, l := range img.Layers {
-		if l.Annotations["io.crossplane.xpkg"] == "base" {
+		if l.Annotations["io.crossplane.xpkg"] == "base" || img.Config.Config.Labels["io.crossplane.xpkg:"+l.Digest.String()] == "base" {
 			found = append(found, l)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"path"
 	"strings"
 
@@ -19,14 +18,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
-)
-
-// The Crossplane CLI's convention for keeping layer annotations in a docker
-// archive, which has no place for them: image config label
-// "io.crossplane.xpkg:sha256:<layer digest>" = annotation value.
-const (
-	xpkgAnnotation  = "io.crossplane.xpkg"
-	xpkgLabelPrefix = xpkgAnnotation + ":"
 )
 
 const dockerManifestFile = "manifest.json"
@@ -43,8 +34,13 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // files (or those their names encode, see below), computed when the archive
 // is opened by streaming each file once (no file is held in memory but the
 // config); layer media types are sniffed from
-// content (gzip, zstd or plain tar). Layer annotations "io.crossplane.xpkg"
-// are recovered from the config labels "io.crossplane.xpkg:sha256:<digest>".
+// content (gzip, zstd or plain tar). The format has no place for layer
+// annotations; a tool that keeps them records each as a config label
+// "<annotation key>:<layer digest>" = value (the Crossplane CLI does, for
+// its io.crossplane.xpkg annotations), and the synthesised layer
+// descriptors carry the annotations such labels record, so that an image
+// written with them has the digest it had before (what the labels mean is
+// the tool's: package xpkg's layer selector reads Crossplane's).
 // Index returns one descriptor per RepoTag (annotated
 // org.opencontainers.image.ref.name with the tag as written), or one without
 // a name for an image with no tags. The manifest digest is that of the
@@ -189,7 +185,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 			}
 			m.Layers = append(m.Layers, d)
 		}
-		m.Layers = annotateLayers(m.Layers, cfg.labels)
+		m.Layers = annotateFromLabels(m.Layers, cfg.labels)
 		mb, err := json.Marshal(m)
 		if err != nil {
 			return fail(dockerManifestFile, err)
@@ -212,7 +208,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 // many entries of manifest.json name it.
 type archiveConfig struct {
 	desc   ocispec.Descriptor
-	labels map[digest.Digest]string // see layerLabels
+	labels map[string]string // the config's labels
 }
 
 // readConfig reads, hashes and parses the config at p and registers it.
@@ -231,7 +227,7 @@ func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 	}
 	d := ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
 	d.Digest = a.addFile(p, d.Digest)
-	return archiveConfig{desc: d, labels: layerLabels(cfg.Config.Labels)}, nil
+	return archiveConfig{desc: d, labels: cfg.Config.Labels}, nil
 }
 
 // hashArchiveFile streams one file of fsys to compute its descriptor.
@@ -315,58 +311,47 @@ func (a *DockerArchive) addFile(p string, got digest.Digest) digest.Digest {
 	return d
 }
 
-// annotateFromLabels returns layers with the "io.crossplane.xpkg" annotation
-// recovered from config labels "io.crossplane.xpkg:<layer digest>", on layers
-// that do not carry it already. layers is not modified.
+// annotateFromLabels sets on the synthesised layers (which carry no
+// annotations) the annotations that config labels "<key>:<layer digest>"
+// record. The layers of one digest share one annotation map, built once, so
+// the cost is linear in the layers and the labels' length.
 func annotateFromLabels(layers []ocispec.Descriptor, labels map[string]string) []ocispec.Descriptor {
-	return annotateLayers(layers, layerLabels(labels))
-}
-
-// layerLabels returns the values of the labels "io.crossplane.xpkg:<layer
-// digest>" of labels, by digest.
-func layerLabels(labels map[string]string) map[digest.Digest]string {
-	var out map[digest.Digest]string
+	if len(labels) == 0 || len(layers) == 0 {
+		return layers
+	}
+	have := make(map[digest.Digest]bool, len(layers))
+	for _, l := range layers {
+		have[l.Digest] = true
+	}
+	var byDigest map[digest.Digest]map[string]string
 	for k, v := range labels {
-		if d, ok := strings.CutPrefix(k, xpkgLabelPrefix); ok {
-			if out == nil {
-				out = map[digest.Digest]string{}
-			}
-			out[digest.Digest(d)] = v
-		}
-	}
-	return out
-}
-
-// annotateLayers returns layers with the "io.crossplane.xpkg" annotation
-// set from byDigest (see layerLabels) on layers that do not carry it
-// already. layers is not modified. Its cost is linear in the layers.
-func annotateLayers(layers []ocispec.Descriptor, byDigest map[digest.Digest]string) []ocispec.Descriptor {
-	if len(byDigest) == 0 {
-		return layers
-	}
-	var out []ocispec.Descriptor
-	for i, l := range layers {
-		v, ok := byDigest[l.Digest]
-		if !ok {
+		// A digest is "algorithm:encoded", with no ':' in the encoding.
+		j := strings.LastIndexByte(k, ':')
+		if j < 0 {
 			continue
 		}
-		if _, has := l.Annotations[xpkgAnnotation]; has {
+		i := strings.LastIndexByte(k[:j], ':')
+		if i <= 0 {
 			continue
 		}
-		if out == nil {
-			out = append([]ocispec.Descriptor(nil), layers...)
+		d := digest.Digest(k[i+1:])
+		if !have[d] {
+			continue
 		}
-		ann := maps.Clone(out[i].Annotations)
-		if ann == nil {
-			ann = map[string]string{}
+		if byDigest == nil {
+			byDigest = map[digest.Digest]map[string]string{}
 		}
-		ann[xpkgAnnotation] = v
-		out[i].Annotations = ann
+		if byDigest[d] == nil {
+			byDigest[d] = map[string]string{}
+		}
+		byDigest[d][k[:i]] = v
 	}
-	if out == nil {
-		return layers
+	for n := range layers {
+		if ann, ok := byDigest[layers[n].Digest]; ok {
+			layers[n].Annotations = ann
+		}
 	}
-	return out
+	return layers
 }
 
 // Index returns the index the archive's manifest.json stands for.

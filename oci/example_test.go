@@ -11,8 +11,9 @@ import (
 // Read package.yaml from a Crossplane package (testdata/configuration.xpkg is
 // the corpus e2e-configuration-dependency package): open the file (a .xpkg, an
 // OCI layout directory or tar), resolve the image, take the layer annotated
-// io.crossplane.xpkg=base (recovered from config labels for a .xpkg), and
-// stream the file.
+// io.crossplane.xpkg=base (a .xpkg keeps that annotation as the config label
+// io.crossplane.xpkg:<layer digest>; package xpkg's layer selector reads
+// both), and stream the file.
 func Example() {
 	ctx := context.Background()
 	src, err := oci.Open(ctx, "testdata/configuration.xpkg")
@@ -27,7 +28,8 @@ func Example() {
 		return
 	}
 	for _, l := range img.Layers {
-		if l.Annotations["io.crossplane.xpkg"] != "base" {
+		label := img.Config.Config.Labels["io.crossplane.xpkg:"+l.Digest.String()]
+		if l.Annotations["io.crossplane.xpkg"] != "base" && label != "base" {
 			continue
 		}
 		f, err := oci.ReadLayerFile(ctx, src, l, "package.yaml")

@@ -28,9 +28,10 @@ type Image struct {
 	Config ocispec.Image
 	// RawConfig holds the config's bytes; nil when it is not an image config.
 	RawConfig []byte
-	// Layers are the manifest's layers, bottom first, with the annotation
-	// "io.crossplane.xpkg" recovered from the config labels
-	// "io.crossplane.xpkg:<layer digest>" where a layer does not carry it.
+	// Layers are the manifest's layers, bottom first, as the manifest gives
+	// them (for a docker archive, the manifest DockerArchive synthesises).
+	// Resolve does not interpret the config's labels (Config.Config.Labels):
+	// package xpkg's layer selector reads the Crossplane CLI's.
 	Layers []ocispec.Descriptor
 	// Platform is the platform of the chosen manifest descriptor; nil when the
 	// descriptor had none (a manifest alone in its index).
@@ -234,7 +235,6 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 			return nil, opError("resolve", m.Config, "", jsonErr("config", err))
 		}
 		img.RawConfig = cfg
-		img.Layers = annotateFromLabels(m.Layers, img.Config.Config.Labels)
 	}
 	return img, nil
 }

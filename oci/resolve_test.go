@@ -3,6 +3,7 @@ package oci_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -196,32 +197,30 @@ func TestResolveUnknownMediaType(t *testing.T) {
 	}
 }
 
-// TestResolveRecoversLabels: layer annotations from Crossplane's config labels.
-func TestResolveRecoversLabels(t *testing.T) {
+// TestResolveKeepsLayersAsWritten: Resolve gives the layers as the manifest
+// does, and the config's labels as written; interpreting labels (Crossplane's
+// record of layer annotations) is package xpkg's.
+func TestResolveKeepsLayersAsWritten(t *testing.T) {
 	t.Parallel()
 	b := newBuilder(t)
 	base := b.gzLayer(file("package.yaml", "x"))
-	examples := b.gzLayer(file(".up/examples.yaml", "x"))
 	other := b.gzLayer(file("other", "x"))
 	annotated := other
 	annotated.Annotations = map[string]string{"io.crossplane.xpkg": "kept"}
-	d := b.image(map[string]string{
-		"io.crossplane.xpkg:" + base.Digest.String():     "base",
-		"io.crossplane.xpkg:" + examples.Digest.String(): "upbound",
-		"io.crossplane.xpkg:" + other.Digest.String():    "ignored: annotation present",
-	}, base, examples, annotated)
+	labels := map[string]string{"io.crossplane.xpkg:" + base.Digest.String(): "base"}
+	d := b.image(labels, base, annotated)
 	b.tag(d, "")
 	img, err := oci.Resolve(context.Background(), b.s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"base", "upbound", "kept"}
+	want := []map[string]string{nil, {"io.crossplane.xpkg": "kept"}}
 	for i, l := range img.Layers {
-		if got := l.Annotations["io.crossplane.xpkg"]; got != want[i] {
-			t.Errorf("layer %d annotation %q, want %q", i, got, want[i])
+		if !maps.Equal(l.Annotations, want[i]) {
+			t.Errorf("layer %d annotations %v, want %v", i, l.Annotations, want[i])
 		}
 	}
-	if img.Manifest.Layers[0].Annotations != nil {
-		t.Errorf("Manifest.Layers was modified: %v", img.Manifest.Layers[0].Annotations)
+	if !maps.Equal(img.Config.Config.Labels, labels) {
+		t.Errorf("config labels %v, want %v", img.Config.Config.Labels, labels)
 	}
 }

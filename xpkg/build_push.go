@@ -3,32 +3,24 @@ package xpkg
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/oci"
-	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
 
-// Push pushes the built image to the repository named repository
-// ("host[:port]/path", without tag) under each of tags, through client (nil
-// means a client with Docker's credentials and no cache). It is
-// idempotent: blobs the registry holds already are not uploaded again, and
-// pushing the same result twice uploads only the manifest. It returns the
-// pushed manifest's descriptor; the image is then read back with
-// Open(ctx, repository+":"+tag) or with its digest.
-func (r *BuildResult) Push(ctx context.Context, client *remote.Client, repository string, tags ...string) (ocispec.Descriptor, error) {
-	if client == nil {
-		c, err := remote.New()
-		if err != nil {
-			return ocispec.Descriptor{}, err
-		}
-		client = c
-	}
-	repo, err := client.Repository(repository)
-	if err != nil {
-		return ocispec.Descriptor{}, err
+// Push pushes the built image to a registry's repository, to (a
+// *remote.Repository of package oci/remote, from Client.Repository), under
+// each of tags. It is idempotent: blobs the registry holds already are not
+// uploaded again, and pushing the same result twice uploads only the
+// manifest. It returns the pushed manifest's descriptor; the image is then
+// read back with Open(ctx, repository+":"+tag, WithRemote(client)) or with
+// its digest.
+func (r *BuildResult) Push(ctx context.Context, to Pusher, tags ...string) (ocispec.Descriptor, error) {
+	if to == nil {
+		return ocispec.Descriptor{}, errors.New("xpkg: push: nil repository")
 	}
 	store := oci.NewMemoryStore()
 	blobs := [][]byte{r.img.ManifestBytes(), r.img.ConfigBytes()}
@@ -43,7 +35,7 @@ func (r *BuildResult) Push(ctx context.Context, client *remote.Client, repositor
 		}
 	}
 	mdesc := r.img.ManifestDescriptor()
-	if err := repo.PushImage(ctx, store, mdesc, tags); err != nil {
+	if err := to.PushImage(ctx, store, mdesc, tags); err != nil {
 		return ocispec.Descriptor{}, err
 	}
 	return mdesc, nil

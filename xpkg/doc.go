@@ -12,9 +12,12 @@
 // Open loads a package from any source, detected by content, not by name:
 // a `.xpkg` docker archive, an OCI image layout directory or tar (plain or
 // gzip), a package directory (parser.MetaFile at its root or in package/), or a
-// package.yaml stream; OpenReader does the same for an io.Reader such as
-// standard input, and OpenImage for an image resolved by the caller (from a
-// registry, say). Every blob is verified against its digest while it
+// package.yaml stream, or Crossplane's package cache; OpenReader does the
+// same for an io.Reader such as standard input, and OpenImage for an image
+// resolved by the caller. A registry is reached only through the client the
+// caller gives (WithRemote, with a *remote.Client of package oci/remote; a
+// Puller): package xpkg itself neither links registry code nor touches the
+// network or the user's home. Every blob is verified against its digest while it
 // streams, and one Limits value bounds every reader. Open returns an error
 // only when the source cannot be read (a *SourceError saying what was
 // tried); documents that fail to parse and problems of the image itself
@@ -27,11 +30,11 @@
 //	}
 //	res, err := pkg.Lint(ctx)
 //
-// SelectLayer is the layer selector on its own: from an image's layers, the
-// base layer, or the decision to flatten, with the facts the image lint
-// rules (XP5xx) read. ParseReference, CheckDependency, CheckVersionConstraint
-// and FriendlyName handle package references and dependency versions the
-// way the linter checks them.
+// SelectLayer is the layer selector on its own: from an image's layers and
+// config labels, the base layer, or the decision to flatten, with the facts
+// the image lint rules (XP5xx) read. CheckDependency, CheckVersionConstraint
+// and FriendlyName handle package references (oci.Reference) and dependency
+// versions the way the linter checks them.
 //
 // Build turns a package in its on-disk format (parser.MetaFile plus YAML files,
 // from any fs.FS) into a package image, as the Crossplane CLI's build does:

@@ -8,6 +8,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -61,7 +62,7 @@ func ExampleSelectLayer() {
 		{Digest: "sha256:1111111111111111111111111111111111111111111111111111111111111111", Annotations: map[string]string{xpkg.AnnotationKey: xpkg.AnnotationBase}},
 		{Digest: "sha256:2222222222222222222222222222222222222222222222222222222222222222", Annotations: map[string]string{xpkg.AnnotationKey: xpkg.AnnotationExamples}},
 	}
-	sel, err := xpkg.SelectLayer(layers)
+	sel, err := xpkg.SelectLayer(layers, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func ExampleSelectLayer() {
 
 	// Two base layers: an error, but the selection is still made.
 	layers[1].Annotations[xpkg.AnnotationKey] = xpkg.AnnotationBase
-	sel, err = xpkg.SelectLayer(layers)
+	sel, err = xpkg.SelectLayer(layers, nil)
 	fmt.Println(err != nil, len(sel.Facts.BaseLayers))
 	// Output:
 	// flattened: false
@@ -80,9 +81,9 @@ func ExampleSelectLayer() {
 	// true 2
 }
 
-// ParseReference parses a package reference without completing it.
-func ExampleParseReference() {
-	ref, err := xpkg.ParseReference("xpkg.crossplane.io/crossplane-contrib/provider-aws:v1.2.0")
+// FriendlyName names objects after a reference parsed by oci.ParseReference.
+func ExampleFriendlyName() {
+	ref, err := oci.ParseReference("xpkg.crossplane.io/crossplane-contrib/provider-aws:v1.2.0")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func FuzzSelectLayer(f *testing.F) {
 				bases++
 			}
 		}
-		sel, err := xpkg.SelectLayer(mf.Layers)
+		sel, err := xpkg.SelectLayer(mf.Layers, nil)
 		switch {
 		case bases > 1:
 			if !errors.Is(err, xpkg.ErrMultipleBaseLayers) {

@@ -136,7 +136,7 @@ func checkLayerLabels(img *oci.Image) error {
 // loadImage selects the layers of img, parses its package.yaml and
 // examples, and records the facts.
 func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig) (*Package, error) {
-	sel, err := SelectLayer(img.Layers)
+	sel, err := SelectLayer(img.Layers, img.Config.Config.Labels)
 	if err != nil && !errors.Is(err, ErrMultipleBaseLayers) {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 			ConfigDigest:   img.ConfigDigest(),
 			Manifest:       img.Manifest,
 			Config:         img.Config,
-			Layers:         img.Layers,
+			Layers:         annotateLayers(img.Layers, img.Config.Config.Labels),
 			Platform:       img.Platform,
 			Tags:           img.RefNames,
 			BaseLayer:      sel.Base,

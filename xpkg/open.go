@@ -43,7 +43,8 @@ const (
 )
 
 // String returns the kind's name: "xpkg", "oci-layout", "oci-layout-tar",
-// "directory", "package.yaml", "reader" or "image".
+// "directory", "package.yaml", "reader", "image", "registry" or
+// "crossplane-cache".
 func (k SourceKind) String() string {
 	switch k {
 	case SourceXpkg:
@@ -75,8 +76,8 @@ type Package struct {
 	// the documents that could not be parsed. Such documents are not errors
 	// of Open: Lint reports them (XP001, XP002, XP005).
 	*parser.Package
-	// Source is the source as given to Open ("-" for OpenReader, unless
-	// WithSourceName says otherwise).
+	// Source is the source as given to Open (ReaderName for OpenReader, ""
+	// for OpenImage), unless WithSourceName says otherwise.
 	Source string
 	// SourceKind is what the source was found to be (the kind of the
 	// package itself is that of its meta object: see Pkg).
@@ -181,21 +182,35 @@ func (e *SourceError) Error() string {
 // Unwrap returns the cause.
 func (e *SourceError) Unwrap() error { return e.Err }
 
-// Open loads the package at source, a path whose kind is recognised by its
-// content, not its name:
+// Open loads the package at source, whose kind is recognised by its
+// content, not its name (classify, in classify.go, is the one place that
+// decides, in this order):
 //
-//   - a directory holding an oci-layout file is an OCI image layout;
-//   - a directory holding parser.MetaFile (crossplane.yaml), or package/parser.MetaFile,
-//     is a package in its on-disk format (read with parser.ParseFS; the
-//     examples from ExamplesDir);
+//   - a directory holding an oci-layout file is an OCI image layout
+//     (SourceOCILayout);
+//   - a directory holding parser.MetaFile (crossplane.yaml), or
+//     package/parser.MetaFile, is a package in its on-disk format, read with
+//     parser.ParseFS, the examples from ExamplesDir (SourceDirectory);
+//   - a directory of Crossplane's package cache that holds one package, a
+//     file of that cache (a gzip'd package.yaml stream), a name that does not
+//     exist but whose "<name>.gz" or "<name>.xpkg" does, as Crossplane looks
+//     entries up, or "<cache directory>/<reference>" naming an entry of the
+//     v2.2 layout (SourceCrossplaneCache; see open_crossplane_cache.go);
+//   - a directory with no meta file, whose tree holds YAML files, is a
+//     package directory too, as the Crossplane CLI builds it
+//     (SourceDirectory);
 //   - a file that starts as a tar or a gzip stream is an image: a docker
-//     archive (a .xpkg file) or an OCI layout tar;
-//   - any other file that holds text is a YAML stream (a package.yaml);
+//     archive, as a .xpkg file is (SourceXpkg), or an OCI layout tar
+//     (SourceOCILayoutTar);
+//   - any other file that holds text is a YAML stream, a package.yaml
+//     (SourcePackageYAML);
 //   - a string that is no local path and parses as a reference naming a
 //     registry host and a tag or digest ("xpkg.example.org/org/name:v1.2.3",
-//     or "...@sha256:...") is pulled from that registry (WithRemote; see open_remote.go): only
-//     the manifest, the config and the layers the selector reads are
-//     fetched.
+//     or "...@sha256:...") is pulled from that registry through the client
+//     given with WithRemote (SourceRegistry): only the manifest, the config
+//     and the layers the selector reads are fetched. Without WithRemote,
+//     Open reaches no network, and such a source fails with
+//     ErrUnknownSource.
 //
 // When nothing fits, the error matches ErrUnknownSource and says what was
 // tried; an empty file matches ErrEmpty. Content recognised as an image (a

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
@@ -55,10 +53,9 @@ import (
 // of the layout before v2.2), or a reference under the cache directory
 // ("<cache>/<source>@<digest>", or "<cache>/<source>[:<tag>]" when one
 // digest of that source is cached) that names an entry of the v2.2 layout.
-const (
-	crossplaneCacheExt = ".gz"
-	xpkgExt            = ".xpkg"
-)
+//
+// classify (classify.go) says when a source is one of these.
+const crossplaneCacheExt = ".gz"
 
 // Bounds of the walk over a cache directory: how deep its nested entries
 // (the layout before v2.2: registry host, then repository path) may be, and
@@ -94,7 +91,7 @@ func crossplaneCacheEntries(ctx context.Context, dir string) []string {
 			case e.IsDir() && depth < maxCacheDepth && !strings.HasPrefix(e.Name(), "."):
 				walk(name, depth+1)
 			case !e.Type().IsRegular():
-			case depth == 0 && (filepath.Ext(name) == crossplaneCacheExt || filepath.Ext(name) == xpkgExt):
+			case depth == 0 && (filepath.Ext(name) == crossplaneCacheExt || filepath.Ext(name) == Extension):
 				out = append(out, name)
 			case depth > 0 && filepath.Ext(name) == crossplaneCacheExt && isGzipYAML(filepath.Join(dir, name)):
 				out = append(out, name)
@@ -106,51 +103,6 @@ func crossplaneCacheEntries(ctx context.Context, dir string) []string {
 	return out
 }
 
-// openCrossplaneCache handles the sources that are Crossplane's package
-// cache: a directory of cache entries (and nothing Open otherwise reads:
-// no oci-layout, no crossplane.yaml), one entry (a gzip'd YAML stream), a
-// name that does not exist but whose "<name>.gz" or "<name>.xpkg" does, as
-// Crossplane looks entries up, or a reference under a cache directory that
-// names an entry of the v2.2 layout. ok is false for any other source.
-func openCrossplaneCache(ctx context.Context, source string, c *openConfig) (p *Package, tried []string, ok bool, err error) {
-	fi, statErr := os.Stat(source)
-	switch {
-	case errors.Is(statErr, fs.ErrNotExist):
-		base := strings.TrimSuffix(source, filepath.Ext(source))
-		for _, ext := range []string{crossplaneCacheExt, xpkgExt} {
-			if isFile(base + ext) {
-				p, err := openCrossplaneEntry(ctx, base+ext, c)
-				return p, nil, true, err
-			}
-		}
-		return openCacheReference(ctx, source, c)
-	case statErr != nil:
-		return nil, nil, false, nil
-	case fi.IsDir():
-		if isFile(filepath.Join(source, ocispec.ImageLayoutFile)) || isFile(filepath.Join(source, parser.MetaFile)) ||
-			isFile(filepath.Join(source, packageSubdir, parser.MetaFile)) {
-			return nil, nil, false, nil
-		}
-		ents := crossplaneCacheEntries(ctx, source)
-		if err := ctx.Err(); err != nil {
-			return nil, nil, true, err
-		}
-		switch len(ents) {
-		case 0:
-			return nil, nil, false, nil
-		case 1:
-			p, err := openCrossplaneEntry(ctx, filepath.Join(source, ents[0]), c)
-			return p, nil, true, err
-		}
-		return nil, []string{fmt.Sprintf("Crossplane package cache: %d packages (%s); give the path of one of them",
-			len(ents), listEntries(ents))}, true, ErrUnknownSource
-	case fi.Mode().IsRegular() && isGzipYAML(source):
-		p, err := openCrossplaneEntry(ctx, source, c)
-		return p, nil, true, err
-	}
-	return nil, nil, false, nil
-}
-
 // listEntries joins entry names for a message: each escaped as package
 // data (safetext.Token), at most safetext.MaxListItems of them, and how
 // many more there are.
@@ -158,14 +110,14 @@ func listEntries(ents []string) string {
 	return safetext.Join(ents, safetext.Token)
 }
 
-// openCacheReference handles a source that does not exist as a path:
+// findCacheReference classifies a source that does not exist as a path:
 // "<cache>/<reference>", where <cache> is an existing directory and the
 // reference (a package source, with a tag or a digest or neither) names an
 // entry of the v2.2 layout, "<FriendlyID(source, digest)>.gz". With a
 // digest the key is exact; without one, the entry is the one cached digest
 // of that source (several are listed, and Open refuses to guess). ok is
 // false when no such entry exists.
-func openCacheReference(ctx context.Context, source string, c *openConfig) (p *Package, tried []string, ok bool, err error) {
+func findCacheReference(ctx context.Context, source string) (found, bool) {
 	dir, rel := filepath.Clean(source), ""
 	for {
 		parent := filepath.Dir(dir)
@@ -173,40 +125,39 @@ func openCacheReference(ctx context.Context, source string, c *openConfig) (p *P
 		dir = parent
 		if fi, err := os.Stat(dir); err == nil {
 			if !fi.IsDir() {
-				return nil, nil, false, nil
+				return found{}, false
 			}
 			break
 		}
 		if parent == filepath.Dir(parent) {
-			return nil, nil, false, nil
+			return found{}, false
 		}
 	}
 	if dir == "." && !strings.HasPrefix(source, "."+string(filepath.Separator)) {
 		// A bare reference is a registry's; "./<reference>" names the
 		// cache in the working directory.
-		return nil, nil, false, nil
+		return found{}, false
 	}
 	src, digest := splitCacheReference(rel)
 	if src == "" {
-		return nil, nil, false, nil
+		return found{}, false
 	}
 	if digest != "" {
 		name := filepath.Join(dir, crossplaneFriendlyID(src, digest)+crossplaneCacheExt)
 		if !isFile(name) {
-			return nil, nil, false, nil
+			return found{}, false
 		}
-		p, err := openCrossplaneEntry(ctx, name, c)
-		return p, nil, true, err
+		return found{kind: SourceCrossplaneCache, path: name}, true
 	}
 	f, err := os.Open(dir)
 	if err != nil {
-		return nil, nil, false, nil
+		return found{}, false
 	}
 	defer f.Close()
 	var match []string
 	for visited := 0; visited < maxCacheVisited; {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, true, err
+			return found{kind: SourceCrossplaneCache, err: err}, true
 		}
 		ents, err := f.ReadDir(1024)
 		if len(ents) == 0 || err != nil && !errors.Is(err, io.EOF) {
@@ -217,14 +168,13 @@ func openCacheReference(ctx context.Context, source string, c *openConfig) (p *P
 	}
 	switch len(match) {
 	case 0:
-		return nil, nil, false, nil
+		return found{}, false
 	case 1:
-		p, err := openCrossplaneEntry(ctx, filepath.Join(dir, match[0]), c)
-		return p, nil, true, err
+		return found{kind: SourceCrossplaneCache, path: filepath.Join(dir, match[0])}, true
 	}
 	slices.Sort(match)
-	return nil, []string{fmt.Sprintf("Crossplane package cache: %d digests of %s (%s); give the digest or the entry's path",
-		len(match), safetext.QuotePath(src), listEntries(match))}, true, ErrUnknownSource
+	return found{tried: []string{fmt.Sprintf("Crossplane package cache: %d digests of %s (%s); give the digest or the entry's path",
+		len(match), safetext.QuotePath(src), listEntries(match))}, err: ErrUnknownSource}, true
 }
 
 // appendCacheMatches appends the names of the entries of the v2.2 layout
@@ -308,7 +258,7 @@ func isGzipYAML(name string) bool {
 // Package.Root is the cache directory, so the entry read is Root joined
 // with the file of the positions, or, for a .xpkg, Image.Facts.Source.
 func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Package, error) {
-	if filepath.Ext(name) == xpkgExt || !isGzipYAML(name) {
+	if filepath.Ext(name) == Extension || !isGzipYAML(name) {
 		ec := *c
 		ec.sourceName = name // Image.Facts.Source names the entry read
 		p, _, err := openImagePath(ctx, name, &ec)

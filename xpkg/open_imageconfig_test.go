@@ -51,7 +51,7 @@ func TestOpenImageConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := res.Push(ctx, c, reg.Host+"/mirror/acme/provider-example", "v1.0.0"); err != nil {
+	if _, err := res.Push(ctx, pushTo(t, c, reg.Host+"/mirror/acme/provider-example"), "v1.0.0"); err != nil {
 		t.Fatal(err)
 	}
 	set, err := imageconfig.Parse(ctx, strings.NewReader(`apiVersion: pkg.crossplane.io/v1beta1

@@ -4,9 +4,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/oci"
-	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
-	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // Option configures Open, OpenReader, OpenImage and
@@ -48,10 +46,10 @@ type openConfig struct {
 	limits     Limits
 	parserOpts []parser.Option
 	sourceName string
-	remote     *remote.Client   // see WithRemote
-	imagesOnly bool             // see WithImagesOnly
-	spoolDir   string           // see WithSpoolDir
-	images     *imageconfig.Set // see WithImageConfig
+	remote     Puller   // see WithRemote
+	imagesOnly bool     // see WithImagesOnly
+	spoolDir   string   // see WithSpoolDir
+	images     Rewriter // see WithImageConfig
 }
 
 func newOpenConfig(opts []Option) *openConfig {

@@ -5,45 +5,41 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"sync"
 
-	"github.com/xpkgkit/xpkgkit/oci/cache"
-	"github.com/xpkgkit/xpkgkit/oci/remote"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/oci"
 )
 
-// WithRemote sets the registry client Open pulls references through: its
-// credentials, transport, cache and offline mode, and its bounds (requests
-// per host, retry time, a registry that kept failing not asked again),
-// which hold for the client's life. Without it, each Open uses a new client
-// with Docker's credentials and the shared cache in cache.DefaultDir() (no
-// cache when that directory cannot be made): its bounds hold for that call.
-func WithRemote(c *remote.Client) Option {
-	return openOption(func(oc *openConfig) { oc.remote = c })
+// Puller pulls images from registries for Open (WithRemote): Pull resolves
+// a reference ("host[:port]/repository:tag" or "...@sha256:...") to one
+// image manifest, honouring the platform and limits of opts, and returns
+// the image and where its blobs are read from. *remote.Client (package
+// oci/remote) is a Puller; package xpkg itself never reaches a network.
+type Puller interface {
+	Pull(ctx context.Context, ref string, opts ...oci.Option) (*oci.Image, oci.Fetcher, error)
 }
 
-var (
-	defaultCacheOnce sync.Once
-	defaultCache     *cache.Cache
-)
-
-// defaultClient returns a client for one Open without WithRemote: a new
-// one each time, so that its bounds (requests per host, the memory of a
-// failing registry) are those of the call, not of the process, over the
-// cache shared by the process.
-func defaultClient() (*remote.Client, error) {
-	defaultCacheOnce.Do(func() {
-		if dir, err := cache.DefaultDir(); err == nil {
-			if cc, err := cache.Open(dir); err == nil {
-				defaultCache = cc
-			}
-		}
-	})
-	var opts []remote.Option
-	if defaultCache != nil {
-		opts = append(opts, remote.WithCache(defaultCache))
-	}
-	return remote.New(opts...)
+// Pusher receives a built image (BuildResult.Push): PushImage uploads the
+// blobs of the image whose manifest is desc from f, those it lacks, then
+// the manifest, under each of tags. *remote.Repository (package
+// oci/remote) is a Pusher.
+type Pusher interface {
+	PushImage(ctx context.Context, f oci.Fetcher, desc ocispec.Descriptor, tags []string, opts ...oci.Option) error
 }
+
+// WithRemote sets the registry client Open pulls references through (a
+// *remote.Client of package oci/remote: its credentials, transport, cache
+// and offline mode, and its bounds, which hold for the client's life).
+// Without it Open never reaches a network: a source that names no local
+// path fails with ErrUnknownSource, and says that a registry client would
+// have pulled it.
+func WithRemote(p Puller) Option {
+	return openOption(func(oc *openConfig) { oc.remote = p })
+}
+
+// errNoRemote is why a reference is not pulled without WithRemote.
+var errNoRemote = errors.New("registry reference: no registry client to pull it with (WithRemote)")
 
 // isReference reports whether source is to be pulled from a registry: no
 // file of that name exists, and it parses as a reference that names a
@@ -54,40 +50,16 @@ func isReference(source string) bool {
 	if _, err := os.Lstat(source); !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	r, err := ParseReference(source)
+	r, err := oci.ParseReference(source)
 	return err == nil && r.Registry != "" && (r.Tag != "" || r.Digest != "")
-}
-
-// openSource is openPath, or a read of Crossplane's package cache, or a
-// pull for a reference.
-func openSource(ctx context.Context, source string, c *openConfig) (*Package, SourceKind, []string, error) {
-	if p, tried, ok, err := openCrossplaneCache(ctx, source, c); ok {
-		kind := SourceCrossplaneCache
-		if tried != nil {
-			kind = 0
-		}
-		return p, kind, tried, err
-	}
-	if isReference(source) {
-		p, err := openRemote(ctx, source, c)
-		return p, SourceRegistry, nil, err
-	}
-	return openPath(ctx, source, c)
 }
 
 // openRemote pulls ref's manifest and config, and reads package.yaml from
 // the layer the selector chooses (the base layer alone, when there is
 // one), and the examples layer, if any.
 func openRemote(ctx context.Context, ref string, c *openConfig) (*Package, error) {
-	client := c.remote
-	if client == nil {
-		var err error
-		if client, err = defaultClient(); err != nil {
-			return nil, err
-		}
-	}
 	pull, by := c.rewrite(ref)
-	img, repo, err := client.Pull(ctx, pull, c.ociOptions()...)
+	img, repo, err := c.remote.Pull(ctx, pull, c.ociOptions()...)
 	if err != nil {
 		return nil, err
 	}

@@ -55,14 +55,14 @@ func testOpenReference(t *testing.T, reg *registrytest.Registry, name string) {
 		t.Fatal(err)
 	}
 	repo := reg.Host + "/acme/" + name
-	desc, err := res.Push(ctx, c, repo, "v1.0.0", "latest")
+	desc, err := res.Push(ctx, pushTo(t, c, repo), "v1.0.0", "latest")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if desc.Digest != res.Digest() {
 		t.Errorf("pushed %s, built %s", desc.Digest, res.Digest())
 	}
-	if _, err := res.Push(ctx, c, repo, "v1.0.0"); err != nil {
+	if _, err := res.Push(ctx, pushTo(t, c, repo), "v1.0.0"); err != nil {
 		t.Fatalf("second push: %v", err)
 	}
 	tags, err := c.Tags(ctx, repo)
@@ -148,3 +148,19 @@ func TestOpenMissingPathNotPulled(t *testing.T) {
 		t.Errorf("a reference offline: err = %v, want remote.ErrOffline", err)
 	}
 }
+
+// pushTo returns the repository named name of c, to push a built image to.
+func pushTo(t testing.TB, c *remote.Client, name string) *remote.Repository {
+	t.Helper()
+	repo, err := c.Repository(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// The registry client of package oci/remote is what WithRemote and Push take.
+var (
+	_ xpkg.Puller = (*remote.Client)(nil)
+	_ xpkg.Pusher = (*remote.Repository)(nil)
+)

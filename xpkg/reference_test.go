@@ -4,41 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
-
-func TestParseReference(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		in      string
-		want    xpkg.Reference
-		wantErr error
-	}{
-		{in: "xpkg.crossplane.io/crossplane-contrib/provider-aws:v1.2.0", want: xpkg.Reference{Registry: "xpkg.crossplane.io", Repository: "crossplane-contrib/provider-aws", Tag: "v1.2.0"}},
-		{in: "localhost:5000/acme/cfg@sha256:" + hex64, want: xpkg.Reference{Registry: "localhost:5000", Repository: "acme/cfg", Digest: "sha256:" + hex64}},
-		{in: "crossplane-contrib/provider-aws", want: xpkg.Reference{Repository: "crossplane-contrib/provider-aws"}},
-		{in: "Not A Reference", wantErr: xpkg.ErrInvalidReference},
-		{in: "", wantErr: xpkg.ErrInvalidReference},
-	}
-	for _, tc := range cases {
-		t.Run(tc.in, func(t *testing.T) {
-			t.Parallel()
-			got, err := xpkg.ParseReference(tc.in)
-			if !errors.Is(err, tc.wantErr) {
-				t.Fatalf("ParseReference error = %v, want %v", err, tc.wantErr)
-			}
-			if tc.wantErr != nil {
-				return
-			}
-			if got != tc.want {
-				t.Errorf("ParseReference = %+v, want %+v", got, tc.want)
-			}
-			if got.String() != tc.in {
-				t.Errorf("String() = %q, want %q", got.String(), tc.in)
-			}
-		})
-	}
-}
 
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -50,9 +18,9 @@ func TestFriendlyName(t *testing.T) {
 		"registry.example.org/acme/cfg@sha256:" + hex64:             "cfg-0123456789ab",
 	}
 	for in, want := range cases {
-		r, err := xpkg.ParseReference(in)
+		r, err := oci.ParseReference(in)
 		if err != nil {
-			t.Fatalf("ParseReference(%q): %v", in, err)
+			t.Fatalf("oci.ParseReference(%q): %v", in, err)
 		}
 		got := xpkg.FriendlyName(r)
 		if got != want {
@@ -74,7 +42,7 @@ func TestCheckDependency(t *testing.T) {
 		{in: "crossplane-contrib/provider-aws", want: []error{xpkg.ErrNoRegistry}},
 		{in: "xpkg.crossplane.io/crossplane-contrib/provider-aws:v1", want: []error{xpkg.ErrReferenceHasTag}},
 		{in: "crossplane-contrib/provider-aws@sha256:" + hex64, want: []error{xpkg.ErrNoRegistry, xpkg.ErrReferenceHasDigest}},
-		{in: "NOT VALID", want: []error{xpkg.ErrInvalidReference}},
+		{in: "NOT VALID", want: []error{oci.ErrInvalidReference}},
 	}
 	for _, tc := range cases {
 		_, err := xpkg.CheckDependency(tc.in)

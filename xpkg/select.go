@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -80,10 +82,13 @@ type Selection struct {
 // filesystem, because no layer is annotated base.
 func (s *Selection) Flattened() bool { return s.Base == nil }
 
-// SelectLayer decides where the package.yaml of an image with the given
-// layers (bottom first, as in a manifest, with the io.crossplane.xpkg
-// annotations recovered from the config labels, as oci.Image.Layers has them)
-// is to be read from:
+// SelectLayer decides where the package.yaml of an image is to be read
+// from, given its layers (bottom first, as in a manifest: oci.Image.Layers)
+// and its config's labels (oci.Image.Config.Config.Labels; nil when there
+// are none). A layer's AnnotationKey value is its descriptor's annotation,
+// or, where the descriptor has none, the label LayerLabel(digest): the
+// record the Crossplane CLI keeps in formats that drop layer annotations (a
+// docker archive, a .xpkg file). Then:
 //
 //   - the one layer annotated io.crossplane.xpkg: base;
 //   - when no layer is, the flattened filesystem of every layer;
@@ -92,7 +97,8 @@ func (s *Selection) Flattened() bool { return s.Base == nil }
 //
 // Layers annotated with another value are not the package; they are listed
 // in Facts.OtherLayers, and the first annotated AnnotationExamples is
-// Examples.
+// Examples. The descriptors of the Selection carry the annotations
+// recovered from labels.
 //
 // With several base layers, SelectLayer returns the error and also a
 // Selection whose Base is the first of them and whose Facts.BaseLayers lists
@@ -100,7 +106,8 @@ func (s *Selection) Flattened() bool { return s.Base == nil }
 // diagnostic (XP501) rather than fail can go on, as Open does. A caller that
 // does not want that treats the error as final. SelectLayer does no I/O; see
 // OpenPackageYAML.
-func SelectLayer(layers []ocispec.Descriptor) (*Selection, error) {
+func SelectLayer(layers []ocispec.Descriptor, labels map[string]string) (*Selection, error) {
+	layers = annotateLayers(layers, labels)
 	s := &Selection{}
 	var bases []ocispec.Descriptor
 	for i := range layers {
@@ -130,6 +137,48 @@ func SelectLayer(layers []ocispec.Descriptor) (*Selection, error) {
 	s.Base = &bases[0]
 	s.Layers = bases[:1:1]
 	return s, &BaseLayersError{Layers: bases}
+}
+
+// annotateLayers returns layers with the AnnotationKey annotation recovered
+// from the labels LabelPrefix + "<layer digest>" on layers that do not carry
+// it already. layers is not modified. Its cost is linear in the layers and
+// the labels.
+func annotateLayers(layers []ocispec.Descriptor, labels map[string]string) []ocispec.Descriptor {
+	var byDigest map[string]string
+	for k, v := range labels {
+		if d, ok := strings.CutPrefix(k, LabelPrefix); ok {
+			if byDigest == nil {
+				byDigest = map[string]string{}
+			}
+			byDigest[d] = v
+		}
+	}
+	if len(byDigest) == 0 {
+		return layers
+	}
+	var out []ocispec.Descriptor
+	for i, l := range layers {
+		v, ok := byDigest[l.Digest.String()]
+		if !ok {
+			continue
+		}
+		if _, has := l.Annotations[AnnotationKey]; has {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(layers)
+		}
+		ann := maps.Clone(out[i].Annotations)
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[AnnotationKey] = v
+		out[i].Annotations = ann
+	}
+	if out == nil {
+		return layers
+	}
+	return out
 }
 
 // OpenPackageYAML opens package.yaml where the selection says: at the root

@@ -25,6 +25,38 @@ func layer(n, annotation string) ocispec.Descriptor {
 	return d
 }
 
+// TestSelectLayerLabels: where a format drops layer annotations (a docker
+// archive), the config labels LayerLabel(digest) say what a layer is; an
+// annotation the descriptor carries wins; the input is not modified.
+func TestSelectLayerLabels(t *testing.T) {
+	t.Parallel()
+	base, examples, kept := layer("base", ""), layer("examples", ""), layer("kept", "kept")
+	labels := map[string]string{
+		xpkg.LayerLabel(base.Digest):     xpkg.AnnotationBase,
+		xpkg.LayerLabel(examples.Digest): xpkg.AnnotationExamples,
+		xpkg.LayerLabel(kept.Digest):     "ignored: the annotation is present",
+		"org.opencontainers.image.title": "not a layer label",
+	}
+	layers := []ocispec.Descriptor{base, examples, kept}
+	s, err := xpkg.SelectLayer(layers, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Base == nil || s.Base.Digest != base.Digest || s.Base.Annotations[xpkg.AnnotationKey] != xpkg.AnnotationBase {
+		t.Errorf("Base = %v, want %s annotated base", s.Base, base.Digest)
+	}
+	if s.Examples == nil || s.Examples.Digest != examples.Digest {
+		t.Errorf("Examples = %v, want %s", s.Examples, examples.Digest)
+	}
+	wantOther := []linter.LayerFact{{Digest: examples.Digest.String(), Annotation: xpkg.AnnotationExamples}, {Digest: kept.Digest.String(), Annotation: "kept"}}
+	if diff := cmp.Diff(wantOther, s.Facts.OtherLayers); diff != "" {
+		t.Errorf("OtherLayers (-want +got):\n%s", diff)
+	}
+	if layers[0].Annotations != nil || layers[1].Annotations != nil {
+		t.Errorf("SelectLayer modified its input: %v", layers)
+	}
+}
+
 func TestSelectLayer(t *testing.T) {
 	t.Parallel()
 	base, base2 := layer("base", xpkg.AnnotationBase), layer("base2", xpkg.AnnotationBase)
@@ -82,7 +114,7 @@ func TestSelectLayer(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := xpkg.SelectLayer(tc.layers)
+			s, err := xpkg.SelectLayer(tc.layers, nil)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("SelectLayer error = %v, want %v", err, tc.wantErr)
 			}
@@ -138,7 +170,7 @@ func TestSelectionOpenPackageYAML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sel, err := xpkg.SelectLayer(img.Layers)
+			sel, err := xpkg.SelectLayer(img.Layers, img.Config.Config.Labels)
 			if err != nil {
 				t.Fatal(err)
 			}

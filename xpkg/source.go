@@ -12,8 +12,6 @@ import (
 	"os"
 	"path/filepath"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -28,72 +26,6 @@ const sniffSize = 8 << 10
 // packageSubdir is the directory below a repository's root that holds the
 // package, as many repositories have it.
 const packageSubdir = "package"
-
-// openPath detects what source is and loads it. It returns the kind found,
-// and, when detection fails, what was tried.
-func openPath(ctx context.Context, source string, c *openConfig) (*Package, SourceKind, []string, error) {
-	fi, err := os.Stat(source)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	switch {
-	case fi.IsDir():
-		return openDir(ctx, source, c)
-	case !fi.Mode().IsRegular():
-		// A named pipe or a device could block forever, or never end.
-		return nil, 0, []string{fmt.Sprintf("a file: it is not a regular file (mode %s); give its content on stdin (-) instead", fi.Mode().Type())}, ErrUnknownSource
-	}
-	return openFile(ctx, source, c)
-}
-
-// openDir loads a directory: an OCI layout, or a package directory at its
-// root or in package/.
-func openDir(ctx context.Context, dir string, c *openConfig) (*Package, SourceKind, []string, error) {
-	if isFile(filepath.Join(dir, ocispec.ImageLayoutFile)) {
-		p, _, err := openImagePath(ctx, dir, c)
-		return p, SourceOCILayout, nil, err
-	}
-	tried := []string{"OCI image layout: no " + ocispec.ImageLayoutFile + " file"}
-	found := false
-	for _, root := range []string{dir, filepath.Join(dir, packageSubdir)} {
-		fi, err := os.Stat(filepath.Join(root, parser.MetaFile))
-		switch {
-		case err != nil:
-			continue
-		case !fi.Mode().IsRegular():
-			// A named pipe would block the reader forever.
-			rel, _ := filepath.Rel(dir, filepath.Join(root, parser.MetaFile))
-			tried = append(tried, fmt.Sprintf("package directory: %s is not a regular file (mode %s)", filepath.ToSlash(rel), fi.Mode().Type()))
-			found = true
-			continue
-		}
-		p, err := openPackageDir(ctx, root, c)
-		return p, SourceDirectory, nil, err
-	}
-	if !found && !isFile(filepath.Join(dir, PackageFile)) && hasYAML(dir) {
-		// crossplane xpkg build finds the meta object in any YAML file of
-		// the package root, not only in crossplane.yaml: so does ParseFS
-		// (and the linter notes the file's name, XP008).
-		p, err := openPackageDir(ctx, dir, c)
-		return p, SourceDirectory, nil, err
-	}
-	if !found && !isFile(filepath.Join(dir, PackageFile)) && hasYAMLBelow(ctx, dir) {
-		// crossplane xpkg build reads every YAML file of the whole tree
-		// and finds the meta object in any of them, a subdirectory's
-		// included (crossplane v2.1.0, internal/xpkg/build.go
-		// Builder.Build over the parser's filesystem backend, which walks
-		// the tree): so does ParseFS.
-		p, err := openPackageDir(ctx, dir, c)
-		return p, SourceDirectory, nil, err
-	}
-	if !found {
-		tried = append(tried, "package directory: no "+parser.MetaFile+" at its root or in "+packageSubdir+"/, nor any other YAML file in its tree")
-	}
-	if isFile(filepath.Join(dir, PackageFile)) {
-		tried = append(tried, "it holds "+PackageFile+": give that file's path to read it as a package stream")
-	}
-	return nil, 0, tried, ErrUnknownSource
-}
 
 // maxYAMLSearch bounds the entries hasYAMLBelow looks at.
 const maxYAMLSearch = 100_000
@@ -178,54 +110,42 @@ func openPackageDir(ctx context.Context, root string, c *openConfig) (*Package, 
 	return p, nil
 }
 
-// openFile loads a file: an image (tar or gzip), or a YAML stream.
-func openFile(ctx context.Context, name string, c *openConfig) (*Package, SourceKind, []string, error) {
+// openImageFile loads a file that starts as a tar or a gzip stream: a
+// docker archive (SourceXpkg) or an OCI layout tar (SourceOCILayoutTar), as
+// the image readers find; content that is no image is not a package source
+// (see imageError).
+func openImageFile(ctx context.Context, name string, c *openConfig) (*Package, SourceKind, []string, error) {
+	p, format, err := openImagePath(ctx, name, c)
+	var kind SourceKind // unknown while the image format is
+	switch format {
+	case oci.FormatDockerArchive:
+		kind = SourceXpkg
+	case 0:
+	default:
+		kind = SourceOCILayoutTar
+	}
+	if err != nil {
+		tried, err := imageError(ctx, err, func() (io.ReadCloser, error) { return os.Open(name) }, c)
+		if tried != nil {
+			kind = 0
+		}
+		return nil, kind, tried, err
+	}
+	return p, kind, nil, nil
+}
+
+// openYAMLFile parses a file holding a package's YAML stream.
+func openYAMLFile(ctx context.Context, name string, c *openConfig) (*Package, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
-	head := make([]byte, sniffSize)
-	n, err := io.ReadFull(f, head)
-	f.Close()
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, 0, nil, err
+	defer f.Close()
+	pkg, err := parser.Parse(ctx, f, c.parseOptions(filepath.Base(name))...)
+	if err != nil {
+		return nil, err
 	}
-	head = head[:n]
-	if n == 0 {
-		return nil, 0, nil, ErrEmpty
-	}
-	switch sniff(head) {
-	case contentImage:
-		p, format, err := openImagePath(ctx, name, c)
-		var kind SourceKind // unknown while the image format is
-		switch format {
-		case oci.FormatDockerArchive:
-			kind = SourceXpkg
-		case 0:
-		default:
-			kind = SourceOCILayoutTar
-		}
-		if err != nil {
-			tried, err := imageError(ctx, err, func() (io.ReadCloser, error) { return os.Open(name) }, c)
-			if tried != nil {
-				kind = 0
-			}
-			return nil, kind, tried, err
-		}
-		return p, kind, nil, nil
-	case contentText:
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, SourcePackageYAML, nil, err
-		}
-		defer f.Close()
-		pkg, err := parser.Parse(ctx, f, c.parseOptions(filepath.Base(name))...)
-		if err != nil {
-			return nil, SourcePackageYAML, nil, err
-		}
-		return &Package{Package: pkg, Root: filepath.Dir(name)}, SourcePackageYAML, nil, nil
-	}
-	return nil, 0, binaryTried(head), ErrUnknownSource
+	return &Package{Package: pkg, Root: filepath.Dir(name)}, nil
 }
 
 // openImagePath opens the image at path (layout directory or tar). It
@@ -427,7 +347,7 @@ const (
 // and from anything else.
 func sniff(head []byte) content {
 	switch {
-	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+	case isGzip(head):
 		return contentImage
 	case isTarHeader(head):
 		return contentImage

@@ -20,6 +20,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -104,7 +105,7 @@ func tagOf(p *xpkg.Package) string {
 	if p.SourceKind != xpkg.SourceRegistry {
 		return ""
 	}
-	r, err := xpkg.ParseReference(p.Source)
+	r, err := oci.ParseReference(p.Source)
 	if err != nil {
 		return ""
 	}

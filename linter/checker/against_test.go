@@ -26,7 +26,7 @@ func TestAgainstReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := remote.New(remote.WithAnonymous())
-	if _, err := res.Push(ctx, c, reg.Host+"/acme/provider-example", "v1.0.0"); err != nil {
+	if _, err := res.Push(ctx, pushTo(t, c, reg.Host+"/acme/provider-example"), "v1.0.0"); err != nil {
 		t.Fatal(err)
 	}
 	ref := reg.Host + "/acme/provider-example:v1.0.0"

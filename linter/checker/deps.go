@@ -16,6 +16,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -135,7 +136,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 	if p.SourceKind == xpkg.SourceRegistry {
 		// A package pulled by reference is a node of its own graph: a
 		// dependency back on it is a cycle.
-		if r, err := xpkg.ParseReference(p.Source); err == nil {
+		if r, err := oci.ParseReference(p.Source); err == nil {
 			if name, err := deps.CanonicalName(r.Name()); err == nil {
 				root.Name, root.Version = name, r.Tag
 				if r.Digest != "" {

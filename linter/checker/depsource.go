@@ -92,7 +92,7 @@ func isVerdict(err error) bool {
 		oci.ErrNotFound, oci.ErrMalformed, oci.ErrDigestMismatch, oci.ErrSizeMismatch,
 		oci.ErrUnsupportedMediaType, oci.ErrNoMatchingPlatform, oci.ErrEmptyIndex, oci.ErrInvalidDescriptor,
 		oci.ErrUnknownFormat, oci.ErrUnsafePath, oci.ErrInvalidWhiteout, oci.ErrDuplicateEntry, oci.ErrNotRegularFile,
-		xpkg.ErrUnknownSource, xpkg.ErrEmpty, xpkg.ErrInvalidReference,
+		xpkg.ErrUnknownSource, xpkg.ErrEmpty, oci.ErrInvalidReference,
 		parser.ErrSyntax, parser.ErrNotObject, parser.ErrMissingType, parser.ErrUnknownKind, parser.ErrDecode,
 		context.Canceled,
 	} {

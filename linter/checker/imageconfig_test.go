@@ -24,7 +24,7 @@ func TestImageConfigFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := remote.New(remote.WithAnonymous())
-	if _, err := res.Push(ctx, c, reg.Host+"/mirror/acme/lint-error", "v1"); err != nil {
+	if _, err := res.Push(ctx, pushTo(t, c, reg.Host+"/mirror/acme/lint-error"), "v1"); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

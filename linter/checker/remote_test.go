@@ -24,7 +24,7 @@ func TestLintReference(t *testing.T) {
 	}
 	c, _ := remote.New(remote.WithAnonymous())
 	ref := reg.Host + "/acme/lint-error:v1"
-	if _, err := res.Push(ctx, c, reg.Host+"/acme/lint-error", "v1"); err != nil {
+	if _, err := res.Push(ctx, pushTo(t, c, reg.Host+"/acme/lint-error"), "v1"); err != nil {
 		t.Fatal(err)
 	}
 	cacheDir := t.TempDir()
@@ -49,4 +49,14 @@ func TestLintReference(t *testing.T) {
 	if missing.code != exitError || !strings.Contains(missing.stderr, "--registry-config") {
 		t.Errorf("missing --registry-config: exit %d, stderr %q", missing.code, missing.stderr)
 	}
+}
+
+// pushTo returns the repository named name of c, to push a built image to.
+func pushTo(t testing.TB, c *remote.Client, name string) *remote.Repository {
+	t.Helper()
+	repo, err := c.Repository(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
 }

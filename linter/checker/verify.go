@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
@@ -110,11 +111,11 @@ func (c *config) verifyRef(ctx context.Context, ref string) (string, error) {
 	if !applied {
 		return "", fmt.Errorf("%w: no ImageConfig (--image-config) states a verification for %s", errUnverified, target)
 	}
-	name, _, err := remote.ParseReference(ref)
+	parsed, err := oci.ParseReference(ref)
 	if err != nil {
 		return "", err
 	}
-	return name + "@" + d, nil
+	return parsed.Name() + "@" + d, nil
 }
 
 // verifyGraph verifies every package of the graph at the digest it was

@@ -60,7 +60,7 @@ func TestVerifyFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := remote.New(remote.WithAnonymous())
-	_, err = res.Push(ctx, c, reg.Host+"/mirror/acme/lint-error", "v1")
+	_, err = res.Push(ctx, pushTo(t, c, reg.Host+"/mirror/acme/lint-error"), "v1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,11 @@
 //	// img.Layers, then xpkg.OpenImage(ctx, repo, img) reads package.yaml
 //	// from the base layer alone.
 //
+// A Client is an xpkg.Puller, and a Repository an xpkg.Pusher: package
+// xpkg reaches a registry only through the client given to it
+// (xpkg.WithRemote, xpkg.BuildResult.Push), so that a program that reads
+// local packages links no registry code.
+//
 // Plain HTTP is used only for loopback registries (localhost, 127.0.0.0/8,
 // ::1) unless WithPlainHTTP says otherwise. Requests that fail with 429, a
 // 5xx status, a connection reset or a timeout are retried at most 3 times

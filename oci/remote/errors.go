@@ -16,7 +16,8 @@ import (
 )
 
 // Classes of registry errors; test with errors.Is. A registry's "not found"
-// (an unknown tag, manifest, blob or repository) matches oci.ErrNotFound.
+// (an unknown tag, manifest, blob or repository) matches oci.ErrNotFound; a
+// string that is no reference with a registry host, oci.ErrInvalidReference.
 var (
 	// ErrUnauthorized: the registry asked for credentials (HTTP 401) and
 	// none were given, or those given were refused. The message names the
@@ -28,9 +29,6 @@ var (
 	// ErrOffline: the client is offline (WithOffline) and the cache does not
 	// hold what was asked for.
 	ErrOffline = errors.New("offline and not in the cache")
-	// ErrInvalidReference: the string is not a reference with a registry
-	// host and a repository.
-	ErrInvalidReference = errors.New("invalid registry reference")
 	// ErrUnavailable: the registry kept answering HTTP 429 or 5xx, or
 	// could not be reached, after the client's retries; or it did earlier,
 	// and the client does not ask it again.

@@ -47,7 +47,7 @@ func (r *Repository) Tag(ctx context.Context, desc ocispec.Descriptor, tag strin
 // oci.Limits.MaxManifestSize (opts: oci.WithLimits).
 func (r *Repository) PushImage(ctx context.Context, f oci.Fetcher, desc ocispec.Descriptor, tags []string, opts ...oci.Option) error {
 	if len(tags) == 0 {
-		return r.fail("push", desc.Digest.String(), fmt.Errorf("%w: no tag to push to", ErrInvalidReference))
+		return r.fail("push", desc.Digest.String(), fmt.Errorf("%w: no tag to push to", oci.ErrInvalidReference))
 	}
 	img, err := oci.ResolveDescriptor(ctx, f, desc, opts...)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/oci"
-	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
 
 // TestPushIdempotent: pushing an image the registry holds uploads no blob;
@@ -40,7 +39,7 @@ func TestPushIdempotent(t *testing.T) {
 		t.Errorf("tags = %q, %v", tags, err)
 	}
 	r, _ := c.Repository(repo)
-	if err := r.PushImage(context.Background(), oci.NewMemoryStore(), ocispec.Descriptor{}, nil); !errors.Is(err, remote.ErrInvalidReference) {
+	if err := r.PushImage(context.Background(), oci.NewMemoryStore(), ocispec.Descriptor{}, nil); !errors.Is(err, oci.ErrInvalidReference) {
 		t.Errorf("push without a tag: err = %v", err)
 	}
 }

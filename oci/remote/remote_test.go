@@ -3,6 +3,7 @@ package remote_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
 
@@ -46,5 +48,30 @@ func TestPullPlain(t *testing.T) {
 	}
 	if !slices.Equal(tags, []string{"v1"}) {
 		t.Errorf("tags = %q, want [v1]", tags)
+	}
+}
+
+// TestInvalidReference: what is no reference, or names no registry host, or
+// (for Pull) no tag or digest, fails before any request with the one class
+// of reference errors, oci.ErrInvalidReference.
+func TestInvalidReference(t *testing.T) {
+	t.Parallel()
+	c, err := remote.New(remote.WithAnonymous(), remote.WithOffline(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"", "provider-nop:v0.4.0", "xpkg.example.org/UPPER:v1", "xpkg.example.org/org/pkg:bad tag", "xpkg.example.org/org/pkg"} {
+		if _, _, err := c.Pull(context.Background(), ref); !errors.Is(err, oci.ErrInvalidReference) {
+			t.Errorf("Pull(%q): err = %v, want oci.ErrInvalidReference", ref, err)
+		}
+	}
+	for _, name := range []string{"", "provider-nop", "xpkg.example.org/UPPER"} {
+		if _, err := c.Repository(name); !errors.Is(err, oci.ErrInvalidReference) {
+			t.Errorf("Repository(%q): err = %v, want oci.ErrInvalidReference", name, err)
+		}
+	}
+	r, err := c.Repository("127.0.0.1:5000/org/pkg:v1")
+	if err != nil || r.Name() != "127.0.0.1:5000/org/pkg" || r.Registry() != "127.0.0.1:5000" {
+		t.Errorf("Repository: %v, %v", r, err)
 	}
 }

@@ -28,28 +28,29 @@ type Repository struct {
 	repo *orasremote.Repository
 }
 
-// ParseReference splits a reference "host[:port]/repository[:tag][@digest]"
-// into the repository name ("host[:port]/repository") and the tag or digest
-// (the digest when both are given; "" when neither is). The host is
-// required. Errors wrap ErrInvalidReference.
-func ParseReference(ref string) (name, reference string, err error) {
-	r, err := registry.ParseReference(ref)
+// Repository returns the repository named name, "host[:port]/path" (an
+// oci.Reference's Name); a tag or digest in name is ignored. Nothing is
+// sent to the registry until the repository is used. The error wraps
+// oci.ErrInvalidReference: name is no reference, or names no registry host.
+func (c *Client) Repository(name string) (*Repository, error) {
+	r, err := parseReference(name)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: %q: %v", ErrInvalidReference, truncate(ref), err)
+		return nil, err
 	}
-	return r.Registry + "/" + r.Repository, r.Reference, nil
+	return &Repository{c: c, ref: registry.Reference{Registry: r.Registry, Repository: r.Repository}}, nil
 }
 
-// Repository returns the repository named name, "host[:port]/path"; a tag
-// or digest in name is ignored. Nothing is sent to the registry until the
-// repository is used. The error wraps ErrInvalidReference.
-func (c *Client) Repository(name string) (*Repository, error) {
-	r, err := registry.ParseReference(name)
+// parseReference parses ref as an oci.Reference that names its registry
+// host. The error wraps oci.ErrInvalidReference.
+func parseReference(ref string) (oci.Reference, error) {
+	r, err := oci.ParseReference(ref)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q: %v", ErrInvalidReference, truncate(name), err)
+		return oci.Reference{}, err
 	}
-	r.Reference = ""
-	return &Repository{c: c, ref: r}, nil
+	if r.Registry == "" {
+		return oci.Reference{}, fmt.Errorf("%w %q: no registry host", oci.ErrInvalidReference, truncate(ref))
+	}
+	return r, nil
 }
 
 // Name returns the repository's name, "host[:port]/path".
@@ -102,7 +103,7 @@ func (r *Repository) remote(ctx context.Context) (*orasremote.Repository, error)
 // from the cache with no network traffic; offline, any cached tag is.
 func (r *Repository) Resolve(ctx context.Context, reference string) (ocispec.Descriptor, error) {
 	if reference == "" {
-		return ocispec.Descriptor{}, r.fail("resolve", reference, fmt.Errorf("%w: no tag or digest", ErrInvalidReference))
+		return ocispec.Descriptor{}, r.fail("resolve", reference, fmt.Errorf("%w: no tag or digest", oci.ErrInvalidReference))
 	}
 	full := r.Name() + refSep(reference) + reference
 	if cc := r.c.cfg.cache; cc != nil {
@@ -225,19 +226,22 @@ func (r *Repository) Exists(ctx context.Context, desc ocispec.Descriptor) (bool,
 // followed to the manifest of the platform (oci.WithPlatform), every limit
 // of oci.Limits applies (oci.WithLimits), and the manifest and config are
 // read verified. Nothing else is fetched: the layers are read later through
-// the returned Repository, e.g. by xpkg.OpenImage, which reads the base
-// layer only. The image's RefNames holds ref.
-func (c *Client) Pull(ctx context.Context, ref string, opts ...oci.Option) (*oci.Image, *Repository, error) {
-	name, reference, err := ParseReference(ref)
+// the returned Fetcher (the image's *Repository), e.g. by xpkg.OpenImage,
+// which reads the base layer only. The image's RefNames holds ref. A Client
+// is an xpkg.Puller: xpkg.WithRemote(c) makes xpkg.Open pull references
+// through it.
+func (c *Client) Pull(ctx context.Context, ref string, opts ...oci.Option) (*oci.Image, oci.Fetcher, error) {
+	r, err := parseReference(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	repo, err := c.Repository(name)
-	if err != nil {
-		return nil, nil, err
+	repo := &Repository{c: c, ref: registry.Reference{Registry: r.Registry, Repository: r.Repository}}
+	reference := r.Tag
+	if r.Digest != "" {
+		reference = r.Digest // the digest decides when both are given
 	}
 	if reference == "" {
-		return nil, nil, repo.fail("resolve", "", fmt.Errorf("%w: %q has no tag or digest", ErrInvalidReference, truncate(ref)))
+		return nil, nil, repo.fail("resolve", "", fmt.Errorf("%w: %q has no tag or digest", oci.ErrInvalidReference, truncate(ref)))
 	}
 	desc, err := repo.Resolve(ctx, reference)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
@@ -275,12 +276,16 @@ func (v *Verifier) Verify(ctx context.Context, ref string, policy *imageconfig.V
 	if err != nil {
 		return fail("", ErrPolicy, err)
 	}
-	name, reference, err := remote.ParseReference(ref)
+	parsed, err := oci.ParseReference(ref)
 	if err != nil {
 		return fail("", ErrPolicy, err)
 	}
+	name, reference := parsed.Name(), parsed.Digest
 	if reference == "" {
-		return fail("", ErrPolicy, fmt.Errorf("%w: no tag or digest", remote.ErrInvalidReference))
+		reference = parsed.Tag
+	}
+	if reference == "" {
+		return fail("", ErrPolicy, fmt.Errorf("%w: no tag or digest", oci.ErrInvalidReference))
 	}
 	repo, err := v.cfg.client.Repository(name)
 	if err != nil {
