@@ -30,11 +30,14 @@
 // A rule's Scope says what it inspects. Package rules (ScopePackage) run
 // in Lint; graph rules (ScopeGraph, xpkg/deps's Rules) run over a resolved
 // dependency graph in xpkg/deps's Graph.Lint, which is LintSubject with the
-// graph as each Pass's Subject. Both are described the same way (ID, name,
+// graph as each Pass's Subject; change rules (ScopeChange, linter/apidiff's
+// Rules) run over the API changes between two versions of a package in
+// apidiff's Result.Lint, LintSubject with the changes as the Subject. All
+// are described the same way (ID, name,
 // Doc, Severity, Bad and Good examples) and configured by the same
 // RuleOptions: a rule set may hold rules of every scope, each runner runs
 // those of its own and knows the others by name, so one configuration
-// serves a package and its graph. The parser's document errors become diagnostics of XP001
+// serves a package, its graph and its API changes. The parser's document errors become diagnostics of XP001
 // yaml-syntax (syntax errors, limit errors and anything unclassified),
 // XP002 missing-type (no or unknown apiVersion/kind, a document that is not
 // an object) and XP005 field-type (a value of the wrong type), so a user

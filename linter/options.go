@@ -12,7 +12,8 @@ import (
 // Option configures Lint. A RuleOption (the rule set and its
 // configuration: which rules run, at which severity, with which cap and
 // for which Crossplane version) is an Option too, and configures every
-// runner of rules alike: Lint, LintSubject and xpkg/deps's Graph.Lint.
+// runner of rules alike: Lint, LintSubject, xpkg/deps's Graph.Lint and
+// linter/apidiff's Result.Lint.
 // The other options (WithImageFacts, WithExamples, WithSchemaOptions) are
 // about one package and configure Lint alone.
 type Option interface {

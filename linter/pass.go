@@ -73,7 +73,8 @@ type pendingPos struct {
 }
 
 // Subject returns what a rule of a scope other than ScopePackage runs on,
-// as its runner gave it (LintSubject): the *deps.Graph for ScopeGraph. It
+// as its runner gave it (LintSubject): the *deps.Graph for ScopeGraph, the
+// *apidiff.Result for ScopeChange. It
 // is nil for a package rule, whose subject is Package.
 func (p *Pass) Subject() any { return p.subject }
 

@@ -31,8 +31,10 @@ type Rule struct {
 	// zero or several meta objects.
 	Kinds []meta.Kind
 	// Scope is what the rule inspects: one package (ScopePackage, the zero
-	// value; Lint runs it) or a resolved dependency graph (ScopeGraph;
-	// xpkg/deps's Graph.Lint runs it). A rule set may mix scopes: each
+	// value; Lint runs it), a resolved dependency graph (ScopeGraph;
+	// xpkg/deps's Graph.Lint runs it) or the API changes between two
+	// versions of a package (ScopeChange; linter/apidiff's Result.Lint
+	// runs it). A rule set may mix scopes: each
 	// runner runs the rules of its scope and knows the others by name, so
 	// one rule set and one configuration serve every runner.
 	Scope Scope
@@ -64,15 +66,22 @@ const (
 	// xpkg/deps's Graph.Lint runs it, and its Pass.Subject is the
 	// *deps.Graph.
 	ScopeGraph
+	// ScopeChange is the scope of a rule over the API changes between an
+	// older and a newer version of a package: linter/apidiff's Result.Lint
+	// runs it, and its Pass.Subject is the *apidiff.Result of Diff.
+	ScopeChange
 )
 
-// String returns "package" or "graph" ("Scope(N)" for an unknown value).
+// String returns "package", "graph" or "change" ("Scope(N)" for an
+// unknown value).
 func (s Scope) String() string {
 	switch s {
 	case ScopePackage:
 		return "package"
 	case ScopeGraph:
 		return "graph"
+	case ScopeChange:
+		return "change"
 	}
 	return fmt.Sprintf("Scope(%d)", int(s))
 }
@@ -190,7 +199,7 @@ func Validate(rules []*Rule) error {
 		if !r.Severity.Valid() {
 			bad(i, r, "invalid severity %d", int(r.Severity))
 		}
-		if r.Scope > ScopeGraph {
+		if r.Scope > ScopeChange {
 			bad(i, r, "unknown scope %d", int(r.Scope))
 		}
 		for _, k := range r.Kinds {

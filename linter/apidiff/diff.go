@@ -22,6 +22,14 @@ type Option func(*config)
 type config struct {
 	oldVersion, newVersion string
 	max                    int
+	oldFile                func(string) string
+}
+
+// WithOldFiles maps the old package's file names for the messages of
+// Result.Lint, which give each change's old position (xpkg-lint shows
+// them relative to the working directory, as it shows the new package's).
+func WithOldFiles(name func(file string) string) Option {
+	return func(c *config) { c.oldFile = name }
 }
 
 // WithVersions gives the package versions (tags such as v1.2.0) of the
@@ -59,7 +67,9 @@ type Result struct {
 	// Compared counts the definitions both packages hold.
 	Compared int
 
-	newPos parser.Position // where diagnostics of no definition point
+	newPos  parser.Position     // where diagnostics of no definition point
+	newPkg  *parser.Package     // whose annotations Lint applies
+	oldFile func(string) string // WithOldFiles
 }
 
 // Breaking reports whether a change of r is breaking.
@@ -115,6 +125,7 @@ func Diff(ctx context.Context, oldPkg, newPkg *parser.Package, opts ...Option) (
 		count: map[Kind]int{}, locs: map[*parser.Object]*parser.FieldLocator{}, oldPkg: oldPkg, newPkg: newPkg}
 	d.semver()
 	d.res.newPos = packagePos(newPkg)
+	d.res.newPkg, d.res.oldFile = newPkg, c.oldFile
 	olds := definitions(oldPkg)
 	news := definitions(newPkg)
 	byName := map[string]*definition{}

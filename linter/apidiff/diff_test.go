@@ -2,6 +2,7 @@ package apidiff_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -327,7 +328,11 @@ func TestDiff(t *testing.T) {
 			if tc.class == apidiff.Breaking && c.Major != (len(tc.opts) > 0 && tc.opts[0] != nil && &tc.opts[0] == &major[0]) {
 				t.Errorf("Major = %v", c.Major)
 			}
-			ds := res.Diagnostics()
+			lr, err := res.Lint(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := lr.Diagnostics
 			if len(ds) != len(res.Changes) || ds[0].RuleID == "" {
 				t.Errorf("diagnostics %+v", ds)
 			}
@@ -372,5 +377,77 @@ func TestStatusIgnored(t *testing.T) {
 		if err != nil || len(res.Changes) != 0 || res.Compared != 1 {
 			t.Errorf("status %q: %v %+v", status, err, res)
 		}
+	}
+}
+
+// TestLintConfig checks that Result.Lint takes the linter's configuration:
+// rules disabled by name, regraded by ID, unknown IDs refused, the
+// diagnostics cap, the new package's suppression annotations, and the old
+// package's file names (WithOldFiles).
+func TestLintConfig(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	old := crd("properties:\n  a: {type: string, enum: [x, y]}\n  b: {type: string, enum: [x, y]}\n  c: {type: string, enum: [x, y]}\n  size: {type: integer}\n")
+	neu := crd("properties:\n  a: {type: string, enum: [x]}\n  b: {type: string, enum: [x]}\n  c: {type: string, enum: [x]}\n")
+	diff := func(opts ...apidiff.Option) *apidiff.Result {
+		res, err := apidiff.Diff(ctx, parse(t, "old.yaml", old), parse(t, "new.yaml", neu), append([]apidiff.Option{apidiff.WithVersions("v1.0.0", "v1.1.0")}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	count := func(ds []linter.Diagnostic) map[string]int {
+		m := map[string]int{}
+		for _, d := range ds {
+			m[d.RuleID]++
+		}
+		return m
+	}
+	res := diff(apidiff.WithOldFiles(func(f string) string { return "v1/" + f }))
+	lr, err := res.Lint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(lr.Diagnostics); got["XP714"] != 3 || got["XP710"] != 1 || !strings.Contains(lr.Diagnostics[0].Message, "[old: v1/old.yaml:") {
+		t.Fatalf("diagnostics %v: %+v", got, lr.Diagnostics)
+	}
+	lr, err = res.Lint(ctx, linter.WithDisabled("api-field-removed"), linter.WithSeverity("XP714", linter.SeverityInfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(lr.Diagnostics); got["XP710"] != 0 || got["XP714"] != 3 || lr.Diagnostics[0].Severity != linter.SeverityInfo {
+		t.Errorf("disabled and regraded: %v %+v", got, lr.Diagnostics)
+	}
+	if _, err := res.Lint(ctx, linter.WithDisabled("XP799")); !errors.Is(err, linter.ErrUnknownRule) {
+		t.Errorf("unknown rule: %v, want ErrUnknownRule", err)
+	}
+	// The linter's cap: one kept, a summary counting the other two.
+	lr, err = res.Lint(ctx, linter.WithMaxDiagnostics(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(lr.Diagnostics); got["XP714"] != 2 || !strings.Contains(lr.Diagnostics[len(lr.Diagnostics)-1].Message+lr.Diagnostics[0].Message, "2 more diagnostics") {
+		t.Errorf("capped: %v %+v", got, lr.Diagnostics)
+	}
+	// Diff's cap, then the linter's: the changes Diff left out count too.
+	lr, err = diff(apidiff.WithMaxChanges(1)).Lint(ctx, linter.WithMaxDiagnostics(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range lr.Diagnostics {
+		found = found || d.RuleID == "XP714" && strings.Contains(d.Message, "2 more diagnostics")
+	}
+	if !found {
+		t.Errorf("both caps: %+v", lr.Diagnostics)
+	}
+	// A suppression annotation on the new definition silences its rules.
+	neu = strings.Replace(neu, "metadata:\n", "metadata:\n  annotations:\n    "+linter.SuppressAnnotation+": \"api-enum-narrowed: a migration ships\"\n", 1)
+	lr, err = diff().Lint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, silenced := count(lr.Diagnostics), count(lr.Suppressed); got["XP714"] != 0 || silenced["XP714"] != 3 || got["XP710"] != 1 {
+		t.Errorf("suppressed: kept %v silenced %v", got, silenced)
 	}
 }

@@ -13,7 +13,9 @@
 // compatible ones info. Each change is positioned in both packages.
 //
 // Each kind of change is a lint rule (Rules, XP701-XP724 in the rule
-// catalog), and Result.Diagnostics turns the changes into
+// catalog) of scope linter.ScopeChange, and Result.Lint runs them over the
+// changes with the linter's options (linter.WithDisabled, WithSeverity,
+// WithMaxDiagnostics, the new package's suppression annotations), giving
 // linter.Diagnostic values for the usual output formats. xpkg-lint's
 // --against flag runs it.
 //

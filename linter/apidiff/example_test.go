@@ -40,7 +40,12 @@ spec:
 		fmt.Println(err)
 		return
 	}
-	for _, d := range res.Diagnostics() {
+	lr, err := res.Lint(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range lr.Diagnostics {
 		fmt.Println(d.Pos, d.RuleID, d.Severity)
 		fmt.Println(d.Message)
 	}

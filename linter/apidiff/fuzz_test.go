@@ -36,6 +36,8 @@ func FuzzDiff(f *testing.F) {
 				t.Fatalf("change %+v", c)
 			}
 		}
-		res.Diagnostics()
+		if _, err := res.Lint(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	})
 }

@@ -61,7 +61,11 @@ func TestHostileDiff(t *testing.T) {
 			if total < c.MinChanges {
 				t.Errorf("%d changes, want at least %d", total, c.MinChanges)
 			}
-			ds := res.Diagnostics()
+			lr, err := res.Lint(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := lr.Diagnostics
 			per := map[string]int{}
 			for _, d := range ds {
 				per[d.RuleID]++

@@ -1,8 +1,9 @@
 package apidiff
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 )
@@ -188,14 +189,70 @@ func RuleOf(k Kind) string {
 	return ""
 }
 
-func noRun(*linter.Pass) error { return nil }
+// errNoResult is the failure of a change rule run without Diff's result.
+var errNoResult = errors.New("apidiff: a change rule runs on the changes Diff found (Result.Lint)")
 
-// Rules returns the rules of the changes Diff reports, fresh copies in ID
-// order, for catalogs and tools that list, explain, disable or regrade
-// rules. Their Run does nothing: Diff needs two packages, which a single
-// package's linter.Lint does not have; Result.Diagnostics turns the
-// changes into diagnostics. The severity shown is the usual one; each
-// change's own is in Change.Severity.
+// changeRun returns the Run of the rule of kind k: it reports, on the
+// *Result that Result.Lint gives as the pass's subject, each change of
+// that kind, positioned in the new package (the message says where the
+// old package had the field), then one diagnostic saying how many Diff's
+// cap (WithMaxChanges) left out.
+func changeRun(k Kind) func(*linter.Pass) error {
+	return func(p *linter.Pass) error {
+		r, ok := p.Subject().(*Result)
+		if !ok || r == nil {
+			return errNoResult
+		}
+		for i := range r.Changes {
+			if i%256 == 0 && p.Context().Err() != nil {
+				return nil // the runner returns the context's error
+			}
+			ch := &r.Changes[i]
+			if ch.Kind != k {
+				continue
+			}
+			d := linter.Diagnostic{Severity: ch.Severity, Pos: ch.New.Pos, Object: linter.RefOf(ch.New.Object)}
+			if ch.New.Object != nil && len(ch.New.Field) > 0 {
+				d.Field = linter.FieldPath(ch.New.Field...)
+			}
+			if !p.AtCap() { // a diagnostic left out costs no message
+				d.Message = ch.Message
+				if ch.Old.Object != nil && ch.Old.Pos.Line > 0 {
+					pos := ch.Old.Pos
+					if r.oldFile != nil {
+						pos.File = r.oldFile(pos.File)
+					}
+					d.Message += fmt.Sprintf(" [old: %s]", pos)
+				}
+			}
+			p.Report(d)
+		}
+		n := r.Dropped[k]
+		if n > 0 && !p.AtCap() {
+			p.Report(linter.Diagnostic{Severity: r.DroppedSeverity[k], Pos: r.newPos,
+				Message: fmt.Sprintf("%d more changes of this kind were left out (WithMaxChanges)", n)})
+			return nil
+		}
+		// At the pass's cap (WithMaxDiagnostics), the changes Diff left out
+		// are counted in the pass's summary, one by one.
+		for j := range n {
+			if j%256 == 0 && p.Context().Err() != nil {
+				return nil
+			}
+			p.Report(linter.Diagnostic{Severity: r.DroppedSeverity[k], Pos: r.newPos})
+		}
+		return nil
+	}
+}
+
+// Rules returns the rules of the changes Diff reports (XP701-XP724),
+// fresh copies in ID order: rules of scope linter.ScopeChange, whose Run
+// reports the changes of its kind that Result.Lint gives them
+// (linter.Pass.Subject). Give them with linter.WithRules to linter.Lint
+// and xpkg/deps's Graph.Lint (which know them and run none), and the other
+// runners' rules to Result.Lint, to configure every runner with one set of
+// options. The severity shown is the usual one; each change's own is in
+// Change.Severity.
 func Rules() []*linter.Rule {
 	out := make([]*linter.Rule, len(kindRules))
 	for i, k := range kindRules {
@@ -203,94 +260,39 @@ func Rules() []*linter.Rule {
 		if k.class == Compatible {
 			sev = linter.SeverityInfo
 		}
-		out[i] = &linter.Rule{ID: k.id, Name: string(k.kind), Doc: k.doc, Severity: sev, Run: noRun}
+		out[i] = &linter.Rule{ID: k.id, Name: string(k.kind), Doc: k.doc, Severity: sev,
+			Scope: linter.ScopeChange, Run: changeRun(k.kind)}
 	}
 	return out
 }
 
-// DiagnosticOption configures Result.Diagnostics.
-type DiagnosticOption func(*diagConfig)
-
-type diagConfig struct {
-	disabled   []string
-	severities map[string]linter.Severity
-	oldFile    func(string) string
-}
-
-// WithOldFiles maps the old package's file names for the messages, which
-// give each change's old position (xpkg-lint shows them relative to the
-// working directory, as it shows the new package's).
-func WithOldFiles(name func(file string) string) DiagnosticOption {
-	return func(c *diagConfig) { c.oldFile = name }
-}
-
-// WithDisabled leaves out the diagnostics of rules, by ID or name.
-func WithDisabled(idsOrNames ...string) DiagnosticOption {
-	return func(c *diagConfig) { c.disabled = append(c.disabled, idsOrNames...) }
-}
-
-// WithSeverity regrades the diagnostics of a rule (by ID or name).
-func WithSeverity(idOrName string, s linter.Severity) DiagnosticOption {
-	return func(c *diagConfig) {
-		if c.severities == nil {
-			c.severities = map[string]linter.Severity{}
-		}
-		c.severities[idOrName] = s
+// Lint runs the change rules (Rules, or the rule set opts give: rules of
+// other scopes in it are known, not run) over the changes of r, with the
+// configuration of opts, which is the linter's: linter.WithDisabled,
+// WithSeverity (unknown rules and invalid severities are errors), the
+// suppression annotations of the new package (linter.SuppressAnnotation:
+// on an object, for the diagnostics in its document; on the meta object,
+// for every diagnostic of the rules it names; the silenced ones are in the
+// result's Suppressed), WithMaxDiagnostics (each rule reports at most
+// linter.DefaultMaxDiagnostics diagnostics by default, and one more
+// saying how many it left out). The result's diagnostics are sorted by
+// position, each in the new package (the message says where the old
+// package had the field, its file named as WithOldFiles says), plus one
+// per kind that Diff's cap (WithMaxChanges) cut.
+func (r *Result) Lint(ctx context.Context, opts ...linter.RuleOption) (*linter.Result, error) {
+	if r == nil {
+		return nil, errors.New("apidiff: nil result")
 	}
-}
-
-// Diagnostics returns the changes as linter diagnostics, positioned in the
-// new package (the message says where the old package had the field), plus
-// one per kind that the cap cut, sorted by position.
-func (r *Result) Diagnostics(opts ...DiagnosticOption) []linter.Diagnostic {
-	c := diagConfig{}
-	for _, o := range opts {
-		o(&c)
+	rules := Rules()
+	res, err := linter.LintSubject(ctx, linter.ScopeChange, r, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
+	if err != nil {
+		return nil, err
 	}
-	rules := map[Kind]*linter.Rule{}
-	for _, rule := range Rules() {
-		if slices.ContainsFunc(c.disabled, rule.Matches) {
-			continue
+	if r.newPkg != nil {
+		res.Diagnostics, res.Suppressed = linter.Suppress(ctx, r.newPkg, rules, res.Diagnostics)
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		rules[Kind(rule.Name)] = rule
 	}
-	regrade := func(rule *linter.Rule, sev linter.Severity) linter.Severity {
-		for k, s := range c.severities {
-			if rule.Matches(k) {
-				return s
-			}
-		}
-		return sev
-	}
-	var out []linter.Diagnostic
-	for _, ch := range r.Changes {
-		rule := rules[ch.Kind]
-		if rule == nil {
-			continue
-		}
-		msg := ch.Message
-		if ch.Old.Object != nil && ch.Old.Pos.Line > 0 {
-			pos := ch.Old.Pos
-			if c.oldFile != nil {
-				pos.File = c.oldFile(pos.File)
-			}
-			msg += fmt.Sprintf(" [old: %s]", pos)
-		}
-		d := linter.Diagnostic{RuleID: rule.ID, RuleName: rule.Name, Severity: regrade(rule, ch.Severity),
-			Message: msg, Pos: ch.New.Pos, Object: linter.RefOf(ch.New.Object)}
-		if ch.New.Object != nil && len(ch.New.Field) > 0 {
-			d.Field = linter.FieldPath(ch.New.Field...)
-		}
-		out = append(out, d)
-	}
-	for _, rule := range Rules() {
-		n := r.Dropped[Kind(rule.Name)]
-		if n == 0 || rules[Kind(rule.Name)] == nil {
-			continue
-		}
-		out = append(out, linter.Diagnostic{RuleID: rule.ID, RuleName: rule.Name, Severity: regrade(rule, r.DroppedSeverity[Kind(rule.Name)]), Pos: r.newPos,
-			Message: fmt.Sprintf("%d more changes of this kind were left out (WithMaxChanges)", n)})
-	}
-	linter.SortDiagnostics(out)
-	return out
+	return res, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // againstConfig is what --against asks for; source is empty without it.
@@ -113,31 +114,37 @@ func tagOf(p *xpkg.Package) string {
 }
 
 // lintAgainst compares the APIs of the older package with p's and returns
-// the diagnostics, with files displayed as the linter's are.
-func lintAgainst(ctx context.Context, c *config, l loader, p *xpkg.Package, source string) ([]linter.Diagnostic, error) {
+// the diagnostics, and those the new package's annotations silenced, with
+// files displayed as the linter's are.
+func lintAgainst(ctx context.Context, c *config, l loader, p *xpkg.Package, source string) (ds, silenced []linter.Diagnostic, err error) {
 	old, err := c.against.old(ctx, l, c)
 	if err != nil {
-		return nil, fmt.Errorf("--against %s: %w", c.against.source, err)
+		return nil, nil, fmt.Errorf("--against %s: %w", c.against.source, err)
 	}
 	newVersion := c.against.version
 	if newVersion == "" {
 		newVersion = tagOf(p)
 	}
-	res, err := apidiff.Diff(ctx, old.Package, p.Package, apidiff.WithVersions(tagOf(old), newVersion))
+	res, err := apidiff.Diff(ctx, old.Package, p.Package, apidiff.WithVersions(tagOf(old), newVersion),
+		apidiff.WithOldFiles(func(file string) string {
+			return displayFile(old, linter.Diagnostic{Pos: parser.Position{File: file}})
+		}))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var opts []apidiff.DiagnosticOption
-	opts = append(opts, apidiff.WithDisabled(c.disabled...), apidiff.WithOldFiles(func(file string) string {
-		return displayFile(old, linter.Diagnostic{Pos: parser.Position{File: file}})
-	}))
-	for id, sev := range c.severities {
-		opts = append(opts, apidiff.WithSeverity(id, sev))
+	// The change linter knows the package and graph rules too, so that the
+	// one configuration may name any rule (see lintOptions).
+	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...), linter.WithRules(deps.Rules()...)}, c.ruleConfig()...)
+	lr, err := res.Lint(ctx, opts...)
+	if err != nil {
+		return nil, nil, err
 	}
-	ds := res.Diagnostics(opts...)
-	for i := range ds {
-		ds[i].Pos.File = displayFile(p, ds[i])
-		ds[i].Source = displayName(source)
+	ds, silenced = lr.Diagnostics, lr.Suppressed
+	for _, list := range [][]linter.Diagnostic{ds, silenced} {
+		for i := range list {
+			list[i].Pos.File = displayFile(p, list[i])
+			list[i].Source = displayName(source)
+		}
 	}
-	return ds, nil
+	return ds, silenced, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -99,4 +100,46 @@ func compactJSON(s string) string {
 		return s
 	}
 	return b.String()
+}
+
+// TestAgainstConfiguration checks that --against's rules take the one
+// configuration of the package and graph rules: --disable by name,
+// --severity by ID, and the new package's suppression annotation (the
+// diagnostic moves to "suppressed", and XP004 does not call the change
+// rule's ID unknown).
+func TestAgainstConfiguration(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "against", "v1"), filepath.Join(repo, "v1"))
+	copyDir(t, filepath.Join("testdata", "against", "v2"), filepath.Join(repo, "v2"))
+	v1, v2 := filepath.Join(repo, "v1"), filepath.Join(repo, "v2")
+	rules := func(ds []jsonFinding) map[string]string {
+		m := map[string]string{}
+		for _, d := range ds {
+			m[d.Rule] = d.Severity
+		}
+		return m
+	}
+	r := runCLI(t, nil, "-o", "json", "--against", v1, "--disable", "api-field-added", "--severity", "XP713=error", v2)
+	_, rep := decodeReport(t, r)
+	if got := rules(rep.Diagnostics); r.code != exitProblems || got["XP713"] != "error" || got["XP711"] != "" {
+		t.Errorf("disabled and regraded: exit %d, rules %v\n%s", r.code, got, r.stderr)
+	}
+	meta := filepath.Join(v2, "crossplane.yaml")
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), "  annotations:\n", "  annotations:\n    "+linter.SuppressAnnotation+": \"XP713: clients send strings already\"\n", 1))
+	if err := os.WriteFile(meta, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, nil, "-o", "json", "--against", v1, v2)
+	_, rep = decodeReport(t, r)
+	if got := rules(rep.Diagnostics); r.code != exitOK || got["XP713"] != "" || got["XP004"] != "" || got["XP711"] == "" {
+		t.Errorf("suppressed: exit %d, rules %v\n%s", r.code, got, r.stderr)
+	}
+	if got := rules(rep.Suppressed); got["XP713"] == "" {
+		t.Errorf("suppressed: %v, want XP713", got)
+	}
 }

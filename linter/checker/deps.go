@@ -79,39 +79,19 @@ func (f *depsFlags) apply() (depsConfig, error) {
 // errNoLocalSource is the error of --deps --offline without a local source.
 var errNoLocalSource = errors.New("--deps --offline needs a local source of dependencies: --deps-from DIR (or deps-from in the configuration) or --deps-cache DIR")
 
-// isChangeRule reports whether id is an API change rule (XP7xx, run by
-// --against with apidiff's options), which the package and graph linters
-// do not know.
-func isChangeRule(id string) bool {
-	for _, r := range apidiff.Rules() {
-		if r.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// ruleConfig returns the configuration the package linter and the graph
-// linter share: the target version, and the rules disabled and regraded
-// (the API change rules' are --against's), regraded in ID order.
+// ruleConfig returns the configuration the package, graph and API change
+// linters share: the target version, and the rules disabled and regraded,
+// regraded in ID order.
 func (c *config) ruleConfig() []linter.RuleOption {
 	var opts []linter.RuleOption
 	if c.xpVersion != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
 	}
-	var disabled []string
-	for _, id := range c.disabled {
-		if !isChangeRule(id) {
-			disabled = append(disabled, id)
-		}
-	}
-	if len(disabled) > 0 {
-		opts = append(opts, linter.WithDisabled(disabled...))
+	if len(c.disabled) > 0 {
+		opts = append(opts, linter.WithDisabled(c.disabled...))
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.severities)) {
-		if !isChangeRule(id) {
-			opts = append(opts, linter.WithSeverity(id, c.severities[id]))
-		}
+		opts = append(opts, linter.WithSeverity(id, c.severities[id]))
 	}
 	return opts
 }
@@ -174,9 +154,9 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 			return nil, nil, "", err
 		}
 	}
-	// The graph linter knows the package rules too, so that the one
+	// The graph linter knows the package and API change rules too, so that the one
 	// configuration may name any rule (see lintOptions).
-	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...)}, c.ruleConfig()...)
+	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...), linter.WithRules(apidiff.Rules()...)}, c.ruleConfig()...)
 	res, err := g.Lint(ctx, opts...)
 	if err != nil {
 		return nil, nil, "", err

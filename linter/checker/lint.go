@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -205,12 +206,19 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		}
 	}
 	if c.against.source != "" {
-		ds, err := lintAgainst(ctx, c, l, p, source)
+		ds, silenced, err := lintAgainst(ctx, c, l, p, source)
 		if err != nil {
 			return outcome{src: unreadable(source, err)}
 		}
 		src.Diagnostics = append(src.Diagnostics, ds...)
 		linter.SortDiagnostics(src.Diagnostics)
+		if len(silenced) > 0 {
+			for i := range silenced {
+				silenced[i].Source = src.Name
+			}
+			src.Suppressed = append(src.Suppressed, silenced...)
+			linter.SortDiagnostics(src.Suppressed)
+		}
 	}
 	var tree string
 	if c.deps.enabled {
@@ -249,10 +257,11 @@ func (c *config) lintOptions() []linter.Option {
 	case len(c.ck.rules) > 0:
 		opts = append(opts, linter.WithRules(c.ck.rules...))
 	}
-	// The package linter knows the graph rules, which it does not run, so
+	// The package linter knows the graph and API change rules, which it
+	// does not run, so
 	// that the one configuration may name any rule (see lintGraph), and a
 	// package may silence a graph rule without XP004 calling it unknown.
-	opts = append(opts, linter.WithRules(deps.Rules()...))
+	opts = append(opts, linter.WithRules(deps.Rules()...), linter.WithRules(apidiff.Rules()...))
 	for _, o := range c.ruleConfig() {
 		opts = append(opts, o)
 	}

@@ -11,19 +11,32 @@ import (
 	"flag"
 	"log"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/catalog"
+	"github.com/xpkgkit/xpkgkit/linter/schema/apiserver"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // Rules returns the rules the catalog describes, in its order: the
-// linter's built-in rules (package rules), then the dependency graph
-// rules of xpkg/deps (XP6xx, graph rules), then the API change rules of
-// linter/apidiff (XP701-XP749).
+// linter's built-in rules (package rules), with the API-server rules of
+// linter/schema/apiserver (XP420-XP422, package rules that xpkg-lint
+// installs) after the linter's other XP4xx rules, then the dependency
+// graph rules of xpkg/deps (XP6xx, graph rules), then the API change
+// rules of linter/apidiff (XP701-XP749, change rules).
 func Rules() []*linter.Rule {
-	return append(append(linter.Builtin(), deps.Rules()...), apidiff.Rules()...)
+	builtin := linter.Builtin()
+	at := 0
+	for i, r := range builtin {
+		if strings.HasPrefix(r.ID, "XP4") && r.ID < "XP420" {
+			at = i + 1
+		}
+	}
+	all := slices.Insert(builtin, at, apiserver.Rules()...)
+	return append(append(all, deps.Rules()...), apidiff.Rules()...)
 }
 
 func main() {
