@@ -83,4 +83,3 @@ func upstreamLint(ctx context.Context, kind, src string) error {
 	}
 	return nil
 }
-
