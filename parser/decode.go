@@ -136,11 +136,12 @@ func syntaxError(err error, loc locator) *DocumentError {
 	return &DocumentError{Pos: pos, Err: fmt.Errorf("%w: %s", ErrSyntax, msg)}
 }
 
-// decode turns one document into an object or an error. Before it parses
+// decode turns one document into an object (whose raw bytes are raw) or an
+// error. Before it parses
 // the document, it takes the document's estimated cost from b (when not
 // nil), waiting while other documents use the budget; it returns an empty
 // result when ctx is done meanwhile.
-func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
+func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBytes) result {
 	base := doc.DataPos
 	base.Document = doc.Pos.Document
 	loc := locator{data: doc.Data, base: base}
@@ -180,9 +181,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
 		return fail(fmt.Errorf("%w: found a %s", ErrNotObject, kindName(root)))
 	}
 	obj := &Object{Pos: doc.Pos, dataPos: base, dec: d, DuplicateKeys: dups.keys(loc), MoreDuplicateKeys: dups.more}
-	if !d.discardRaw {
-		obj.raw = newRawBytes(doc.Data)
-	}
+	obj.raw = raw
 	if err := d.typeAndMeta(obj, root, loc); err != nil {
 		return fail(err)
 	}
