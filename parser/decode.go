@@ -24,6 +24,7 @@ type decoder struct {
 	strictKinds  bool
 	outlineDepth int
 	discardRaw   bool
+	fullParse    bool // never the fast path (tests compare the two)
 }
 
 // result is the outcome of decoding one document.
@@ -166,6 +167,11 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 		}
 		defer b.release(n)
 	}
+	if !d.fullParse {
+		if obj := d.fastObject(doc, base, raw); obj != nil {
+			return result{obj: obj}
+		}
+	}
 	var dups dupRecorder
 	root, err := parseTree(loc, d.limits, &dups)
 	if err != nil {
@@ -303,4 +309,31 @@ func typed(s *runtime.Scheme, gvk schema.GroupVersionKind, root *yaml.Node, loc 
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, nil
+}
+
+// fastObject decodes doc through the fast path (fastpath.go), or returns
+// nil when the document needs the full parse: the fast path gives up, or
+// the document is one the schemes decode, or its metadata does not convert.
+func (d *decoder) fastObject(doc Document, base Position, raw rawBytes) *Object {
+	fr, ok := fastDecode(doc.Data, d.outlineDepth, d.limits.MaxDepth)
+	if !ok {
+		return nil
+	}
+	obj := &Object{Pos: doc.Pos, dataPos: base, dec: d, raw: raw}
+	obj.APIVersion, obj.Kind = fr.apiVersion, fr.kind
+	gvk := obj.GroupVersionKind()
+	if gvk.Group == d.metaGroup || d.strictKinds || d.objectScheme != nil && d.objectScheme.Recognizes(gvk) {
+		return nil
+	}
+	switch m := fr.meta.(type) {
+	case nil:
+	case map[string]any:
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &obj.ObjectMeta); err != nil {
+			return nil
+		}
+	default:
+		return nil
+	}
+	obj.outline = fr.outline
+	return obj
 }

@@ -318,6 +318,7 @@ func newRun(ctx context.Context, c *config) (*run, error) {
 			strictKinds:  c.strictKinds,
 			outlineDepth: c.outlineDepth,
 			discardRaw:   c.discardRaw,
+			fullParse:    c.fullParse,
 		},
 		sem:    make(chan struct{}, c.concurrency),
 		budget: newBudget(c.decodeMemory),
