@@ -176,7 +176,7 @@ func (p *fastParser) checkDepth(d int) {
 // keyAt reads a mapping key at data[j:end]: a plain word followed by ':'
 // and a space or the line end. It returns the key and the offset after the
 // colon.
-func (p *fastParser) keyAt(j, end int) (string, int, bool) {
+func (p *fastParser) keyAt(j, end int) ([]byte, int, bool) {
 	k := j
 	for k < end {
 		c := p.data[k]
@@ -188,13 +188,15 @@ func (p *fastParser) keyAt(j, end int) (string, int, bool) {
 		break
 	}
 	if k == j || k == end || p.data[k] != ':' || k+1 < end && p.data[k+1] != ' ' || k-j > 512 {
-		return "", 0, false
+		return nil, 0, false
 	}
-	key := string(p.data[j:k])
-	if ks, err := keyString(&yaml.Node{Kind: yaml.ScalarNode, Value: key}); err != nil || ks != key {
-		return "", 0, false // a key that converts to another string (true, 1e3, ...)
-	}
-	return key, k + 1, true
+	return p.data[j:k], k + 1, true
+}
+
+// keyOK reports whether a key converts to itself (not true, 1e3, ...).
+func keyOK(key string) bool {
+	ks, err := keyString(&yaml.Node{Kind: yaml.ScalarNode, Value: key})
+	return err == nil && ks == key
 }
 
 // mapping reads a block mapping whose keys are at column indent, the first
@@ -207,7 +209,7 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 	if build {
 		m = map[string]any{}
 	}
-	var keys []string
+	var keys [][]byte
 	var keySet map[string]bool
 	first := true
 	for !p.failed {
@@ -231,21 +233,21 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 			j = l.start + indent
 		}
 		l := p.lines[p.i]
-		key, after, ok := p.keyAt(j, l.end)
+		kb, after, ok := p.keyAt(j, l.end)
 		if !ok {
 			p.fail()
 			break
 		}
 		// A duplicate key: the full parse records it.
 		if keySet != nil {
-			if keySet[key] {
+			if keySet[string(kb)] {
 				p.fail()
 				break
 			}
-			keySet[key] = true
+			keySet[string(kb)] = true
 		} else {
 			for _, k := range keys {
-				if k == key {
+				if bytes.Equal(k, kb) {
 					p.fail()
 					break
 				}
@@ -253,12 +255,20 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 			if p.failed {
 				break
 			}
-			keys = append(keys, key)
+			keys = append(keys, kb)
 			if len(keys) > 32 {
 				keySet = make(map[string]bool, 2*len(keys))
 				for _, k := range keys {
-					keySet[k] = true
+					keySet[string(k)] = true
 				}
+			}
+		}
+		// The key's text is needed only where the mapping is built.
+		var key string
+		if build || root != nil {
+			if key = string(kb); !keyOK(key) {
+				p.fail()
+				break
 			}
 		}
 		full := false
@@ -319,6 +329,9 @@ func (p *fastParser) value(indent, j, end, d int, inMapping, full bool) any {
 		p.maxDepth = -1
 		defer func() { p.maxDepth = saved }()
 	}
+	// A scalar is converted only where its parent is built (the top level's
+	// always: they give the type).
+	keep := p.maxDepth == -1 || d-1 <= p.maxDepth || d == 1
 	if j == end {
 		// The value is on the following lines, or null.
 		p.i++
@@ -340,7 +353,7 @@ func (p *fastParser) value(indent, j, end, d int, inMapping, full bool) any {
 	var v any
 	switch c := p.data[j]; c {
 	case '|':
-		return p.literal(indent, j, end)
+		return p.literal(indent, j, end, keep)
 	case '{', '[':
 		if end-j != 2 || p.data[j+1] != c+2 { // only {} and []
 			p.fail()
@@ -382,9 +395,12 @@ func (p *fastParser) value(indent, j, end, d int, inMapping, full bool) any {
 			p.fail()
 			return nil
 		}
-		text, ok := p.plainRest(indent, s)
+		text, ok := p.plainRest(indent, s, keep)
 		if !ok {
 			p.fail()
+			return nil
+		}
+		if !keep {
 			return nil
 		}
 		sv, err := resolveScalar("", text)
@@ -414,7 +430,8 @@ func badPlain(s []byte) bool {
 // indent: lines more indented than the parent, folded as go-yaml folds
 // them (a line break between two lines is a space, n empty lines are n
 // line breaks). It leaves p.i on the line after the scalar.
-func (p *fastParser) plainRest(indent int, first []byte) (string, bool) {
+// Without keep it only validates, and returns "".
+func (p *fastParser) plainRest(indent int, first []byte, keep bool) (string, bool) {
 	p.i++
 	var b []byte
 	for {
@@ -435,6 +452,10 @@ func (p *fastParser) plainRest(indent int, first []byte) (string, bool) {
 		if badPlain(line) || line[0] == '-' && (len(line) == 1 || line[1] == ' ') {
 			return "", false
 		}
+		p.i = k + 1
+		if !keep {
+			continue
+		}
 		if b == nil {
 			b = append(b, first...)
 		}
@@ -445,9 +466,11 @@ func (p *fastParser) plainRest(indent int, first []byte) (string, bool) {
 			b = append(b, '\n')
 		}
 		b = append(b, line...)
-		p.i = k + 1
 	}
-	if b == nil {
+	switch {
+	case !keep:
+		return "", true
+	case b == nil:
 		return string(first), true
 	}
 	return string(b), true
@@ -528,7 +551,8 @@ func (p *fastParser) quoted(indent, j, end int) (string, bool) {
 
 // literal reads a literal block scalar ("|" or "|-") whose header is at
 // data[j:end] on line p.i, in a node whose parent is at column indent.
-func (p *fastParser) literal(indent, j, end int) any {
+// Without keep it only validates, and returns nil.
+func (p *fastParser) literal(indent, j, end int, keep bool) any {
 	strip := false
 	switch string(p.data[j:end]) {
 	case "|":
@@ -568,6 +592,11 @@ func (p *fastParser) literal(indent, j, end int) any {
 		if l.indent < in {
 			break
 		}
+		if !keep {
+			pending = 0
+			p.i++
+			continue
+		}
 		if len(b) > 0 || pending > 0 {
 			b = append(b, '\n')
 		}
@@ -581,12 +610,16 @@ func (p *fastParser) literal(indent, j, end int) any {
 	if !strip && lastEnd < len(p.data) {
 		b = append(b, '\n') // the last line's break, if it has one
 	}
+	var v any
+	if keep {
+		v = string(b)
+	}
 	// The scalar ends at a line less indented than its content, which
 	// must not be more indented than its parent.
 	if i := p.next(); i < len(p.lines) && p.lines[i].indent > indent {
 		p.fail()
 	}
-	return string(b)
+	return v
 }
 
 // sequence reads a block sequence whose dashes are at column indent,
