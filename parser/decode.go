@@ -24,6 +24,7 @@ type decoder struct {
 	strictKinds  bool
 	outlineDepth int
 	discardRaw   bool
+	fullParse    bool // never the fast path (tests compare the two)
 }
 
 // result is the outcome of decoding one document.
@@ -136,11 +137,12 @@ func syntaxError(err error, loc locator) *DocumentError {
 	return &DocumentError{Pos: pos, Err: fmt.Errorf("%w: %s", ErrSyntax, msg)}
 }
 
-// decode turns one document into an object or an error. Before it parses
+// decode turns one document into an object (whose raw bytes are raw) or an
+// error. Before it parses
 // the document, it takes the document's estimated cost from b (when not
 // nil), waiting while other documents use the budget; it returns an empty
 // result when ctx is done meanwhile.
-func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
+func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBytes) result {
 	base := doc.DataPos
 	base.Document = doc.Pos.Document
 	loc := locator{data: doc.Data, base: base}
@@ -165,6 +167,11 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
 		}
 		defer b.release(n)
 	}
+	if !d.fullParse {
+		if obj := d.fastObject(doc, base, raw); obj != nil {
+			return result{obj: obj}
+		}
+	}
 	var dups dupRecorder
 	root, err := parseTree(loc, d.limits, &dups)
 	if err != nil {
@@ -180,9 +187,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document) result {
 		return fail(fmt.Errorf("%w: found a %s", ErrNotObject, kindName(root)))
 	}
 	obj := &Object{Pos: doc.Pos, dataPos: base, dec: d, DuplicateKeys: dups.keys(loc), MoreDuplicateKeys: dups.more}
-	if !d.discardRaw {
-		obj.raw = newRawBytes(doc.Data)
-	}
+	obj.raw = raw
 	if err := d.typeAndMeta(obj, root, loc); err != nil {
 		return fail(err)
 	}
@@ -304,4 +309,31 @@ func typed(s *runtime.Scheme, gvk schema.GroupVersionKind, root *yaml.Node, loc 
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, nil
+}
+
+// fastObject decodes doc through the fast path (fastpath.go), or returns
+// nil when the document needs the full parse: the fast path gives up, or
+// the document is one the schemes decode, or its metadata does not convert.
+func (d *decoder) fastObject(doc Document, base Position, raw rawBytes) *Object {
+	fr, ok := fastDecode(doc.Data, d.outlineDepth, d.limits.MaxDepth)
+	if !ok {
+		return nil
+	}
+	obj := &Object{Pos: doc.Pos, dataPos: base, dec: d, raw: raw}
+	obj.APIVersion, obj.Kind = fr.apiVersion, fr.kind
+	gvk := obj.GroupVersionKind()
+	if gvk.Group == d.metaGroup || d.strictKinds || d.objectScheme != nil && d.objectScheme.Recognizes(gvk) {
+		return nil
+	}
+	switch m := fr.meta.(type) {
+	case nil:
+	case map[string]any:
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &obj.ObjectMeta); err != nil {
+			return nil
+		}
+	default:
+		return nil
+	}
+	obj.outline = fr.outline
+	return obj
 }

@@ -52,9 +52,9 @@ func (o *Object) GroupVersionKind() schema.GroupVersionKind {
 
 // Raw returns the document's bytes exactly as they were in the stream (from
 // the line after its `---` marker, as Document.Data), or nil
-// when the parser was told not to retain them (WithoutRaw). Large documents
-// are kept compressed, so Raw may decompress them into a new slice on each
-// call; the caller must not modify the result.
+// when the parser was told not to retain them (WithoutRaw). Documents are
+// kept compressed, a few together, so Raw decompresses them and returns a
+// new slice on each call.
 func (o *Object) Raw() []byte { return o.raw.bytes() }
 
 // RawOffset returns the byte offset in the file of Raw's first byte, so

@@ -25,6 +25,7 @@ type config struct {
 	outlineDepth int
 	concurrency  int
 	discardRaw   bool
+	fullParse    bool // see withFullParse
 	decodeMemory int64
 	used         Usage
 }
@@ -112,3 +113,7 @@ func WithDecodeMemory(n int64) Option { return func(c *config) { c.decodeMemory 
 // and Object.Unstructured, Object.FieldPosition (and Object.Decode of an
 // object without a typed value) return an error wrapping ErrNoRaw.
 func WithoutRaw() Option { return func(c *config) { c.discardRaw = true } }
+
+// withFullParse turns the fast path off: every document gets the full parse
+// (the tests that compare the two paths use it).
+func withFullParse() Option { return func(c *config) { c.fullParse = true } }

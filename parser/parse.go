@@ -298,6 +298,8 @@ type run struct {
 	failed atomic.Bool
 	bytes  int64
 	docs   int
+	// raws holds the documents' bytes (unless WithoutRaw).
+	raws rawStore
 	// leftBehind, set by stream when ctx ended it during a read of its
 	// reader, is closed when that read returns.
 	leftBehind <-chan struct{}
@@ -319,6 +321,7 @@ func newRun(ctx context.Context, c *config) (*run, error) {
 			strictKinds:  c.strictKinds,
 			outlineDepth: c.outlineDepth,
 			discardRaw:   c.discardRaw,
+			fullParse:    c.fullParse,
 		},
 		sem:    make(chan struct{}, c.concurrency),
 		budget: newBudget(c.decodeMemory),
@@ -404,6 +407,10 @@ func (r *run) stream(file string, in io.Reader) error {
 		if doc.Empty {
 			continue
 		}
+		var raw rawBytes
+		if !r.c.discardRaw {
+			raw = r.raws.add(doc.Data)
+		}
 		slot := &result{}
 		r.slots = append(r.slots, slot)
 		select {
@@ -414,7 +421,7 @@ func (r *run) stream(file string, in io.Reader) error {
 		r.wg.Add(1)
 		go func() {
 			defer func() { <-r.sem; r.wg.Done() }()
-			*slot = r.dec.decode(r.ctx, r.budget, doc)
+			*slot = r.dec.decode(r.ctx, r.budget, doc, raw)
 			if slot.err != nil {
 				r.failed.Store(true)
 			}
@@ -426,6 +433,7 @@ func (r *run) wait() { r.wg.Wait() }
 
 func (r *run) finish() (*Package, error) {
 	r.wait()
+	r.raws.seal()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,179 @@
+package xpparity
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	pkgmetav1 "github.com/crossplane/crossplane/apis/v2/pkg/meta/v1"
+
+	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+)
+
+// The ratio benchmark: xpkgkit's time and memory as a ratio to Crossplane's
+// own package library (crossplane-runtime v2.4.0's pkg/xpkg parser with its
+// schemes, then the validator and linter of the package's kind, as the
+// revision reconciler runs them), on every corpus package, in the same run.
+//
+// Each side is a program of its own, built by the test: upstreamlint (this
+// module's upstreamlint directory) and the xpkg-lint CLI
+// (examples/xpkg-lint). Each measurement is one process, so that its peak
+// RSS is its own: the test reads the process's wall time, CPU time
+// (user+system) and maximum resident set size, and keeps the best of
+// XPPARITY_RATIO_RUNS runs (3 by default) of each figure.
+//
+//	XPPARITY_RATIO=1 go test -run '^TestRatio$' -v -timeout 60m ./internal/xpparity
+//
+// (from the module's root, or `go test ... .` in internal/xpparity).
+// XPPARITY_RATIO_PACKAGES (a regular expression) selects corpus packages,
+// e.g. XPPARITY_RATIO_PACKAGES=monolith; XPKG_LINT names an xpkg-lint binary
+// to measure instead of building one. Every package is measured in two
+// forms, its package.yaml and its .xpkg. The xpkgkit columns are "all", the
+// CLI with every default rule, and "-api", with XP420, XP421 and XP422 (the
+// API server's validation of CRDs and examples, which the upstream library
+// does not do) disabled.
+
+const ratioEnv = "XPPARITY_RATIO"
+
+// buildTool builds the main package at dir (relative to this directory)
+// into tmp and returns the binary's path.
+func buildTool(t *testing.T, tmp, dir, name string) string {
+	t.Helper()
+	bin := filepath.Join(tmp, name)
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", dir, err, out)
+	}
+	return bin
+}
+
+// corpusKind is the meta kind of a corpus package, by its name.
+func corpusKind(name string) string {
+	switch {
+	case strings.HasPrefix(name, "provider-"):
+		return pkgmetav1.ProviderKind
+	case strings.HasPrefix(name, "function-"):
+		return pkgmetav1.FunctionKind
+	}
+	return pkgmetav1.ConfigurationKind
+}
+
+// measure is the best (lowest) of each figure over some runs.
+type measure struct {
+	wall, cpu time.Duration
+	rss       int64 // bytes
+}
+
+// runOnce runs one measurement: the program args; exit code 1 (a lint
+// error) is success.
+func runOnce(t *testing.T, args []string) measure {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall := time.Since(start)
+	if err != nil && cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	ps := cmd.ProcessState
+	m := measure{wall: wall, cpu: ps.UserTime() + ps.SystemTime()}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		m.rss = int64(ru.Maxrss) * 1024 // KiB on Linux
+	}
+	return m
+}
+
+func best(t *testing.T, runs int, args ...string) measure {
+	t.Helper()
+	var b measure
+	for i := range runs {
+		m := runOnce(t, args)
+		if i == 0 || m.wall < b.wall {
+			b.wall = m.wall
+		}
+		if i == 0 || m.cpu < b.cpu {
+			b.cpu = m.cpu
+		}
+		if i == 0 || m.rss < b.rss {
+			b.rss = m.rss
+		}
+	}
+	return b
+}
+
+// TestRatio prints the ratio table (see the comment at the top of this
+// file). It runs only when XPPARITY_RATIO is set: on the monolith the
+// upstream library takes about 20 s and 500 MB per run.
+func TestRatio(t *testing.T) {
+	if os.Getenv(ratioEnv) == "" {
+		t.Skipf("set %s=1 to run the ratio benchmark", ratioEnv)
+	}
+	runs := 3
+	if s := os.Getenv("XPPARITY_RATIO_RUNS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("XPPARITY_RATIO_RUNS=%q: want a positive integer", s)
+		}
+		runs = n
+	}
+	sel := regexp.MustCompile(os.Getenv("XPPARITY_RATIO_PACKAGES"))
+	dir := os.Getenv(testcorpus.EnvVar)
+	if dir == "" {
+		// ../shared/corpus beside the repository: this module is two
+		// levels below its root.
+		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	if dir, err := filepath.Abs(dir); err == nil {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			t.Skipf("corpus not found at %s: set %s", dir, testcorpus.EnvVar)
+		}
+	}
+	tmp := t.TempDir()
+	upBin := buildTool(t, tmp, "upstreamlint", "upstreamlint")
+	xlBin := os.Getenv("XPKG_LINT")
+	if xlBin == "" {
+		xlBin = buildTool(t, tmp, filepath.Join("..", "..", "examples", "xpkg-lint"), "xpkg-lint")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "best of %d runs; time = wall (CPU user+sys); ratio = xpkgkit / upstream\n", runs)
+	fmt.Fprintf(&b, "%-42s %-20s %8s | %-20s %8s %6s %6s %6s | %-20s %8s %6s %6s %6s\n",
+		"package", "upstream", "RSS", "xpkgkit all rules", "RSS", "wall", "cpu", "rss", "xpkgkit -XP420-422", "RSS", "wall", "cpu", "rss")
+	for _, name := range testcorpus.Names() {
+		if !sel.MatchString(name) {
+			continue
+		}
+		kind := corpusKind(name)
+		for _, form := range []string{filepath.Join(name, "package.yaml"), name + ".xpkg"} {
+			src := filepath.Join(dir, form)
+			up := best(t, runs, upBin, kind, src)
+			all := best(t, runs, xlBin, src)
+			noapi := best(t, runs, xlBin, "--disable", "XP420,XP421,XP422", src)
+			fmt.Fprintf(&b, "%-42s %-20s %8s | %-20s %8s %6.3f %6.3f %6.3f | %-20s %8s %6.3f %6.3f %6.3f\n",
+				form, times(up), mib(up.rss),
+				times(all), mib(all.rss), ratio(all.wall, up.wall), ratio(all.cpu, up.cpu), ratio(all.rss, up.rss),
+				times(noapi), mib(noapi.rss), ratio(noapi.wall, up.wall), ratio(noapi.cpu, up.cpu), ratio(noapi.rss, up.rss))
+		}
+	}
+	t.Log("\n" + b.String())
+}
+
+func times(m measure) string {
+	return fmt.Sprintf("%.3fs (%.3fs)", m.wall.Seconds(), m.cpu.Seconds())
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20)) }
+
+func ratio[T ~int64](a, b T) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

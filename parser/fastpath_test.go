@@ -1,0 +1,224 @@
+package parser
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+)
+
+// objectView is everything an Object tells its users.
+type objectView struct {
+	Pos, DataPos      Position
+	APIVersion, Kind  string
+	Meta              any
+	DuplicateKeys     []DuplicateKey
+	MoreDuplicateKeys int
+	Outline           map[string]any
+	Raw               string
+	Typed             bool
+}
+
+func viewOf(o *Object) objectView {
+	return objectView{
+		Pos: o.Pos, DataPos: o.dataPos, APIVersion: o.APIVersion, Kind: o.Kind, Meta: o.ObjectMeta,
+		DuplicateKeys: o.DuplicateKeys, MoreDuplicateKeys: o.MoreDuplicateKeys,
+		Outline: o.outline, Raw: string(o.Raw()), Typed: o.typed != nil,
+	}
+}
+
+// packageView is everything a Package tells its users, as text.
+func packageView(p *Package, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	var b strings.Builder
+	for _, o := range p.Meta {
+		fmt.Fprintf(&b, "meta %#v\n", viewOf(o))
+	}
+	for _, o := range p.Objects {
+		fmt.Fprintf(&b, "object %#v\n", viewOf(o))
+	}
+	for _, e := range p.Errors {
+		fmt.Fprintf(&b, "error %#v %v\n", e.Pos, e)
+	}
+	return b.String()
+}
+
+// comparePaths parses data with the fast path and without it and fails t
+// when the packages differ in anything. It returns how many documents the
+// fast path read.
+func comparePaths(t *testing.T, name string, data []byte, opts ...Option) int {
+	t.Helper()
+	ctx := context.Background()
+	fast, ferr := Parse(ctx, bytes.NewReader(data), append([]Option{WithFile(name)}, opts...)...)
+	full, uerr := Parse(ctx, bytes.NewReader(data), append([]Option{WithFile(name), withFullParse()}, opts...)...)
+	if fv, uv := packageView(fast, ferr), packageView(full, uerr); fv != uv {
+		t.Errorf("%s: the fast path and the full parse differ", name)
+		if fast != nil && full != nil && len(fast.Objects) == len(full.Objects) {
+			for i := range fast.Objects {
+				if a, b := viewOf(fast.Objects[i]), viewOf(full.Objects[i]); !reflect.DeepEqual(a, b) {
+					t.Errorf("object %d:\nfast %#v\nfull %#v", i, a, b)
+					break
+				}
+			}
+		} else {
+			t.Errorf("fast:\n%.2000s\nfull:\n%.2000s", fv, uv)
+		}
+	}
+	n := 0
+	sp := NewSplitter(bytes.NewReader(data))
+	for {
+		d, err := sp.Next()
+		if err != nil {
+			break
+		}
+		if _, ok := fastDecode(d.Data, DefaultOutlineDepth, DefaultLimits().MaxDepth); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// TestFastPathEquivalence parses every corpus package, every YAML file of
+// the repository's testdata (parser, linter rules and verdicts, xpkg) and
+// the table inputs with the fast path and with the full parse, and asserts
+// the same objects, positions, outlines, metadata and errors.
+func TestFastPathEquivalence(t *testing.T) {
+	t.Parallel()
+	var files []string
+	for _, root := range []string{"testdata", filepath.Join("..", "linter", "testdata"), filepath.Join("..", "xpkg", "testdata"), filepath.Join("..", "internal")} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) < 100 {
+		t.Fatalf("found %d test YAML files; want the repository's testdata", len(files))
+	}
+	fastDocs := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fastDocs += comparePaths(t, f, data)
+		comparePaths(t, f, data, WithOutlineDepth(2), WithLimits(Limits{MaxDepth: 5}))
+	}
+	for _, s := range fastPathCases {
+		comparePaths(t, "case", []byte(s))
+		comparePaths(t, "case", []byte(s), WithOutlineDepth(1))
+		comparePaths(t, "case", []byte(s), WithOutlineDepth(-1))
+	}
+	t.Logf("%d files; %d documents read by the fast path", len(files), fastDocs)
+}
+
+// TestFastPathCorpus compares the two paths on every corpus package and
+// requires the fast path to read most of the large ones' documents.
+func TestFastPathCorpus(t *testing.T) {
+	t.Parallel()
+	for _, name := range testcorpus.Names() {
+		data, err := os.ReadFile(filepath.Join(testcorpus.Path(t, name), "package.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := comparePaths(t, name, data)
+		docs := bytes.Count(data, []byte("\nkind: "))
+		t.Logf("%s: %d of about %d documents by the fast path", name, n, docs)
+	}
+}
+
+// fastPathCases are documents at the edges of the fast path's subset.
+var fastPathCases = []string{
+	"apiVersion: v1\nkind: X\n",
+	"apiVersion: v1\nkind: X\nmetadata:\n  name: a\n  labels:\n    a: b\n",
+	"apiVersion: v1\nkind: X\nmetadata:\n",
+	"apiVersion: v1\nkind: X\nmetadata: 3\n",
+	"apiVersion: v1\nkind: X\nmetadata:\n  name: [a]\n",
+	"apiVersion: v1\nkind: X\nmetadata:\n  managedFields:\n  - a:\n      b:\n        c:\n          d:\n            e: 1\n",
+	"apiVersion: 1\nkind: X\n",
+	"apiVersion: v1\nkind: X\nkind: Y\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: 1\n  a: 2\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: b\n   c\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: b\n  c\n",
+	"apiVersion: v1\nkind: X\nspec:\n  - a\n  - b: c\n    d: e\n  -\n  - |\n    x\n\n    y\n\n  - |-\n    z\n",
+	"apiVersion: v1\nkind: X\nspec:\n- a\n- b\nstatus: {}\nx: []\ny: ''\nz: 'it''s'\nw: \"q\"\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: |\n   x\n  b: 1\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: |\n    x\n   y\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: |\n\n    x\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: |\n    x\n  \n    y\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: |\n    # not a comment\n    y\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: b # c\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: b#c\n  c: 'x' \n  d: \"x\"  \n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: true\n  b: 1e3\n  c: 0x1F\n  d: ~\n  e: 2001-12-14\n  f: .inf\n  g: -1\n  h: -x\n  i: 1_000\n",
+	"apiVersion: v1\nkind: X\nspec:\n  yes: 1\n  \"q\": 2\n  'r': 3\n  1: 4\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: b: c\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: b:\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: - b\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a:\n  - - b\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: [b]\n  c: {d: e}\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: &x b\n  c: *x\n  d: !!str 1\n",
+	"apiVersion: v1\nkind: X\nspec:\n\ta: 1\n",
+	"apiVersion: v1\r\nkind: X\r\n",
+	"# comment\napiVersion: v1\nkind: X\n",
+	"apiVersion: v1\n# comment\nkind: X\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: \"x\\ny\"\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: 'x\n    y'\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: >\n    x\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: é ü 中\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: \u00a0x\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: x\u00a0\n",
+	" apiVersion: v1\n kind: X\n",
+	"apiVersion: v1\nkind: X\nspec:\n    a: 1\n  b: 2\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a:\n    b:\n      c:\n        d:\n          e:\n            f:\n              g: 1\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: ---\n  b: ...\n  c: -\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: x]\n  b: x,y\n  c: a{b}\n  d: .status.conditions[?(@.type=='Ready')].status\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: x  \n  b:   \n  c:\n",
+	"apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: p\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: 'x'y'\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: \"x\"y\"\n",
+	"apiVersion: v1\nkind: X\nspec:\n  k" + strings.Repeat("x", 600) + ": 1\n",
+	"apiVersion: v1\nkind: X\nspec:\n- a\n  b\n",
+	"apiVersion: v1\nkind: X\nspec:\n  - a: 1\n   b: 2\n",
+	"apiVersion: v1\nkind: X\nspec:\n  - a: 1\n      b: 2\n",
+	"apiVersion: v1\nkind: X\nspec:\n  -   a: 1\n      b: |\n        t\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a:\n  b:\n  - 1\n",
+	"apiVersion: v1\nkind: X\nspec: |-\n  x\nstatus: 1",
+	"apiVersion: v1\nkind: X\nspec: |-\n  x",
+	"apiVersion: v1\nkind: X\nspec:\n  a: 1\n\n\n",
+	"apiVersion: v1\nkind: X\nspec:\n  - \n  - x\n",
+	"apiVersion: v1\nkind: X\nspec:\n  a: \"\"\n  b: ''\n",
+	"apiVersion: v1\nkind: X\nspec:\n  $ref: x\n  a.b/c-d_e: 1\n  _x: 2\n",
+	"apiVersion: v1\nkind: X\nspec:\n  True: 1\n  ON: 2\n  Null: 3\n  nan: 4\n",
+	"apiVersion: v1\nkind: X\nmetadata:\n  name: a\n  name: b\n",
+	"apiVersion: v1\nkind: X\nmetadata:\n  creationTimestamp: null\n  annotations:\n    a: '1'\n",
+	"apiVersion: v1\nkind: X\nmetadata:\n  annotations:\n    a: 1\n",
+	"kind: X\n",
+	"apiVersion: v1\n",
+	"apiVersion: v1\nkind: \"\"\n",
+}
+
+// FuzzFastPath compares the fast path with the full parse on random
+// documents (seeded with the table above and the parser's seeds).
+func FuzzFastPath(f *testing.F) {
+	for _, s := range fastPathCases {
+		f.Add([]byte(s))
+	}
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > 1<<16 {
+			return
+		}
+		comparePaths(t, "fuzz", in)
+		comparePaths(t, "fuzz", in, WithOutlineDepth(1), WithLimits(Limits{MaxDepth: 4}))
+	})
+}
