@@ -353,7 +353,11 @@ func TestParityCELObjects(t *testing.T) {
 			}
 			for _, e := range celErrs {
 				fmt.Fprintf(&detail, "  reference CEL: %s\n", e.Error())
-				refCEL = append(refCEL, e.Field+": "+e.Detail)
+				detail := e.Detail
+				if detail == "" {
+					detail = e.Type.String() // a reason such as FieldValueDuplicate carries no detail
+				}
+				refCEL = append(refCEL, e.Field+": "+detail)
 			}
 			ref := len(schemaErrs)+len(celErrs) == 0
 			// A Validator per case: the Extension's budget is per package.

@@ -172,7 +172,11 @@ func fuzzCEL(t *testing.T, data []byte) {
 	refValid := len(schemaErrs)+len(celErrs) == 0
 	var refCEL, oursCEL []string
 	for _, e := range celErrs {
-		refCEL = append(refCEL, e.Field+": "+e.Detail)
+		detail := e.Detail
+		if detail == "" {
+			detail = e.Type.String() // a reason such as FieldValueDuplicate carries no detail
+		}
+		refCEL = append(refCEL, e.Field+": "+detail)
 	}
 	for _, x := range res.Violations {
 		if x.Kind == schema.KindCEL {

@@ -342,9 +342,12 @@ func (c *checker) run(ctx context.Context, v *cel.Validator, obj map[string]any,
 
 // violation converts an error of the CEL validator.
 func violation(e *field.Error) lschema.Violation {
+	// A rule whose reason is FieldValueDuplicate (or another without a
+	// detail) is reported by the API server as the bare error type
+	// ("Duplicate value"); the path is the violation's own.
 	msg := e.Detail
 	if msg == "" {
-		msg = e.Error()
+		msg = e.Type.String()
 	}
 	return lschema.Violation{
 		Path:     splitFieldPath(e.Field),
