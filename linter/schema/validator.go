@@ -517,7 +517,8 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c, raw, err := e.compileRaw(v.lim)
+	wantRaw := v.ext != nil
+	c, raw, err := e.compileRaw(v.lim, wantRaw)
 	if err != nil {
 		e.err = err
 		return nil, err
@@ -545,13 +546,15 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 }
 
 func (e *entry) doCompile(lim Limits) (c *compiled, err error) {
-	c, _, err = e.compileRaw(lim)
+	c, _, err = e.compileRaw(lim, false)
 	return c, err
 }
 
 // compileRaw is doCompile, and returns the schema it built (decoded JSON,
-// not modified), for an Extension to compile.
-func (e *entry) compileRaw(lim Limits) (c *compiled, raw any, err error) {
+// not modified), for an Extension to compile, when keepRaw: otherwise it
+// drops it before converting, so the decoded schema and the converted tree
+// are not both live (a hostile package of large schemas: 24 MiB more peak).
+func (e *entry) compileRaw(lim Limits, keepRaw bool) (c *compiled, raw any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c, raw, err = nil, nil, fmt.Errorf("%w: %v", ErrInvalidSchema, r)
@@ -567,6 +570,9 @@ func (e *entry) compileRaw(lim Limits) (c *compiled, raw any, err error) {
 	s, err := decodeSchema(raw)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !keepRaw {
+		raw = nil
 	}
 	if e.defs != nil {
 		// A built-in kind from Kubernetes' OpenAPI: definitions resolved
