@@ -70,6 +70,9 @@ func checkPositions(t *testing.T, data []byte, objs []*Object) {
 			t.Errorf("%s %s: offset %d is on line %d, position says %d", o.Kind, o.ObjectMeta.Name, o.Pos.Offset, line, o.Pos.Line)
 		}
 		raw := o.Raw()
+		if o.RawSize() != len(raw) {
+			t.Errorf("%s %s: RawSize %d, len(Raw()) %d", o.Kind, o.ObjectMeta.Name, o.RawSize(), len(raw))
+		}
 		first := raw[o.Pos.Offset-o.dataPos.Offset:]
 		if i := bytes.IndexByte(first, '\n'); i >= 0 {
 			first = first[:i]

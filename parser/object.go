@@ -57,6 +57,15 @@ func (o *Object) GroupVersionKind() schema.GroupVersionKind {
 // new slice on each call.
 func (o *Object) Raw() []byte { return o.raw.bytes() }
 
+// RawSize returns len(o.Raw()) without decompressing the document: 0 when
+// the parser was told not to retain the bytes (WithoutRaw).
+func (o *Object) RawSize() int {
+	if o.raw.g == nil {
+		return 0
+	}
+	return o.raw.n
+}
+
 // RawOffset returns the byte offset in the file of Raw's first byte, so
 // that a position's Offset in the file indexes Raw at Offset-RawOffset
 // (suggested fixes edit the file there).

@@ -389,7 +389,7 @@ func TestWithoutRaw(t *testing.T) {
 	t.Parallel()
 	p := mustParse(t, providerMeta+"---\napiVersion: v1\nkind: X\n", WithoutRaw())
 	obj := p.Objects[0]
-	if obj.Raw() != nil {
+	if obj.Raw() != nil || obj.RawSize() != 0 {
 		t.Error("raw bytes kept")
 	}
 	if _, err := obj.Unstructured(); !errors.Is(err, ErrNoRaw) {

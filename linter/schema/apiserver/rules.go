@@ -86,7 +86,7 @@ func ruleCRD() *linter.Rule {
 			ctx := p.Context()
 			// Each CRD is decoded and validated on its own goroutine, a
 			// few at once (ordered), and reported in the package's order.
-			return ordered(ctx, crds, rawSize, func(o *parser.Object) validated {
+			return ordered(ctx, crds, (*parser.Object).RawSize, func(o *parser.Object) validated {
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true} // a document error
@@ -132,9 +132,6 @@ type validated struct {
 	err  error
 	skip bool
 }
-
-// rawSize is the size of o's source, for ordered.
-func rawSize(o *parser.Object) int { return len(o.Raw()) }
 
 // report reports findings at their fields of o, at most maxFindings.
 func report(p *linter.Pass, o *parser.Object, fs []finding, what string) {
@@ -187,7 +184,7 @@ without a type), with the API server's message.`,
 				}
 			}
 			ctx, version := p.Context(), p.CrossplaneVersion
-			return ordered(ctx, xrds, rawSize, func(o *parser.Object) validated {
+			return ordered(ctx, xrds, (*parser.Object).RawSize, func(o *parser.Object) validated {
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true}
