@@ -96,6 +96,13 @@ const (
 	MaxPrefixBytes Name = "MaxPrefixBytes"
 )
 
+// Names of the limits of package xpkg/verify (verify.Limits).
+const (
+	MaxSignatures    Name = "MaxSignatures"
+	MaxManifestBytes Name = "MaxManifestBytes"
+	MaxBlobBytes     Name = "MaxBlobBytes"
+)
+
 // Position locates a place in a package's input: a document, or a field
 // inside one, in its file. It is the position of package parser
 // (parser.Position is this type), and the position of a limit exceeded.

@@ -81,7 +81,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 			continue
 		}
 		if fetched++; fetched > l.MaxSignatures {
-			return nil, &limit.Error{Limit: "MaxSignatures", Value: int64(fetched), Max: int64(l.MaxSignatures)}
+			return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 		}
 		if c := v.bundleCandidate(ctx, repo, desc, r); c != nil {
 			out = append(out, c)
@@ -113,7 +113,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 				continue
 			}
 			if fetched++; fetched > l.MaxSignatures {
-				return nil, &limit.Error{Limit: "MaxSignatures", Value: int64(fetched), Max: int64(l.MaxSignatures)}
+				return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 			}
 			out = append(out, v.legacyCandidate(ctx, repo, layer, fmt.Sprintf("%s layer %d", tag, i)))
 		}
@@ -126,7 +126,7 @@ func (v *Verifier) fetchManifest(ctx context.Context, repo *remote.Repository, d
 	if d.MediaType != ocispec.MediaTypeImageManifest && d.MediaType != "application/vnd.docker.distribution.manifest.v2+json" {
 		return nil, classed(ErrMalformed, "manifest media type %s", safetext.Quote(d.MediaType))
 	}
-	b, err := v.fetch(ctx, repo, d, v.cfg.limits.MaxManifestBytes, "MaxManifestBytes")
+	b, err := v.fetch(ctx, repo, d, v.cfg.limits.MaxManifestBytes, limit.MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +138,9 @@ func (v *Verifier) fetchManifest(ctx context.Context, repo *remote.Repository, d
 }
 
 // fetch reads blob d, at most limit bytes, verified against d.
-func (v *Verifier) fetch(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor, max int64, name string) ([]byte, error) {
+func (v *Verifier) fetch(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor, max int64, name limit.Name) ([]byte, error) {
 	if d.Size < 0 || d.Size > max {
-		return nil, fmt.Errorf("%s: %d bytes: %w", safetext.Token(d.Digest.String()), d.Size, &limit.Error{Limit: limit.Name(name), Value: d.Size, Max: max})
+		return nil, fmt.Errorf("%s: %d bytes: %w", safetext.Token(d.Digest.String()), d.Size, &limit.Error{Limit: name, Value: d.Size, Max: max})
 	}
 	rc, err := oci.FetchVerified(ctx, repo, d)
 	if err != nil {
@@ -176,7 +176,7 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 		c.err = classed(ErrMalformed, "no layer of media type %s", BundleArtifactType)
 		return c
 	}
-	data, err := v.fetch(ctx, repo, *layer, v.cfg.limits.MaxBlobBytes, "MaxBlobBytes")
+	data, err := v.fetch(ctx, repo, *layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c
@@ -204,7 +204,7 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 		c.err = classed(ErrMalformed, "no base64 %s annotation", annSignature)
 		return c
 	}
-	payload, err := v.fetch(ctx, repo, layer, v.cfg.limits.MaxBlobBytes, "MaxBlobBytes")
+	payload, err := v.fetch(ctx, repo, layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c

@@ -20,6 +20,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -42,7 +43,9 @@ const (
 	BundlePredicateTypeAnnotation = "dev.sigstore.bundle.predicateType"
 )
 
-// Limits bound what a verification reads. A zero field takes its default.
+// Limits bound what a verification reads. A zero field takes its default;
+// limit.Unlimited (any negative value) means no limit, as in every Limits
+// of the module.
 type Limits struct {
 	// MaxSignatures bounds the signature artefacts fetched: referrers
 	// that may be bundles plus layers of the legacy signature manifest
@@ -66,10 +69,10 @@ func DefaultLimits() Limits {
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	l.MaxSignatures = cmp.Or(max(l.MaxSignatures, 0), d.MaxSignatures)
-	l.MaxManifestBytes = cmp.Or(max(l.MaxManifestBytes, 0), d.MaxManifestBytes)
-	l.MaxBlobBytes = cmp.Or(max(l.MaxBlobBytes, 0), d.MaxBlobBytes)
-	l.MaxFailures = cmp.Or(max(l.MaxFailures, 0), d.MaxFailures)
+	l.MaxSignatures = limitval.Or(l.MaxSignatures, d.MaxSignatures)
+	l.MaxManifestBytes = limitval.Or(l.MaxManifestBytes, d.MaxManifestBytes)
+	l.MaxBlobBytes = limitval.Or(l.MaxBlobBytes, d.MaxBlobBytes)
+	l.MaxFailures = limitval.Or(l.MaxFailures, d.MaxFailures)
 	return l
 }
 
