@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
@@ -111,6 +112,9 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		if ctx.Err() != nil || !retryable(resp, err) {
 			if err == nil {
 				g.answered(host)
+				if full, ok := ctx.Value(pageFullKey{}).(*atomic.Bool); ok && resp.Body != nil {
+					resp.Body = &pageBody{ReadCloser: resp.Body, full: full}
+				}
 			}
 			return resp, err
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // referrerWorstCases are the hostile referrers listings: pages without
-// end, and pages full of descriptors.
+// end, pages full of descriptors, and a page over the manifest bound.
 func referrerWorstCases() []registryWorstCase {
 	subject := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString("subject"), Size: 2}
 	listing := func(n int) string {
@@ -57,6 +57,10 @@ func referrerWorstCases() []registryWorstCase {
 		}},
 		{"registry-cost-referrer-flood", "pagination", func(t *testing.T) {
 			run(t, listing(400), "MaxReferrers", 6)
+		}},
+		{"registry-cost-referrer-page-over-bound", "bodies", func(t *testing.T) {
+			// One page of 6 MB: oras-go stops reading at 4 MiB.
+			run(t, listing(30_000), "MaxManifestSize", 3)
 		}},
 	}
 }

@@ -90,7 +90,7 @@ func (r *Repository) remote(ctx context.Context) (*orasremote.Repository, error)
 		Reference:        r.ref,
 		PlainHTTP:        plain,
 		SkipReferrersGC:  true,
-		MaxMetadataBytes: 4 << 20,
+		MaxMetadataBytes: maxMetadataBytes,
 		// referrers.go: oras-go does not call back on an empty page.
 		ReferrerListMaxPages: maxReferrerPages,
 	}
