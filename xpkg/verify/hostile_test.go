@@ -1,0 +1,300 @@
+package verify_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/oci"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
+	"github.com/xpkgkit/xpkgkit/xpkg/verify"
+)
+
+// pushIndex uploads an image index listing descs and tags it.
+func pushIndex(t *testing.T, r *remote.Repository, descs []ocispec.Descriptor, tag string) {
+	t.Helper()
+	idx := ocispec.Index{MediaType: ocispec.MediaTypeImageIndex, Manifests: descs}
+	idx.SchemaVersion = 2
+	b, err := json.Marshal(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex, Digest: digest.FromBytes(b), Size: int64(len(b))}
+	if err := r.Push(context.Background(), d, bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Tag(context.Background(), d, tag); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// putManifest uploads a manifest of any size under tag with a plain PUT
+// (the client refuses to push one over its bound).
+func putManifest(t *testing.T, e *env, repo, tag, mediaType string, v any) ocispec.Descriptor {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPut, "http://"+e.host+"/v2/"+repo+"/manifests/"+tag, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mediaType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT %s: %s", tag, resp.Status)
+	}
+	return ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(b), Size: int64(len(b))}
+}
+
+// referrersTag is the referrers tag schema's tag of d.
+func referrersTag(d digest.Digest) string { return strings.Replace(d.String(), ":", "-", 1) }
+
+// TestHostileBundleForAnotherDigest: a registry (without the referrers API,
+// so its listing is a tag anyone who may push can write) lists, as a
+// referrer of an unsigned package, the genuine bundle referrer of another,
+// signed package. The bundle verifies, but for the other digest:
+// ErrDigestMismatch, never a verified package.
+func TestHostileBundleForAnotherDigest(t *testing.T) {
+	t.Parallel()
+	e := newInProcess(t, false)
+	k := newKey(t)
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+	r := e.repo(t, "hostile/another")
+	signed, _ := pushImage(t, r, "signed", "signed")
+	ref := attachBundle(t, r, signed, keyedBundle(t, k, signed.Digest, verify.CosignSignPredicateType), verify.CosignSignPredicateType)
+	if _, err := v.Verify(context.Background(), e.host+"/hostile/another:signed", keyPolicy()); err != nil {
+		t.Fatalf("the signed package: %v", err)
+	}
+	unsigned, _ := pushImage(t, r, "unsigned", "unsigned")
+	ref.ArtifactType = verify.BundleArtifactType
+	pushIndex(t, r, []ocispec.Descriptor{ref}, referrersTag(unsigned.Digest))
+	_, err := v.Verify(context.Background(), e.host+"/hostile/another:unsigned", keyPolicy())
+	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrDigestMismatch) {
+		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrDigestMismatch", err)
+	}
+}
+
+// TestHostileSignatureManifest: a legacy ".sig" manifest with more
+// signature layers than MaxSignatures fails with limit.ErrExceeded after
+// at most MaxSignatures payloads; layers of other media types, however
+// many fit in the manifest bound, are skipped without a request; a ".sig"
+// manifest larger than MaxManifestBytes is not read.
+func TestHostileSignatureManifest(t *testing.T) {
+	t.Parallel()
+	k := newKey(t)
+	sigManifest := func(t *testing.T, r *remote.Repository, subject digest.Digest, layers []ocispec.Descriptor) ocispec.Descriptor {
+		t.Helper()
+		cfg := pushBlob(t, r, ocispec.MediaTypeImageConfig, []byte(`{}`))
+		m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Config: cfg, Layers: layers}
+		m.SchemaVersion = 2
+		return pushManifest(t, r, m, referrersTag(subject)+".sig")
+	}
+	blobGets := func(reqs []string) int {
+		n := 0
+		for _, rq := range reqs {
+			if strings.HasPrefix(rq, "GET ") && strings.Contains(rq, "/blobs/") {
+				n++
+			}
+		}
+		return n
+	}
+	signatureLayer := func(t *testing.T, r *remote.Repository, s legacyLayer) ocispec.Descriptor {
+		d := pushBlob(t, r, verify.SimpleSigningMediaType, s.payload)
+		d.Annotations = s.annotations
+		return d
+	}
+
+	t.Run("many signature layers", func(t *testing.T) {
+		t.Parallel()
+		e := newInProcess(t, true)
+		v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+		r := e.repo(t, "hostile/many")
+		img, _ := pushImage(t, r, "v1", "a")
+		var layers []ocispec.Descriptor
+		for i := range 200 {
+			layers = append(layers, signatureLayer(t, r, keyedLegacy(t, k, simpleSigning(fmt.Sprint("copy ", i), img.Digest))))
+		}
+		sigManifest(t, r, img.Digest, layers)
+		e.count.take()
+		_, err := v.Verify(context.Background(), e.host+"/hostile/many:v1", keyPolicy())
+		var le *limit.Error
+		if !errors.As(err, &le) || le.Limit != limit.MaxSignatures {
+			t.Fatalf("%v, want limit %s", err, limit.MaxSignatures)
+		}
+		if n, max := blobGets(e.count.take()), verify.DefaultLimits().MaxSignatures; n > max {
+			t.Errorf("%d payloads read, want at most %d", n, max)
+		}
+	})
+	t.Run("many layers of other media types", func(t *testing.T) {
+		t.Parallel()
+		e := newInProcess(t, true)
+		v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+		r := e.repo(t, "hostile/foreign")
+		img, _ := pushImage(t, r, "v1", "a")
+		foreign := pushBlob(t, r, "application/vnd.example.noise", []byte("noise"))
+		layers := make([]ocispec.Descriptor, 20_000, 20_001)
+		for i := range layers {
+			layers[i] = foreign
+		}
+		layers = append(layers, signatureLayer(t, r, keyedLegacy(t, k, simpleSigning("x", img.Digest))))
+		sm := sigManifest(t, r, img.Digest, layers)
+		if sm.Size > verify.DefaultLimits().MaxManifestBytes {
+			t.Fatalf("the manifest is %d bytes, over the bound", sm.Size)
+		}
+		e.count.take()
+		if _, err := v.Verify(context.Background(), e.host+"/hostile/foreign:v1", keyPolicy()); err != nil {
+			t.Fatal(err)
+		}
+		if n := blobGets(e.count.take()); n != 1 {
+			t.Errorf("%d blobs read, want the one signature payload", n)
+		}
+	})
+	t.Run("manifest over the bound", func(t *testing.T) {
+		t.Parallel()
+		e := newInProcess(t, true)
+		v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+		r := e.repo(t, "hostile/large")
+		img, _ := pushImage(t, r, "v1", "a")
+		foreign := pushBlob(t, r, "application/vnd.example.noise", []byte("noise"))
+		layers := make([]ocispec.Descriptor, 40_000)
+		for i := range layers {
+			layers[i] = foreign
+		}
+		cfg := pushBlob(t, r, ocispec.MediaTypeImageConfig, []byte(`{}`))
+		m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Config: cfg, Layers: layers}
+		m.SchemaVersion = 2
+		sm := putManifest(t, e, "hostile/large", referrersTag(img.Digest)+".sig", ocispec.MediaTypeImageManifest, m)
+		if sm.Size <= verify.DefaultLimits().MaxManifestBytes {
+			t.Fatalf("the manifest is %d bytes, within the bound", sm.Size)
+		}
+		e.count.take()
+		_, err := v.Verify(context.Background(), e.host+"/hostile/large:v1", keyPolicy())
+		var le *limit.Error
+		if !errors.As(err, &le) || le.Limit != limit.MaxManifestBytes || !errors.Is(err, verify.ErrNoMatchingAuthority) {
+			t.Fatalf("%v, want ErrNoMatchingAuthority for limit %s", err, limit.MaxManifestBytes)
+		}
+		for _, rq := range e.count.take() {
+			if rq == "GET /v2/hostile/large/manifests/"+sm.Digest.String() {
+				t.Errorf("the oversized manifest was read")
+			}
+		}
+	})
+}
+
+// TestHostileReferrersIndex: a referrers tag schema index larger than a
+// manifest may be (4 MiB) is not read to its end; the verification fails
+// with limit.ErrExceeded.
+func TestHostileReferrersIndex(t *testing.T) {
+	t.Parallel()
+	e := newInProcess(t, false)
+	k := newKey(t)
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+	r := e.repo(t, "hostile/index")
+	img, _ := pushImage(t, r, "v1", "a")
+	noise := img // the registry wants an index's manifests to exist
+	noise.ArtifactType = "application/spdx+json"
+	descs := make([]ocispec.Descriptor, 40_000)
+	for i := range descs {
+		descs[i] = noise
+	}
+	idx := ocispec.Index{MediaType: ocispec.MediaTypeImageIndex, Manifests: descs}
+	idx.SchemaVersion = 2
+	putManifest(t, e, "hostile/index", referrersTag(img.Digest), ocispec.MediaTypeImageIndex, idx)
+	_, err := v.Verify(context.Background(), e.host+"/hostile/index:v1", keyPolicy())
+	if !errors.Is(err, limit.ErrExceeded) {
+		t.Fatalf("%v, want limit.ErrExceeded", err)
+	}
+}
+
+// TestHostileManyFailures: many signatures that all fail keep at most
+// MaxFailures failures, and the error's text stays bounded.
+func TestHostileManyFailures(t *testing.T) {
+	t.Parallel()
+	e := newInProcess(t, true)
+	k, other := newKey(t), newKey(t)
+	r := e.repo(t, "hostile/failures")
+	img, _ := pushImage(t, r, "v1", "a")
+	for range 30 {
+		attachBundle(t, r, img, keyedBundle(t, other, img.Digest, verify.CosignSignPredicateType), verify.CosignSignPredicateType)
+	}
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem), verify.WithLimits(verify.Limits{MaxFailures: 5}))
+	_, err := v.Verify(context.Background(), e.host+"/hostile/failures:v1", keyPolicy())
+	var ve *verify.Error
+	if !errors.As(err, &ve) || !errors.Is(err, verify.ErrInvalidSignature) {
+		t.Fatalf("%v, want a *verify.Error of ErrInvalidSignature", err)
+	}
+	if len(ve.Failures) != 5 {
+		t.Errorf("%d failures kept, want MaxFailures (5)", len(ve.Failures))
+	}
+	if n := len(err.Error()); n > 4096+len("…") {
+		t.Errorf("the error's text is %d bytes", n)
+	}
+}
+
+// TestSwappedLayerBlob: the signature covers the manifest's digest, and the
+// manifest the digest of each layer: a registry that serves another layer
+// under a verified manifest is caught when the layer is read through the
+// pinned reference (oci.ErrDigestMismatch), and the verification itself
+// never reads a layer.
+func TestSwappedLayerBlob(t *testing.T) {
+	t.Parallel()
+	var swap atomic.Bool
+	var layer atomic.Value // the layer's path
+	reg := registry.New(registry.WithReferrersSupport(true), registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, _ := layer.Load().(string); swap.Load() && r.Method == http.MethodGet && r.URL.Path == p {
+			io.WriteString(w, "a swapped layer, same length")
+			return
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	e := newEnv(t, strings.TrimPrefix(srv.URL, "http://"))
+	k := newKey(t)
+	r := e.repo(t, "acme/provider")
+	img, m := pushImage(t, r, "v1", "the original layer, same len")
+	layer.Store("/v2/acme/provider/blobs/" + m.Layers[0].Digest.String())
+	attachBundle(t, r, img, keyedBundle(t, k, img.Digest, verify.CosignSignPredicateType), verify.CosignSignPredicateType)
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+	swap.Store(true)
+	res, err := v.Verify(context.Background(), e.host+"/acme/provider:v1", keyPolicy())
+	if err != nil {
+		t.Fatalf("the manifest is the signed one: %v", err)
+	}
+	pinned, err := e.client.Repository(strings.Split(res.PinnedReference(), "@")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, err := pinned.Resolve(context.Background(), res.Digest().String())
+	if err != nil || desc.Digest != img.Digest {
+		t.Fatalf("resolve %s: %v %v", res.PinnedReference(), desc, err)
+	}
+	rc, err := oci.FetchVerified(context.Background(), pinned, m.Layers[0])
+	if err == nil {
+		_, err = io.ReadAll(rc)
+		rc.Close()
+	}
+	if !errors.Is(err, oci.ErrDigestMismatch) {
+		t.Fatalf("reading the swapped layer: %v, want oci.ErrDigestMismatch", err)
+	}
+}
