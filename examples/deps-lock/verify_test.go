@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
@@ -19,18 +22,50 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
 
-// TestVerifyLock: with an ImageConfig that rewrites xpkg.example.org/ to a
-// loopback docker-registry and states a key verification, --verify
-// records the verified digest of the signed dependency in the lock, and
-// fails when its signature is missing.
+// upstreamProxy is the HTTP and HTTPS proxy of the process: Go's
+// transport sends it every request but those to loopback addresses, so
+// that a request to an upstream registry is recorded, and refused, here.
+// It must be set before the process's first request: net/http reads the
+// proxy variables once.
+func upstreamProxy(t *testing.T) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		t.Logf("request to %s %s through the proxy", r.Method, r.Host)
+		http.Error(w, "test: no upstream", http.StatusForbidden)
+	}))
+	t.Cleanup(proxy.Close)
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		t.Setenv(k, proxy.URL)
+	}
+	t.Setenv("NO_PROXY", "")
+	t.Setenv("no_proxy", "")
+	// The proxy is in effect: a request upstream reaches it.
+	if resp, err := http.Get("https://xpkg.crossplane.io/v2/"); err == nil {
+		resp.Body.Close()
+	}
+	if n.Load() == 0 {
+		t.Fatal("the proxy is not in effect: net/http read the proxy variables before this test")
+	}
+	n.Store(0)
+	return &n
+}
+
+// TestVerifyLock: with an ImageConfig that rewrites xpkg.crossplane.io/ to
+// a loopback docker-registry and states a key verification, --verify
+// records the verified digest of the signed dependency in the lock, with
+// the declared and the resolved reference, and fails when its signature
+// is missing; no request goes to xpkg.crossplane.io.
 func TestVerifyLock(t *testing.T) {
-	// Not parallel: the registry client's cache and credentials follow
-	// the environment.
+	// Not parallel: the registry client's cache and credentials, and the
+	// proxy, follow the environment.
+	upstream := upstreamProxy(t)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
 	reg := registrytest.Start(t, registrytest.Plain)
 	ctx := context.Background()
-	const declared = "xpkg.example.org/acme/provider-a"
+	const declared = "xpkg.crossplane.io/acme/provider-a"
 	mirror := reg.Host + "/acme/provider-a"
 	c, _ := remote.New(remote.WithAnonymous())
 	repo, _ := c.Repository(mirror)
@@ -57,7 +92,7 @@ func TestVerifyLock(t *testing.T) {
 kind: ImageConfig
 metadata: {name: mirror}
 spec:
-  matchImages: [{prefix: xpkg.example.org/}]
+  matchImages: [{prefix: xpkg.crossplane.io/}]
   rewriteImage: {prefix: %s/}
 ---
 apiVersion: pkg.crossplane.io/v1beta1
@@ -98,5 +133,8 @@ spec:
 	p := lock.Packages[0]
 	if p.Package != declared || p.Verified != resolved.Digest().String() || p.Verified != p.Digest || p.VerifiedBy != "signed/release-key" || !strings.HasPrefix(p.Resolved, mirror) {
 		t.Errorf("locked %+v, want %s verified at %s, resolved from %s", p, declared, resolved.Digest(), mirror)
+	}
+	if n := upstream.Load(); n != 0 {
+		t.Errorf("%d requests to a registry other than the mirror", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/internal/signtest"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )
@@ -21,7 +22,8 @@ import (
 // TestVerifyCLI: xpkg-lint --verify lints a package signed with a key (a
 // cosign v3 bundle referrer in Debian's docker-registry), and refuses
 // (exit 2) one whose tag moved to an unsigned image, and one no ImageConfig
-// states a verification for.
+// states a verification for; with --deps it verifies every package of the
+// graph, and refuses a graph with an unsigned dependency.
 func TestVerifyCLI(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.Start(t, registrytest.Plain)
@@ -47,7 +49,7 @@ metadata:
   name: signed
 spec:
   matchImages:
-  - prefix: %s/crossplane-contrib/provider-signed
+  - prefix: %s/crossplane-contrib/
   verification:
     provider: Cosign
     cosign:
@@ -57,9 +59,10 @@ spec:
           secretRef: {name: cosign, key: cosign.pub}
           hashAlgorithm: sha256
 `, reg.Host))
-	run := func(ref string) (int, string) {
-		cmd := exec.CommandContext(t.Context(), bin, "--image-config", icFile, "--verify", "--verify-key", "cosign/cosign.pub="+keyFile,
-			"--cache-dir", t.TempDir(), "--crossplane-version", "v2.0.0", ref)
+	run := func(ref string, more ...string) (int, string) {
+		args := append([]string{"--image-config", icFile, "--verify", "--verify-key", "cosign/cosign.pub=" + keyFile,
+			"--cache-dir", t.TempDir(), "--crossplane-version", "v2.0.0"}, more...)
+		cmd := exec.CommandContext(t.Context(), bin, append(args, ref)...)
 		cmd.Env = append(os.Environ(), "DOCKER_CONFIG="+t.TempDir())
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -75,6 +78,30 @@ spec:
 	if code, out := run(name + ":v1"); code == 2 || strings.Contains(out, "signature verification failed") {
 		t.Errorf("signed package: exit %d\n%s", code, out)
 	}
+	// --deps verifies every package of the graph at the digest it was
+	// read at: a signed configuration whose dependency's newest version
+	// is unsigned is refused, naming the dependency.
+	pushSigned := func(name, tag string, img *xpkgtest.Image) {
+		t.Helper()
+		pushImage(t, name, tag, img)
+		repo, _ := c.Repository(name)
+		d, err := repo.Resolve(ctx, tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		signtest.AttachKeyedBundle(t, repo, d, k)
+	}
+	dep, cfg := reg.Host+"/crossplane-contrib/provider-dep", reg.Host+"/crossplane-contrib/configuration-root"
+	pushSigned(dep, "v1.0.0", xpkgtest.NewProvider("provider-dep").MustImage(t))
+	pushSigned(cfg, "v1", xpkgtest.NewConfiguration("configuration-root").WithDependency(meta.KindProvider, dep, ">=v1.0.0").MustImage(t))
+	if code, out := run(cfg+":v1", "--deps"); code == 2 || strings.Contains(out, "signature verification failed") || !strings.Contains(out, dep+":v1.0.0") {
+		t.Errorf("signed graph: exit %d\n%s", code, out)
+	}
+	pushImage(t, dep, "v1.1.0", xpkgtest.NewProvider("provider-dep").WithAnnotation("unsigned", "yes").MustImage(t))
+	if code, out := run(cfg+":v1", "--deps"); code != 2 || !strings.Contains(out, "dependency "+dep) || !strings.Contains(out, "no signature") {
+		t.Errorf("graph with an unsigned dependency: exit %d, want 2 naming %s\n%s", code, dep, out)
+	}
+
 	pushImage(t, name, "v1", xpkgtest.NewProvider("provider-unsigned").MustImage(t))
 	if code, out := run(name + ":v1"); code != 2 || !strings.Contains(out, "no signature") {
 		t.Errorf("re-tagged package: exit %d, want 2 and \"no signature\"\n%s", code, out)
