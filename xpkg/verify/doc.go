@@ -5,6 +5,15 @@
 // of xpkgkit that links the signature libraries: a program that does not
 // verify does not import it, and does not pay for them.
 //
+// In use: parse the ImageConfigs (package xpkg/imageconfig); build a
+// Verifier with New, giving it the public keys its key authorities name
+// (WithPublicKeyFile) and, for keyless authorities, a Sigstore trusted
+// root (WithTrustedRootFile); call VerifyWithSet with the reference
+// Crossplane would pull (after imageconfig.Set.Rewrite), or Verify with one
+// policy; then read the package only at Result.PinnedReference, the
+// digest that verified, since a tag may move. Example_imageConfigs shows
+// the whole flow against a registry on a loopback port.
+//
 // A Verifier resolves a reference once to a digest and pins every later
 // read to it. It finds signatures in both forms cosign writes:
 //
