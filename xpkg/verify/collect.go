@@ -340,8 +340,15 @@ func (e *legacyEntity) VerificationContent() (sgverify.VerificationContent, erro
 
 func (e *legacyEntity) Version() (string, error) { return "v0.3", nil }
 
+// cosignSignatureType is the critical.type of cosign's simple-signing
+// payload; sigstore's payload package, which cosign verifies with, rejects
+// any other.
+const cosignSignatureType = "cosign container image signature"
+
 // simpleSigningDigest returns the image digest a simple-signing payload
-// names (critical.image.docker-manifest-digest).
+// names (critical.image.docker-manifest-digest), when it is cosign's
+// (critical.type): a payload of another type (an "atomic container
+// signature" made with the same key) signs something else.
 func simpleSigningDigest(payload []byte) (digest.Digest, error) {
 	var p struct {
 		Critical struct {
@@ -353,6 +360,9 @@ func simpleSigningDigest(payload []byte) (digest.Digest, error) {
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return "", classed(ErrMalformed, "simple-signing payload: %s", safetext.Reason(err))
+	}
+	if p.Critical.Type != cosignSignatureType {
+		return "", classed(ErrMalformed, "simple-signing payload of type %s, not %q", safetext.Quote(p.Critical.Type), cosignSignatureType)
 	}
 	d, err := digest.Parse(p.Critical.Image.Digest)
 	if err != nil {

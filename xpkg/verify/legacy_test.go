@@ -3,6 +3,7 @@ package verify_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -129,5 +130,67 @@ func TestLegacyAttestations(t *testing.T) {
 	attachAttestations(t, r, other.Digest, keyedAttestation(t, k, img.Digest, slsa))
 	if _, err := v.Verify(ctx, e.host+"/att-legacy:v2", keyPolicy(slsa)); !errors.Is(err, verify.ErrDigestMismatch) || !errors.Is(err, verify.ErrMissingAttestation) {
 		t.Fatalf("%v, want ErrDigestMismatch and ErrMissingAttestation", err)
+	}
+}
+
+// TestLegacyPayloadType: a legacy signature by the authority's key over a
+// simple-signing payload of another type than cosign's (an "atomic
+// container signature" naming the same digest) is not a cosign signature:
+// ErrMalformed, as sigstore's payload package (cosign's) rejects it.
+func TestLegacyPayloadType(t *testing.T) {
+	t.Parallel()
+	e := newInProcess(t, true)
+	k := newKey(t)
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+	r := e.repo(t, "legacy/type")
+	img, _ := pushImage(t, r, "v1", "a")
+	other := strings.Replace(string(simpleSigning("x", img.Digest)), "cosign container image signature", "atomic container signature", 1)
+	attachLegacy(t, r, img.Digest, keyedLegacy(t, k, []byte(other)))
+	_, err := v.Verify(context.Background(), e.host+"/legacy/type:v1", keyPolicy())
+	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrMalformed) {
+		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrMalformed", err)
+	}
+}
+
+// TestKeyFunc: a key authority's key.secretRef is looked up with the
+// KeyFunc when no key was given (once per Verifier: the key is kept); a
+// KeyFunc that fails, or returns what is not a PEM public key, is
+// ErrPolicy, before any request.
+func TestKeyFunc(t *testing.T) {
+	t.Parallel()
+	e := newInProcess(t, true)
+	k := newKey(t)
+	r := e.repo(t, "keyfunc")
+	img, _ := pushImage(t, r, "v1", "a")
+	attachLegacy(t, r, img.Digest, keyedLegacy(t, k, simpleSigning("x", img.Digest)))
+	var calls atomic.Int32
+	v := newVerifier(t, e, verify.WithKeyFunc(func(_ context.Context, secret, key string) ([]byte, error) {
+		calls.Add(1)
+		if secret != "cosign" || key != "cosign.pub" {
+			return nil, fmt.Errorf("no secret %s key %s", secret, key)
+		}
+		return k.pem, nil
+	}))
+	for range 2 {
+		if _, err := v.Verify(context.Background(), e.host+"/keyfunc:v1", keyPolicy()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("KeyFunc called %d times, want once", n)
+	}
+	for name, fn := range map[string]verify.KeyFunc{
+		"fails":      func(context.Context, string, string) ([]byte, error) { return nil, errors.New("no such secret") },
+		"not a key":  func(context.Context, string, string) ([]byte, error) { return []byte("-----BEGIN NOTHING-----"), nil },
+		"empty data": func(context.Context, string, string) ([]byte, error) { return nil, nil },
+	} {
+		v := newVerifier(t, e, verify.WithKeyFunc(fn))
+		e.count.take()
+		if _, err := v.Verify(context.Background(), e.host+"/keyfunc:v1", keyPolicy()); !errors.Is(err, verify.ErrPolicy) {
+			t.Errorf("%s: %v, want ErrPolicy", name, err)
+		}
+		if n := len(e.count.take()); n != 0 {
+			t.Errorf("%s: %d requests", name, n)
+		}
 	}
 }
