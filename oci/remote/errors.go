@@ -104,6 +104,12 @@ func classify(registry string, err error) error {
 	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
 		return unauthorized(registry, err)
 	}
+	if strings.Contains(err.Error(), "invalid response; digest mismatch in Docker-Content-Digest") {
+		// oras-go (v2.7.0, registry/remote/repository.go) checks the
+		// digest a registry answers for a digest reference, and says so
+		// in text only.
+		return fmt.Errorf("%w: %w", oci.ErrDigestMismatch, err)
+	}
 	var resp *errcode.ErrorResponse
 	if errors.As(err, &resp) {
 		switch resp.StatusCode {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	digest "github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/ociwrite"
 	"github.com/xpkgkit/xpkgkit/limit"
@@ -136,6 +137,31 @@ func TestDigestMismatchConfig(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0x01
 	f.blobs[cd] = flipped
 	_, _, err := anonClient(t).Pull(context.Background(), f.host()+"/test/pkg:v1")
+	if !errors.Is(err, oci.ErrDigestMismatch) {
+		t.Fatalf("err = %v, want oci.ErrDigestMismatch", err)
+	}
+}
+
+// TestDigestMismatchResolve: a registry answering another digest for a
+// digest reference fails with oci.ErrDigestMismatch (oras-go checks it,
+// and says so in text only).
+func TestDigestMismatchResolve(t *testing.T) {
+	t.Parallel()
+	other := digest.FromString("another manifest")
+	host, _ := hostileRegistry(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/manifests/") {
+			w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+			w.Header().Set("Docker-Content-Digest", other.String())
+			w.Header().Set("Content-Length", "100")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	repo, err := anonClient(t).Repository(host + "/test/pkg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = repo.Resolve(context.Background(), digest.FromString("asked for").String())
 	if !errors.Is(err, oci.ErrDigestMismatch) {
 		t.Fatalf("err = %v, want oci.ErrDigestMismatch", err)
 	}

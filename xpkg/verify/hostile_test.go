@@ -298,3 +298,31 @@ func TestSwappedLayerBlob(t *testing.T) {
 		t.Fatalf("reading the swapped layer: %v, want oci.ErrDigestMismatch", err)
 	}
 }
+
+// TestHostileDigestAnswer: a registry that answers another digest for a
+// digest reference fails with ErrDigestMismatch, after that one request.
+func TestHostileDigestAnswer(t *testing.T) {
+	t.Parallel()
+	other := digest.FromString("another manifest")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/manifests/") {
+			w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+			w.Header().Set("Docker-Content-Digest", other.String())
+			w.Header().Set("Content-Length", "100")
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	e := newEnv(t, strings.TrimPrefix(srv.URL, "http://"))
+	k := newKey(t)
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
+	_, err := v.Verify(context.Background(), e.host+"/acme/p@"+digest.FromString("asked for").String(), keyPolicy())
+	var ve *verify.Error
+	if !errors.As(err, &ve) || ve.Class != verify.ErrDigestMismatch || !errors.Is(err, oci.ErrDigestMismatch) {
+		t.Fatalf("%v, want the class ErrDigestMismatch", err)
+	}
+	if n := len(e.count.take()); n != 1 {
+		t.Errorf("%d requests, want the one HEAD", n)
+	}
+}

@@ -295,6 +295,9 @@ func (v *Verifier) Verify(ctx context.Context, ref string, policy *imageconfig.V
 		return fail("", ErrPolicy, err)
 	}
 	desc, err := repo.Resolve(ctx, reference)
+	if errors.Is(err, oci.ErrDigestMismatch) {
+		return fail("", ErrDigestMismatch, err) // the registry answered another digest
+	}
 	if err != nil {
 		return fail("", nil, err)
 	}
