@@ -37,9 +37,9 @@ type Name string
 // Names of the limits of package parser (parser.Limits).
 const (
 	MaxDocumentBytes  Name = "MaxDocumentBytes"
-	MaxTotalBytes     Name = "MaxTotalBytes"
-	MaxDocuments      Name = "MaxDocuments" // also imageconfig.Limits
-	MaxDepth          Name = "MaxDepth"     // also schema.Limits
+	MaxTotalBytes     Name = "MaxTotalBytes" // also verify.Limits
+	MaxDocuments      Name = "MaxDocuments"  // also imageconfig.Limits
+	MaxDepth          Name = "MaxDepth"      // also schema.Limits
 	MaxAliasExpansion Name = "MaxAliasExpansion"
 	MaxNodes          Name = "MaxNodes" // also schema.Limits
 	MaxFiles          Name = "MaxFiles"

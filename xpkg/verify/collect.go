@@ -53,14 +53,38 @@ type candidate struct {
 	err     error  // the artefact could not be read: a failure for every authority
 }
 
+// budget is what one verification has read of Limits.MaxTotalBytes.
+type budget struct {
+	used, max int64
+}
+
+// spend charges a read of n bytes, unless it would go beyond
+// MaxTotalBytes.
+func (b *budget) spend(n int64) error {
+	if b.used+n > b.max {
+		return &limit.Error{Limit: limit.MaxTotalBytes, Value: b.used + n, Max: b.max}
+	}
+	b.used += n
+	return nil
+}
+
+// overBudget reports whether err is the budget's: it ends the
+// verification, as MaxSignatures does.
+func overBudget(err error) bool {
+	var le *limit.Error
+	return errors.As(err, &le) && le.Limit == limit.MaxTotalBytes
+}
+
 // collect finds the signature artefacts attached to desc: cosign bundle
 // referrers (the referrers API, or the referrers tag schema) and the
 // legacy "sha256-<hex>.sig" manifest (and, when attestations is true, the
-// legacy "sha256-<hex>.att" manifest of DSSE attestations). Only the listing, the signature
-// manifests and the blobs they point to are fetched, each within the
-// Limits and verified against its descriptor.
+// legacy "sha256-<hex>.att" manifest of DSSE attestations). Only the
+// listing, the signature manifests and the blobs they point to are
+// fetched, each within the Limits and verified against its descriptor,
+// and all of them within MaxTotalBytes.
 func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, attestations bool) ([]*candidate, error) {
 	l := v.cfg.limits
+	b := &budget{max: l.MaxTotalBytes}
 	var out []*candidate
 	fetched := 0 // signature artefacts fetched
 	// All referrers are listed, not those the registry says are bundles:
@@ -83,7 +107,11 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 		if fetched++; fetched > l.MaxSignatures {
 			return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 		}
-		if c := v.bundleCandidate(ctx, repo, desc, r); c != nil {
+		c := v.bundleCandidate(ctx, repo, b, desc, r)
+		if c != nil && overBudget(c.err) {
+			return nil, c.err
+		}
+		if c != nil {
 			out = append(out, c)
 		}
 	}
@@ -100,7 +128,10 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 		case err != nil:
 			return nil, err
 		}
-		m, err := v.fetchManifest(ctx, repo, sd)
+		m, err := v.fetchManifest(ctx, repo, b, sd)
+		if overBudget(err) {
+			return nil, err
+		}
 		if err != nil {
 			out = append(out, &candidate{format: "legacy", source: tag, err: err})
 			continue
@@ -115,32 +146,40 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 			if fetched++; fetched > l.MaxSignatures {
 				return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 			}
-			out = append(out, v.legacyCandidate(ctx, repo, layer, fmt.Sprintf("%s layer %d", tag, i)))
+			c := v.legacyCandidate(ctx, repo, b, layer, fmt.Sprintf("%s layer %d", tag, i))
+			if overBudget(c.err) {
+				return nil, c.err
+			}
+			out = append(out, c)
 		}
 	}
 	return out, nil
 }
 
 // fetchManifest reads and decodes a signature manifest within the limit.
-func (v *Verifier) fetchManifest(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor) (*ocispec.Manifest, error) {
+func (v *Verifier) fetchManifest(ctx context.Context, repo *remote.Repository, b *budget, d ocispec.Descriptor) (*ocispec.Manifest, error) {
 	if d.MediaType != ocispec.MediaTypeImageManifest && d.MediaType != "application/vnd.docker.distribution.manifest.v2+json" {
 		return nil, classed(ErrMalformed, "manifest media type %s", safetext.Quote(d.MediaType))
 	}
-	b, err := v.fetch(ctx, repo, d, v.cfg.limits.MaxManifestBytes, limit.MaxManifestBytes)
+	data, err := v.fetch(ctx, repo, b, d, v.cfg.limits.MaxManifestBytes, limit.MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
 	var m ocispec.Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, classed(ErrMalformed, "manifest %s: %s", d.Digest, safetext.Reason(err))
 	}
 	return &m, nil
 }
 
-// fetch reads blob d, at most limit bytes, verified against d.
-func (v *Verifier) fetch(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor, max int64, name limit.Name) ([]byte, error) {
+// fetch reads blob d, at most max bytes and within the budget, verified
+// against d.
+func (v *Verifier) fetch(ctx context.Context, repo *remote.Repository, b *budget, d ocispec.Descriptor, max int64, name limit.Name) ([]byte, error) {
 	if d.Size < 0 || d.Size > max {
 		return nil, fmt.Errorf("%s: %d bytes: %w", safetext.Token(d.Digest.String()), d.Size, &limit.Error{Limit: name, Value: d.Size, Max: max})
+	}
+	if err := b.spend(d.Size); err != nil {
+		return nil, fmt.Errorf("%s: %d bytes: %w", safetext.Token(d.Digest.String()), d.Size, err)
 	}
 	rc, err := oci.FetchVerified(ctx, repo, d)
 	if err != nil {
@@ -151,9 +190,9 @@ func (v *Verifier) fetch(ctx context.Context, repo *remote.Repository, d ocispec
 }
 
 // bundleCandidate reads one bundle referrer.
-func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository, subject, r ocispec.Descriptor) *candidate {
+func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository, b *budget, subject, r ocispec.Descriptor) *candidate {
 	c := &candidate{format: "bundle", source: "referrer " + r.Digest.String()}
-	m, err := v.fetchManifest(ctx, repo, r)
+	m, err := v.fetchManifest(ctx, repo, b, r)
 	if err != nil {
 		c.err = err
 		return c
@@ -176,19 +215,19 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 		c.err = classed(ErrMalformed, "no layer of media type %s", BundleArtifactType)
 		return c
 	}
-	data, err := v.fetch(ctx, repo, *layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
+	data, err := v.fetch(ctx, repo, b, *layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c
 	}
-	var b bundle.Bundle
-	if err := b.UnmarshalJSON(data); err != nil {
+	var bun bundle.Bundle
+	if err := bun.UnmarshalJSON(data); err != nil {
 		c.err = classed(ErrMalformed, "bundle %s: %s", layer.Digest, safetext.Reason(err))
 		return c
 	}
-	c.entity = &b
-	c.dsse = b.GetDsseEnvelope() != nil
-	if vc, err := b.VerificationContent(); err == nil && vc.Certificate() != nil {
+	c.entity = &bun
+	c.dsse = bun.GetDsseEnvelope() != nil
+	if vc, err := bun.VerificationContent(); err == nil && vc.Certificate() != nil {
 		c.cert = true
 	}
 	return c
@@ -197,14 +236,14 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 // legacyCandidate reads one layer of a legacy signature manifest: the
 // payload blob, and the signature, certificate, Rekor bundle and RFC 3161
 // timestamp from its annotations.
-func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository, layer ocispec.Descriptor, source string) *candidate {
+func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository, b *budget, layer ocispec.Descriptor, source string) *candidate {
 	c := &candidate{format: "legacy", source: source}
 	sig, err := base64.StdEncoding.DecodeString(layer.Annotations[annSignature])
 	if layer.MediaType == SimpleSigningMediaType && (err != nil || len(sig) == 0) {
 		c.err = classed(ErrMalformed, "no base64 %s annotation", annSignature)
 		return c
 	}
-	payload, err := v.fetch(ctx, repo, layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
+	payload, err := v.fetch(ctx, repo, b, layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c

@@ -44,8 +44,9 @@
 // failure of each signature for each authority (ErrIdentityMismatch,
 // ErrUntrustedRoot, ErrDigestMismatch, ErrInvalidSignature,
 // ErrMissingAttestation, ErrMalformed), or ErrPolicy. Reads are bounded
-// (Limits): the referrers listed, each signature manifest and each bundle
-// or payload blob, each verified against its descriptor as it streams.
+// (Limits): the referrers listed, the signature artefacts fetched, each
+// signature manifest and each bundle or payload blob, and all of them
+// together, each verified against its descriptor as it streams.
 //
 // Differences from Crossplane (crossplane-runtime pkg/xpkg/signature,
 // v2.5.0-rc.0): Crossplane verifies against the public-good Sigstore

@@ -326,3 +326,75 @@ func TestHostileDigestAnswer(t *testing.T) {
 		t.Errorf("%d requests, want the one HEAD", n)
 	}
 }
+
+// TestHostileTotalBytes: a registry whose signature referrers are each as
+// large as the per-artefact bounds allow (manifests padded to near
+// MaxManifestBytes, bundles of MaxBlobBytes that never verify) makes a
+// verification read at most MaxTotalBytes of them in all, and fail with
+// that limit. Without it, 64 such referrers were 319 MiB and 13 s.
+func TestHostileTotalBytes(t *testing.T) {
+	t.Parallel()
+	const (
+		manifestBytes = 256 << 10
+		total         = 1 << 20
+	)
+	pkg := []byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","size":2},"layers":[]}`)
+	pd := digest.FromBytes(pkg)
+	manifests := map[string][]byte{pd.String(): pkg, "v1": pkg}
+	var listing []ocispec.Descriptor
+	pad := strings.Repeat("x", manifestBytes-1000)
+	for i := range 64 {
+		m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: verify.BundleArtifactType,
+			Config:      ocispec.Descriptor{MediaType: ocispec.MediaTypeEmptyJSON, Digest: digest.FromString("{}"), Size: 2},
+			Layers:      []ocispec.Descriptor{{MediaType: verify.BundleArtifactType, Digest: digest.FromString(fmt.Sprint(i)), Size: 64 << 10}},
+			Subject:     &ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: pd, Size: int64(len(pkg))},
+			Annotations: map[string]string{"pad": pad}}
+		m.SchemaVersion = 2
+		b, _ := json.Marshal(m)
+		manifests[digest.FromBytes(b).String()] = b
+		listing = append(listing, ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: verify.BundleArtifactType,
+			Digest: digest.FromBytes(b), Size: int64(len(b))})
+	}
+	idx := ocispec.Index{MediaType: ocispec.MediaTypeImageIndex, Manifests: listing}
+	idx.SchemaVersion = 2
+	index, _ := json.Marshal(idx)
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case strings.Contains(p, "/referrers/"):
+			w.Header().Set("Content-Type", ocispec.MediaTypeImageIndex)
+			w.Write(index)
+		case strings.Contains(p, "/manifests/"):
+			b, ok := manifests[p[strings.LastIndex(p, "/")+1:]]
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+			w.Header().Set("Docker-Content-Digest", digest.FromBytes(b).String())
+			w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+			if r.Method == http.MethodGet { // the package's manifest is only resolved (HEAD)
+				n, _ := w.Write(b)
+				served.Add(int64(n))
+			}
+		case strings.Contains(p, "/blobs/"):
+			n, _ := w.Write(make([]byte, 64<<10)) // not the bundle its digest names
+			served.Add(int64(n))
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	e := newEnv(t, strings.TrimPrefix(srv.URL, "http://"))
+	k := newKey(t)
+	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem), verify.WithLimits(verify.Limits{MaxTotalBytes: total}))
+	_, err := v.Verify(context.Background(), e.host+"/acme/p:v1", keyPolicy())
+	var le *limit.Error
+	if !errors.As(err, &le) || le.Limit != limit.MaxTotalBytes {
+		t.Fatalf("%v, want limit %s", err, limit.MaxTotalBytes)
+	}
+	if n := served.Load(); n > total {
+		t.Errorf("%d bytes of signature artefacts served, want at most %d", n, total)
+	}
+}

@@ -15,8 +15,8 @@ func TestLimitsConvention(t *testing.T) {
 	if got := (Limits{}).withDefaults(); got != d {
 		t.Errorf("zero Limits = %+v, want the defaults %+v", got, d)
 	}
-	got := Limits{MaxSignatures: limit.Unlimited, MaxManifestBytes: limit.Unlimited, MaxBlobBytes: limit.Unlimited, MaxFailures: limit.Unlimited}.withDefaults()
-	want := Limits{MaxSignatures: limitval.None, MaxManifestBytes: limitval.None, MaxBlobBytes: limitval.None, MaxFailures: limitval.None}
+	got := Limits{MaxSignatures: limit.Unlimited, MaxManifestBytes: limit.Unlimited, MaxBlobBytes: limit.Unlimited, MaxTotalBytes: limit.Unlimited, MaxFailures: limit.Unlimited}.withDefaults()
+	want := Limits{MaxSignatures: limitval.None, MaxManifestBytes: limitval.None, MaxBlobBytes: limitval.None, MaxTotalBytes: limitval.None, MaxFailures: limitval.None}
 	if got != want {
 		t.Errorf("Unlimited = %+v, want %+v", got, want)
 	}

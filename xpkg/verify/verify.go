@@ -58,13 +58,18 @@ type Limits struct {
 	// MaxBlobBytes bounds a bundle or a legacy payload (default 1 MiB; a
 	// bundle is a few KiB).
 	MaxBlobBytes int64
+	// MaxTotalBytes bounds the bytes of all the signature manifests and
+	// blobs one verification reads (default 16 MiB): without it, a
+	// registry could make MaxSignatures artefacts each as large as the
+	// bounds above (64 × (4 MiB + 1 MiB)).
+	MaxTotalBytes int64
 	// MaxFailures bounds the failures an Error keeps (default 64).
 	MaxFailures int
 }
 
 // DefaultLimits returns the default Limits.
 func DefaultLimits() Limits {
-	return Limits{MaxSignatures: 64, MaxManifestBytes: 4 << 20, MaxBlobBytes: 1 << 20, MaxFailures: 64}
+	return Limits{MaxSignatures: 64, MaxManifestBytes: 4 << 20, MaxBlobBytes: 1 << 20, MaxTotalBytes: 16 << 20, MaxFailures: 64}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -72,6 +77,7 @@ func (l Limits) withDefaults() Limits {
 	l.MaxSignatures = limitval.Or(l.MaxSignatures, d.MaxSignatures)
 	l.MaxManifestBytes = limitval.Or(l.MaxManifestBytes, d.MaxManifestBytes)
 	l.MaxBlobBytes = limitval.Or(l.MaxBlobBytes, d.MaxBlobBytes)
+	l.MaxTotalBytes = limitval.Or(l.MaxTotalBytes, d.MaxTotalBytes)
 	l.MaxFailures = limitval.Or(l.MaxFailures, d.MaxFailures)
 	return l
 }
