@@ -82,8 +82,9 @@ type handler struct {
 	newClient func() (*remote.Client, error)
 }
 
-// newHandler reads the policies and keys once; newClient makes each
-// request's registry client (nil: Docker's credentials).
+// newHandler reads the policies, keys and trusted root once, at start-up
+// (a request reads no file); newClient makes each request's registry
+// client (nil: Docker's credentials).
 func newHandler(icFiles, keys []string, trustedRoot string, newClient func() (*remote.Client, error)) (*handler, error) {
 	if len(icFiles) == 0 {
 		return nil, errors.New("give the ImageConfig policies (--image-config)")
@@ -108,10 +109,18 @@ func newHandler(icFiles, keys []string, trustedRoot string, newClient func() (*r
 		if !ok || i < 0 {
 			return nil, fmt.Errorf("--verify-key %q is not SECRET/KEY=FILE", k)
 		}
-		h.opts = append(h.opts, verify.WithPublicKeyFile(ref[:i], ref[i+1:], file))
+		pem, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--verify-key: %w", err)
+		}
+		h.opts = append(h.opts, verify.WithPublicKey(ref[:i], ref[i+1:], pem))
 	}
 	if trustedRoot != "" {
-		h.opts = append(h.opts, verify.WithTrustedRootFile(trustedRoot))
+		data, err := os.ReadFile(trustedRoot)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-root: %w", err)
+		}
+		h.opts = append(h.opts, verify.WithTrustedRootJSON(data))
 	}
 	if h.newClient == nil {
 		h.newClient = func() (*remote.Client, error) { return remote.New(remote.WithUserAgent("verify-upload")) }

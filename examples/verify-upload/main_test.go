@@ -20,7 +20,7 @@ import (
 
 // TestUpload: an upload signed with the registry's key is accepted with
 // its digest; an unsigned one, and one outside every policy, are refused
-// with their class.
+// with their class; the key file is read once, at start-up.
 func TestUpload(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.Start(t, registrytest.Plain)
@@ -72,6 +72,10 @@ spec:
 	}
 	h, err := newHandler([]string{icFile}, []string{"cosign/cosign.pub=" + keyFile}, "", client)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The key was read at start-up: a request reads no file.
+	if err := os.Remove(keyFile); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
