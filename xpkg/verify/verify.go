@@ -60,8 +60,8 @@ type Limits struct {
 	MaxBlobBytes int64
 	// MaxTotalBytes bounds the bytes of all the signature manifests and
 	// blobs one verification reads (default 16 MiB): without it, a
-	// registry could make MaxSignatures artefacts each as large as the
-	// bounds above (64 × (4 MiB + 1 MiB)).
+	// registry could make one verification read MaxSignatures artefacts
+	// each as large as the bounds above allow (64 × (4 MiB + 1 MiB)).
 	MaxTotalBytes int64
 	// MaxFailures bounds the failures an Error keeps (default 64).
 	MaxFailures int
