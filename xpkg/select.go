@@ -140,13 +140,13 @@ func SelectLayer(layers []ocispec.Descriptor, labels map[string]string) (*Select
 }
 
 // annotateLayers returns layers with the AnnotationKey annotation recovered
-// from the labels LabelPrefix + "<layer digest>" on layers that do not carry
+// from the labels LayerLabel(<layer digest>) on layers that do not carry
 // it already. layers is not modified. Its cost is linear in the layers and
 // the labels.
 func annotateLayers(layers []ocispec.Descriptor, labels map[string]string) []ocispec.Descriptor {
 	var byDigest map[string]string
 	for k, v := range labels {
-		if d, ok := strings.CutPrefix(k, LabelPrefix); ok {
+		if d, ok := strings.CutPrefix(k, labelPrefix); ok {
 			if byDigest == nil {
 				byDigest = map[string]string{}
 			}
