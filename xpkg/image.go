@@ -175,14 +175,14 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 			Layers:         annotateLayers(img.Layers, img.Config.Config.Labels),
 			Platform:       img.Platform,
 			Tags:           img.RefNames,
-			BaseLayer:      sel.Base,
+			BaseLayer:      sel.BaseLayer,
 			PackageLayer:   sel.PackageLayer,
-			ExamplesLayer:  sel.Examples,
+			ExamplesLayer:  sel.ExamplesLayer,
 			Facts:          sel.Facts,
 		},
 	}
-	if sel.Examples != nil {
-		if p.Examples, err = loadExamples(ctx, f, *sel.Examples, c, pkg.Usage); err != nil {
+	if sel.ExamplesLayer != nil {
+		if p.Examples, err = loadExamples(ctx, f, *sel.ExamplesLayer, c, pkg.Usage); err != nil {
 			return nil, err
 		}
 	}
