@@ -297,7 +297,7 @@ func (p *Pass) ImagePos(file string) parser.Position {
 // FieldPath("spec", "dependsOn", "0", "version") is
 // "spec.dependsOn[0].version", and keys holding '.' or '/' are quoted, as in
 // metadata.annotations["meta.crossplane.io/license"].
-func FieldPath(path ...string) string { return lschema.FormatPath(path) }
+func FieldPath(path ...string) string { return lschema.Violation{Path: path}.Field() }
 
 // shared holds what the passes of one Lint call compute once.
 type shared struct {

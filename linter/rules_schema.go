@@ -248,7 +248,7 @@ func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map
 		return nil
 	}
 	if !res.Served {
-		p.Reportf(obj, append(append([]string(nil), prefix...), "apiVersion"), "%s: version %s of %s is not served: the API server refuses it", what, quote(res.Version), res.Definition)
+		p.Reportf(obj, append(append([]string(nil), prefix...), "apiVersion"), "%s: version %s of %s is not served: the API server refuses it", what, quote(res.GVK.Version), res.Definition)
 	}
 	for i, x := range res.Violations {
 		if i == maxSchemaReports {
@@ -266,7 +266,7 @@ func reportSchema(p *Pass, v *lschema.Validator, obj *parser.Object, content map
 		default:
 			msg = x.Message
 		}
-		p.Reportf(obj, path, "%s: %s: %s (%s version %s)%s", what, field, msg, res.Definition, strconv.Quote(res.Version), cel(res))
+		p.Reportf(obj, path, "%s: %s: %s (%s version %s)%s", what, field, msg, res.Definition, strconv.Quote(res.GVK.Version), cel(res))
 	}
 	return res
 }

@@ -58,7 +58,7 @@ func TestMaxArchiveImages(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := dockerArchiveEntries(t, tc.entries, tc.tags)
-			a, err := oci.NewDockerArchive(context.Background(), bytes.NewReader(b), int64(len(b)), oci.WithLimits(oci.Limits{MaxArchiveImages: tc.limit}))
+			a, err := oci.OpenReaderAt(context.Background(), bytes.NewReader(b), int64(len(b)), oci.WithLimits(oci.Limits{MaxArchiveImages: tc.limit}))
 			if !tc.wantErr {
 				wantErr(t, err, nil)
 				defer a.Close()
@@ -392,8 +392,6 @@ func TestNilArguments(t *testing.T) {
 		{"OpenReaderAt nil reader", func() error { _, err := oci.OpenReaderAt(ctx, nil, 10); return err }, oci.ErrInvalidArgument},
 		{"OpenReaderAt nil context", func() error { _, err := oci.OpenReaderAt(nilCtx, bytes.NewReader(nil), 0); return err }, oci.ErrInvalidArgument},
 		{"OpenReaderAt negative size", func() error { _, err := oci.OpenReaderAt(ctx, bytes.NewReader(nil), -1); return err }, oci.ErrInvalidArgument},
-		{"NewLayoutTar nil reader", func() error { _, err := oci.NewLayoutTar(ctx, nil, 0); return err }, oci.ErrInvalidArgument},
-		{"NewDockerArchive nil reader", func() error { _, err := oci.NewDockerArchive(ctx, nil, 0); return err }, oci.ErrInvalidArgument},
 		{"NewLayoutFS nil fs", func() error { _, err := oci.NewLayoutFS(ctx, nil); return err }, oci.ErrInvalidArgument},
 		{"NewLayoutFS nil context", func() error { _, err := oci.NewLayoutFS(nilCtx, mapFS(nil)); return err }, oci.ErrInvalidArgument},
 		{"Resolve nil store", func() error { _, err := oci.Resolve(ctx, nil); return err }, oci.ErrInvalidArgument},
@@ -496,7 +494,7 @@ func TestWarningsBounded(t *testing.T) {
 	}
 
 	archive := tarBytes(t, file("oci-layout", `{"imageLayoutVersion":"1.0.0"}`), file("index.json", `{"schemaVersion":2,"manifests":[]}`), file(long, "x"))
-	l, err := oci.NewLayoutTar(context.Background(), bytes.NewReader(archive), int64(len(archive)))
+	l, err := oci.OpenReaderAt(context.Background(), bytes.NewReader(archive), int64(len(archive)))
 	wantErr(t, err, nil)
 	defer l.Close()
 	if _, err := l.Fetch(context.Background(), ocispec.Descriptor{Digest: digest.FromString("x"), Size: 1}); !errors.Is(err, oci.ErrNotFound) {

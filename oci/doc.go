@@ -6,24 +6,23 @@
 //
 // A Fetcher returns a blob's bytes for a descriptor (the same method as
 // oras-go's content.Fetcher, so oras-go stores plug in). A Store adds the
-// top-level index. Four stores come with the package:
+// top-level index. The stores that come with the package:
 //
-//   - NewLayoutFS: an OCI image layout (oci-layout, index.json,
-//     blobs/<alg>/<hex>) in any fs.FS;
-//   - NewLayoutTar: the same inside a tar, plain or gzip-compressed, read
-//     through an io.ReaderAt after indexing the tar's headers once (a
-//     gzip-compressed tar is decompressed once, into memory or a temporary
-//     file, so that reads cost the same in any order);
-//   - NewDockerArchive: a docker-archive tar (manifest.json with Config,
-//     RepoTags, Layers), which is what the Crossplane CLI writes as .xpkg,
-//     presented as Docker schema 2 manifests with layer digests computed and
-//     layer annotations recovered from Crossplane's config labels;
+//   - Open (a path) and OpenReaderAt (an io.ReaderAt) recognise an input by
+//     its content, not its name: an OCI image layout (oci-layout,
+//     index.json, blobs/<alg>/<hex>) in a directory or inside a tar, plain
+//     or gzip-compressed, read through an io.ReaderAt after indexing the
+//     tar's headers once (a gzip-compressed tar is decompressed once, into
+//     memory or a temporary file, so that reads cost the same in any
+//     order); or a docker-archive tar (manifest.json with Config, RepoTags,
+//     Layers), which is what the Crossplane CLI writes as .xpkg, presented
+//     as Docker schema 2 manifests with layer digests computed and layer
+//     annotations recovered from config labels. Source.Format says which.
+//     Open reads a layout directory through os.Root: only regular files
+//     inside it, never a link out of it, never blocking on a FIFO or a
+//     device;
+//   - NewLayoutFS: an OCI image layout in any fs.FS;
 //   - NewMemoryStore: blobs in memory, for tests.
-//
-// Open (a path) and OpenReaderAt (an io.ReaderAt) recognise which of the first
-// three an input is by its content, not its name. Open reads a layout
-// directory through os.Root: only regular files inside it, never a link out
-// of it, never blocking on a FIFO or a device.
 //
 // Stores do not verify what they return; every reader of this package does:
 // FetchVerified, Resolve, OpenLayer, WalkLayer, ReadFile and ReadLayerFile

@@ -24,7 +24,8 @@ const dockerManifestFile = "manifest.json"
 
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
-// DockerArchive is a Store over a docker-archive tar (as written by
+// dockerArchive is a Store over a docker-archive tar, OpenReaderAt's
+// FormatDockerArchive (as written by
 // `docker save`, go-containerregistry's tarball.Write and the Crossplane CLI
 // for .xpkg files): manifest.json lists, per image, a Config path, RepoTags
 // and Layers paths.
@@ -45,8 +46,8 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // org.opencontainers.image.ref.name with the tag as written), or one without
 // a name for an image with no tags. The manifest digest is that of the
 // synthesised manifest, so it differs from the digest the same image has in a
-// registry or an OCI layout; config and layer digests are the same. A
-// DockerArchive is safe for concurrent use.
+// registry or an OCI layout; config and layer digests are the same. It is
+// safe for concurrent use.
 //
 // An entry whose name encodes a SHA-256 digest ("sha256:<hex>" and
 // "<hex>.json" for configs, "<hex>.tar.gz", "<hex>.tar" and
@@ -60,7 +61,7 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // are described by the digest of their content. The config's
 // rootfs.diff_ids are not checked against the layers: that would take
 // decompressing every layer in full.
-type DockerArchive struct {
+type dockerArchive struct {
 	fsys   fs.FS
 	index  ocispec.Index
 	blobs  map[digest.Digest]archiveBlob
@@ -68,8 +69,8 @@ type DockerArchive struct {
 }
 
 // Close releases the spool of a gzip-compressed archive (see
-// NewLayoutTar). It may be called more than once.
-func (a *DockerArchive) Close() error {
+// OpenReaderAt). It may be called more than once.
+func (a *dockerArchive) Close() error {
 	if a == nil || a.closer == nil {
 		return nil
 	}
@@ -92,32 +93,13 @@ type dockerManifestEntry struct {
 	Layers   []string
 }
 
-// NewDockerArchive indexes the docker archive in r (plain or gzip-compressed
-// tar; see NewLayoutTar for what each costs) and hashes its config and
-// layers. Each config is read and parsed once, however many entries of
-// manifest.json name it, and each layer file hashed once. Close it when
-// done. Limits: MaxManifestSize, MaxArchiveImages, MaxConfigSize,
-// MaxLayers, MaxBlobSize. Options: WithLimits.
-func NewDockerArchive(ctx context.Context, r io.ReaderAt, size int64, opts ...Option) (*DockerArchive, error) {
-	if err := checkReaderAt(ctx, r, size); err != nil {
-		return nil, opError("open", ocispec.Descriptor{}, "", err)
-	}
-	o := newOptions(opts)
-	t, err := indexTar(ctx, r, size, o.limits)
-	if err != nil {
-		return nil, opError("open", ocispec.Descriptor{}, "", err)
-	}
-	a, err := newDockerArchive(ctx, t, o.limits)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	a.closer = t
-	return a, nil
-}
-
-func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchive, error) {
-	fail := func(p string, err error) (*DockerArchive, error) {
+// newDockerArchive indexes the docker archive whose entries fsys holds and
+// hashes its config and layers. Each config is read and parsed once, however
+// many entries of manifest.json name it, and each layer file hashed once.
+// Limits: MaxManifestSize, MaxArchiveImages, MaxConfigSize, MaxLayers,
+// MaxBlobSize.
+func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchive, error) {
+	fail := func(p string, err error) (*dockerArchive, error) {
 		return nil, opError("open", ocispec.Descriptor{}, p, err)
 	}
 	b, err := readFSFile(fsys, dockerManifestFile, "MaxManifestSize", lim.MaxManifestSize)
@@ -128,7 +110,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*DockerArchi
 	if err := unmarshalStrict(ctx, b, &entries); err != nil {
 		return fail(dockerManifestFile, jsonErr("", err))
 	}
-	a := &DockerArchive{
+	a := &dockerArchive{
 		fsys:  fsys,
 		index: ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{}},
 		blobs: map[digest.Digest]archiveBlob{},
@@ -212,7 +194,7 @@ type archiveConfig struct {
 }
 
 // readConfig reads, hashes and parses the config at p and registers it.
-func (a *DockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, lim Limits) (archiveConfig, error) {
+func (a *dockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, lim Limits) (archiveConfig, error) {
 	b, err := readFSFile(fsys, p, "MaxConfigSize", lim.MaxConfigSize)
 	if err != nil {
 		return archiveConfig{}, err
@@ -296,7 +278,7 @@ func namedDigest(name string) (digest.Digest, bool) {
 // the digest that describes it: the one its name encodes, if any, else got.
 // An entry whose content does not match its name does not replace an entry
 // that holds the digest.
-func (a *DockerArchive) addFile(p string, got digest.Digest) digest.Digest {
+func (a *dockerArchive) addFile(p string, got digest.Digest) digest.Digest {
 	d, ok := namedDigest(p)
 	if !ok {
 		d = got
@@ -355,7 +337,7 @@ func annotateFromLabels(layers []ocispec.Descriptor, labels map[string]string) [
 }
 
 // Index returns the index the archive's manifest.json stands for.
-func (a *DockerArchive) Index(ctx context.Context) (ocispec.Index, error) {
+func (a *dockerArchive) Index(ctx context.Context) (ocispec.Index, error) {
 	if err := ctxErr(ctx); err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, dockerManifestFile, err)
 	}
@@ -369,7 +351,7 @@ func (a *DockerArchive) Index(ctx context.Context) (ocispec.Index, error) {
 // package verify them), but a file whose content was found, when the archive
 // was opened, not to match the digest its name encodes fails with
 // ErrDigestMismatch.
-func (a *DockerArchive) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+func (a *dockerArchive) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}

@@ -144,8 +144,8 @@ func (f *File) closeLocked() error {
 
 // Warnings returns the entries that were skipped because their names are
 // unsafe (absolute, or with a ".." element): each an *Error wrapping
-// ErrUnsafePath with the layer and the name as written (its first
-// MaxWarningPath bytes). At most MaxWarnings are kept over all the layers
+// ErrUnsafePath with the layer and the name as written (its first 4096
+// bytes). At most 100 are kept over all the layers
 // read; when there were more, a last *Error (with no Path) says how many
 // were left out. It is complete once Read has returned io.EOF.
 func (f *File) Warnings() []*Error {
@@ -159,13 +159,13 @@ func (f *File) Warnings() []*Error {
 // Bounds of File.Warnings: what a layer of unsafe names can make this
 // package keep, however many and however long they are.
 const (
-	// MaxWarnings is how many warnings File.Warnings keeps.
-	MaxWarnings = 100
-	// MaxWarningPath is how many bytes of an entry's name a warning keeps.
-	MaxWarningPath = 4096
+	// maxWarnings is how many warnings File.Warnings keeps.
+	maxWarnings = 100
+	// maxWarningPath is how many bytes of an entry's name a warning keeps.
+	maxWarningPath = 4096
 )
 
-// warnings collects at most MaxWarnings warnings and counts the rest.
+// warnings collects at most maxWarnings warnings and counts the rest.
 type warnings struct {
 	list []*Error
 	more int
@@ -173,12 +173,12 @@ type warnings struct {
 
 // add records a warning for the unsafe entry name of layer desc.
 func (w *warnings) add(desc ocispec.Descriptor, name string) {
-	if len(w.list) >= MaxWarnings {
+	if len(w.list) >= maxWarnings {
 		w.more++
 		return
 	}
-	if len(name) > MaxWarningPath {
-		name = strings.ToValidUTF8(name[:MaxWarningPath], "")
+	if len(name) > maxWarningPath {
+		name = strings.ToValidUTF8(name[:maxWarningPath], "")
 	}
 	// A copy: the name may share the memory of a PAX header of a MiB.
 	name = strings.Clone(name)

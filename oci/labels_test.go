@@ -26,7 +26,7 @@ func TestDockerArchiveLabelAnnotations(t *testing.T) {
 		`"org.opencontainers.image.title":"plain"}},"rootfs":{"type":"layers"}}`)
 	b := dockerArchive(t, "sha256:"+digest.FromBytes(cfg).Encoded(), cfg, ld.Encoded()+".tar.gz", layer)
 	ctx := context.Background()
-	a, err := oci.NewDockerArchive(ctx, bytes.NewReader(b), int64(len(b)))
+	a, err := oci.OpenReaderAt(ctx, bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,22 +16,18 @@ import (
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
-// Layout is a Store over an OCI image layout: an oci-layout file, index.json
-// and blobs/<algorithm>/<encoded digest>, read from any fs.FS (os.DirFS,
-// embed.FS, fstest.MapFS, or the entries of a tar; see NewLayoutTar). It is
-// safe for concurrent use when its fs.FS is. An os.DirFS follows symbolic
-// links out of its directory and blocks on FIFOs: for an untrusted directory
-// use Open, which reads it through os.Root and refuses both.
-type Layout struct {
+// layout is a Store over an OCI image layout (see NewLayoutFS). It is safe
+// for concurrent use when its fs.FS is.
+type layout struct {
 	fsys   fs.FS
 	limits Limits
-	closer io.Closer // what NewLayoutTar opened
+	closer io.Closer // what OpenReaderAt opened for a layout tar
 }
 
-// Close releases what NewLayoutTar holds (the spool of a gzip-compressed
-// tar). It does nothing for a Layout of NewLayoutFS, and may be called more
-// than once.
-func (l *Layout) Close() error {
+// Close releases what OpenReaderAt holds for a layout tar (the spool of a
+// gzip-compressed tar). It does nothing for a layout of NewLayoutFS, and may
+// be called more than once.
+func (l *layout) Close() error {
 	if l == nil || l.closer == nil {
 		return nil
 	}
@@ -40,10 +36,24 @@ func (l *Layout) Close() error {
 	return c.Close()
 }
 
-// NewLayoutFS returns the OCI image layout at the root of fsys. It checks the
-// oci-layout file and reads nothing else; blobs are opened by Fetch. Options:
-// WithLimits.
-func NewLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Layout, error) {
+// NewLayoutFS returns the OCI image layout at the root of fsys: an
+// oci-layout file, index.json and blobs/<algorithm>/<encoded digest>, read
+// from any fs.FS (os.DirFS, embed.FS, fstest.MapFS). It checks the
+// oci-layout file and reads nothing else; blobs are opened by Fetch. The
+// Source's Format is FormatLayoutDir, and it is safe for concurrent use when
+// fsys is. An os.DirFS follows symbolic links out of its directory and
+// blocks on FIFOs: for an untrusted directory use Open, which reads it
+// through os.Root and refuses both. Options: WithLimits.
+func NewLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Source, error) {
+	l, err := newLayoutFS(ctx, fsys, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Source{store: l, format: FormatLayoutDir}, nil
+}
+
+// newLayoutFS is NewLayoutFS, returning the layout itself.
+func newLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*layout, error) {
 	if fsys == nil {
 		return nil, opError("open", ocispec.Descriptor{}, "", fmt.Errorf("%w: nil fs.FS", ErrInvalidArgument))
 	}
@@ -66,7 +76,7 @@ func NewLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Layout, erro
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile,
 			fmt.Errorf("%w: imageLayoutVersion %s, want 1.x.y", ErrMalformed, safetext.Quote(hdr.Version)))
 	}
-	return &Layout{fsys: fsys, limits: o.limits}, nil
+	return &layout{fsys: fsys, limits: o.limits}, nil
 }
 
 // layoutVersionOK reports whether v is an imageLayoutVersion this package
@@ -86,7 +96,7 @@ func layoutVersionOK(v string) bool {
 }
 
 // Index reads and parses index.json (at most MaxManifestSize bytes).
-func (l *Layout) Index(ctx context.Context) (ocispec.Index, error) {
+func (l *layout) Index(ctx context.Context) (ocispec.Index, error) {
 	if err := ctxErr(ctx); err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, err)
 	}
@@ -106,7 +116,7 @@ func (l *Layout) Index(ctx context.Context) (ocispec.Index, error) {
 
 // Fetch opens blobs/<algorithm>/<encoded> for desc. The bytes are not
 // verified here; the readers of this package verify them.
-func (l *Layout) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
+func (l *layout) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.ReadCloser, error) {
 	if err := ctxErr(ctx); err != nil {
 		return nil, opError("fetch", desc, "", err)
 	}

@@ -145,7 +145,7 @@ func TestLimitBoundaries(t *testing.T) {
 		{name: "MaxTarEntries", at: 3,
 			set: func(l *oci.Limits, v int64) { l.MaxTarEntries = v },
 			run: func(o oci.Option) error {
-				l, err := oci.NewLayoutTar(ctx, bytes.NewReader(archive), int64(len(archive)), o)
+				l, err := oci.OpenReaderAt(ctx, bytes.NewReader(archive), int64(len(archive)), o)
 				if err == nil {
 					l.Close()
 				}

@@ -74,7 +74,7 @@ func (s *Source) Index(ctx context.Context) (ocispec.Index, error) {
 }
 
 // Close releases what the Source holds: the file or directory Open opened,
-// and the spool of a gzip-compressed archive (see NewLayoutTar).
+// and the spool of a gzip-compressed archive (see OpenReaderAt).
 func (s *Source) Close() error {
 	if s == nil {
 		return nil
@@ -89,7 +89,7 @@ func (s *Source) Close() error {
 
 // Open opens the image at path, recognised by its content, not its name: a
 // directory with an oci-layout file is an OCI layout; a file is read as a tar
-// (plain or gzip-compressed, see NewLayoutTar for the costs) holding an OCI
+// (plain or gzip-compressed, see OpenReaderAt for the costs) holding an OCI
 // layout (oci-layout and index.json at its root; preferred when both are
 // there, as in `docker save` output since Docker 25) or a docker archive
 // (manifest.json at its root). Anything else is ErrUnknownFormat. In a
@@ -115,7 +115,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Source, error) {
 			root.Close()
 			return nil, opError("open", ocispec.Descriptor{}, path, fmt.Errorf("%w: directory without %s", ErrUnknownFormat, ocispec.ImageLayoutFile))
 		}
-		l, err := NewLayoutFS(ctx, rootFS{root}, opts...)
+		l, err := newLayoutFS(ctx, rootFS{root}, opts...)
 		if err != nil {
 			root.Close()
 			return nil, withFormat(opError("open", ocispec.Descriptor{}, path, err), FormatLayoutDir)
@@ -146,6 +146,28 @@ func Open(ctx context.Context, path string, opts ...Option) (*Source, error) {
 // OpenReaderAt is Open for a tar of size bytes read through r: an OCI layout
 // tar or a docker archive, plain or gzip-compressed. r must stay readable
 // until the Source is no longer used; close the Source when done with it.
+//
+// Opening indexes the archive's entries in one pass. For a plain tar that
+// pass reads only the 512-byte headers (it seeks over file contents), so
+// opening a 500 MB archive reads a few KB, and blobs are later read in
+// place. A gzip-compressed tar cannot be read at an offset: the pass
+// decompresses the whole archive once (at most MaxImageSize bytes, else
+// limit.ErrExceeded) into memory (up to 16 MiB) or a temporary file (in
+// os.TempDir, removed when the Source is closed, or at once where the system
+// allows), which later reads read in place: the cost is linear in the
+// decompressed size whatever the order of the reads.
+//
+// A docker archive is presented as Docker schema 2 manifests the Source
+// synthesises, with the SHA-256 digests of the archive's files: each config
+// is read and parsed once, however many entries of manifest.json name it,
+// and each layer file hashed once, when the archive is opened (limits
+// MaxManifestSize, MaxArchiveImages, MaxConfigSize, MaxLayers,
+// MaxBlobSize). An entry whose name encodes a digest must match it, else
+// fetching it fails with ErrDigestMismatch. Layer annotations are recovered
+// from config labels "<annotation key>:<layer digest>". Index returns one
+// descriptor per RepoTag (annotated org.opencontainers.image.ref.name); the
+// manifest digest differs from the one the same image has in a registry or
+// an OCI layout, config and layer digests do not. Options: WithLimits.
 func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option) (*Source, error) {
 	if err := checkReaderAt(ctx, r, size); err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, "", err)
@@ -160,7 +182,7 @@ func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option
 	}
 	switch {
 	case t.has(ocispec.ImageLayoutFile) && t.has(ocispec.ImageIndexFile):
-		l, err := NewLayoutFS(ctx, t, opts...)
+		l, err := newLayoutFS(ctx, t, opts...)
 		if err != nil {
 			t.Close()
 			return nil, withFormat(err, FormatLayoutTar)
@@ -178,36 +200,6 @@ func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option
 	}
 	t.Close()
 	return nil, opError("open", ocispec.Descriptor{}, "", fmt.Errorf("%w: tar has neither %s and %s nor %s", ErrUnknownFormat, ocispec.ImageLayoutFile, ocispec.ImageIndexFile, dockerManifestFile))
-}
-
-// NewLayoutTar returns the OCI image layout held in a tar of size bytes read
-// through r. Opening indexes the archive's entries in one pass.
-//
-// For a plain tar that pass reads only the 512-byte headers (it seeks over
-// file contents), so opening a 500 MB archive reads a few KB, and blobs are
-// later read in place. A gzip-compressed tar cannot be read at an offset: the
-// pass decompresses the whole archive once (at most MaxImageSize bytes, else
-// limit.ErrExceeded) into memory (up to 16 MiB) or a temporary file (in os.TempDir,
-// removed when the Layout is closed, or at once where the system allows),
-// which later reads read in place: the cost is linear in the decompressed
-// size whatever the order of the reads. Close the Layout when done. Options:
-// WithLimits.
-func NewLayoutTar(ctx context.Context, r io.ReaderAt, size int64, opts ...Option) (*Layout, error) {
-	if err := checkReaderAt(ctx, r, size); err != nil {
-		return nil, opError("open", ocispec.Descriptor{}, "", err)
-	}
-	o := newOptions(opts)
-	t, err := indexTar(ctx, r, size, o.limits)
-	if err != nil {
-		return nil, opError("open", ocispec.Descriptor{}, "", err)
-	}
-	l, err := NewLayoutFS(ctx, t, opts...)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	l.closer = t
-	return l, nil
 }
 
 func errorsIsLimitOrCtx(err error) bool {

@@ -29,7 +29,7 @@ type Image struct {
 	// RawConfig holds the config's bytes; nil when it is not an image config.
 	RawConfig []byte
 	// Layers are the manifest's layers, bottom first, as the manifest gives
-	// them (for a docker archive, the manifest DockerArchive synthesises).
+	// them (for a docker archive, the manifest a docker archive's Source synthesises).
 	// Resolve does not interpret the config's labels (Config.Config.Labels):
 	// package xpkg's layer selector reads the Crossplane CLI's.
 	Layers []ocispec.Descriptor

@@ -22,9 +22,9 @@ type DuplicateKey struct {
 	FirstLine int
 }
 
-// MaxDuplicateKeys is the most duplicate keys recorded for one document
+// maxDuplicateKeys is the most duplicate keys recorded for one document
 // (Object.DuplicateKeys); Object.MoreDuplicateKeys counts the others.
-const MaxDuplicateKeys = 100
+const maxDuplicateKeys = 100
 
 // dupRecorder collects the duplicate keys of one document.
 type dupRecorder struct {
@@ -42,7 +42,7 @@ func (r *dupRecorder) add(prev, k *yaml.Node) {
 		r.seen = map[*yaml.Node]bool{}
 	}
 	r.seen[k] = true
-	if len(r.pairs) >= MaxDuplicateKeys {
+	if len(r.pairs) >= maxDuplicateKeys {
 		r.more++
 		return
 	}

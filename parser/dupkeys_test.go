@@ -62,7 +62,7 @@ func TestDuplicateKeysMeta(t *testing.T) {
 }
 
 // TestDuplicateKeysBounded checks that a flood of duplicates (in a mapping
-// large enough for the map-based check) records at most MaxDuplicateKeys
+// large enough for the map-based check) records at most maxDuplicateKeys
 // and counts the rest, and that keys equal only once converted win last
 // without a record.
 func TestDuplicateKeysBounded(t *testing.T) {
@@ -73,8 +73,8 @@ func TestDuplicateKeysBounded(t *testing.T) {
 		t.Fatalf("errors %v", p.Errors)
 	}
 	o := p.Objects[0]
-	if len(o.DuplicateKeys) != MaxDuplicateKeys || o.MoreDuplicateKeys != 249-MaxDuplicateKeys {
-		t.Errorf("%d recorded, %d more; want %d and %d", len(o.DuplicateKeys), o.MoreDuplicateKeys, MaxDuplicateKeys, 249-MaxDuplicateKeys)
+	if len(o.DuplicateKeys) != maxDuplicateKeys || o.MoreDuplicateKeys != 249-maxDuplicateKeys {
+		t.Errorf("%d recorded, %d more; want %d and %d", len(o.DuplicateKeys), o.MoreDuplicateKeys, maxDuplicateKeys, 249-maxDuplicateKeys)
 	}
 	if d := o.DuplicateKeys[0]; d.Pos.Line != 5 || d.FirstLine != 4 {
 		t.Errorf("first duplicate %+v", d)

@@ -32,10 +32,10 @@ type Object struct {
 	// obj.Annotations read as they do on any Kubernetes object.
 	metav1.ObjectMeta
 	// DuplicateKeys lists the keys given twice in one mapping of the
-	// document, in document order (at most MaxDuplicateKeys; the document
+	// document, in document order (at most 100; the document
 	// decodes with the last value of each, as Crossplane decodes it).
 	DuplicateKeys []DuplicateKey
-	// MoreDuplicateKeys counts the duplicate keys beyond MaxDuplicateKeys.
+	// MoreDuplicateKeys counts the duplicate keys beyond those 100.
 	MoreDuplicateKeys int
 
 	raw     rawBytes

@@ -15,12 +15,6 @@ const (
 	// vendor that introduced the layer, not its content.
 	AnnotationExamples = "upbound"
 
-	// LabelPrefix starts the image config labels that record layer
-	// annotations in formats that drop them (a docker archive): the label
-	// LabelPrefix + "sha256:<layer digest>" has the layer's AnnotationKey
-	// value. See LayerLabel.
-	LabelPrefix = AnnotationKey + ":"
-
 	// PackageFile is the file of a package image's base layer that holds the
 	// package's YAML stream.
 	PackageFile = "package.yaml"
@@ -36,8 +30,13 @@ const (
 	Extension = ".xpkg"
 )
 
+// labelPrefix starts the image config labels that record layer annotations
+// in formats that drop them (a docker archive). See LayerLabel.
+const labelPrefix = AnnotationKey + ":"
+
 // LayerLabel returns the image config label that records the AnnotationKey
-// value of the layer with digest layer: "io.crossplane.xpkg:sha256:<hex>".
+// value of the layer with digest layer in formats that drop layer
+// annotations (a docker archive): "io.crossplane.xpkg:sha256:<hex>".
 func LayerLabel(layer digest.Digest) string {
-	return LabelPrefix + layer.String()
+	return labelPrefix + layer.String()
 }

@@ -67,8 +67,8 @@ func ExampleSelectLayer() {
 		log.Fatal(err)
 	}
 	fmt.Println("flattened:", sel.Flattened())
-	fmt.Println("base:", sel.Base.Digest.Encoded()[:12])
-	fmt.Println("examples:", sel.Examples.Digest.Encoded()[:12])
+	fmt.Println("base:", sel.BaseLayer.Digest.Encoded()[:12])
+	fmt.Println("examples:", sel.ExamplesLayer.Digest.Encoded()[:12])
 
 	// Two base layers: an error, but the selection is still made.
 	layers[1].Annotations[xpkg.AnnotationKey] = xpkg.AnnotationBase

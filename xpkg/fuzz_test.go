@@ -122,7 +122,7 @@ func FuzzSelectLayer(f *testing.F) {
 		case err != nil:
 			t.Fatalf("SelectLayer: %v", err)
 		case bases == 1:
-			if sel.Base == nil || sel.Base.Annotations[xpkg.AnnotationKey] != xpkg.AnnotationBase || len(sel.Layers) != 1 {
+			if sel.BaseLayer == nil || sel.BaseLayer.Annotations[xpkg.AnnotationKey] != xpkg.AnnotationBase || len(sel.Layers) != 1 {
 				t.Fatalf("one base layer: selection %+v", sel)
 			}
 		default:

@@ -120,7 +120,7 @@ func checkLayerLabels(img *oci.Image) error {
 	}
 	var missing []string
 	for k := range img.Config.Config.Labels {
-		d, ok := strings.CutPrefix(k, LabelPrefix)
+		d, ok := strings.CutPrefix(k, labelPrefix)
 		if ok && !have[d] {
 			missing = append(missing, d)
 		}
@@ -130,7 +130,7 @@ func checkLayerLabels(img *oci.Image) error {
 	}
 	slices.Sort(missing)
 	return fmt.Errorf("%w: the config labels %s* name layers the archive does not hold (%s): a layer does not match the digest it was built with",
-		oci.ErrDigestMismatch, LabelPrefix, safetext.Join(missing, safetext.Token))
+		oci.ErrDigestMismatch, labelPrefix, safetext.Join(missing, safetext.Token))
 }
 
 // loadImage selects the layers of img, parses its package.yaml and
@@ -175,14 +175,14 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 			Layers:         annotateLayers(img.Layers, img.Config.Config.Labels),
 			Platform:       img.Platform,
 			Tags:           img.RefNames,
-			BaseLayer:      sel.Base,
+			BaseLayer:      sel.BaseLayer,
 			PackageLayer:   sel.PackageLayer,
-			ExamplesLayer:  sel.Examples,
+			ExamplesLayer:  sel.ExamplesLayer,
 			Facts:          sel.Facts,
 		},
 	}
-	if sel.Examples != nil {
-		if p.Examples, err = loadExamples(ctx, f, *sel.Examples, c, pkg.Usage); err != nil {
+	if sel.ExamplesLayer != nil {
+		if p.Examples, err = loadExamples(ctx, f, *sel.ExamplesLayer, c, pkg.Usage); err != nil {
 			return nil, err
 		}
 	}

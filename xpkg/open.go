@@ -76,7 +76,7 @@ type Package struct {
 	// the documents that could not be parsed. Such documents are not errors
 	// of Open: Lint reports them (XP001, XP002, XP005).
 	*parser.Package
-	// Source is the source as given to Open (ReaderName for OpenReader, ""
+	// Source is the source as given to Open ("<stdin>" for OpenReader, ""
 	// for OpenImage), unless WithSourceName says otherwise.
 	Source string
 	// SourceKind is what the source was found to be (the kind of the
@@ -249,10 +249,10 @@ func Open(ctx context.Context, source string, opts ...Option) (*Package, error) 
 	return p, nil
 }
 
-// ReaderName is the name OpenReader gives a reader when WithSourceName gives
+// readerName is the name OpenReader gives a reader when WithSourceName gives
 // none, as Package.Source and as the file of positions in a YAML stream:
 // the usual reader is standard input.
-const ReaderName = "<stdin>"
+const readerName = "<stdin>"
 
 // OpenReader loads the package held by r (stdin, an upload), recognised by
 // content: a tar or gzip stream is an image (a docker archive or an OCI
@@ -260,7 +260,7 @@ const ReaderName = "<stdin>"
 // Limits.MaxReaderSize bytes) because images are read at offsets, and
 // removed before OpenReader returns; anything else that holds text is a YAML
 // stream, parsed as it is read. The Package's SourceKind is SourceReader and its
-// Source ReaderName, the name that also names the YAML stream in positions
+// Source "<stdin>", the name that also names the YAML stream in positions
 // (WithSourceName gives another). Errors are those of Open.
 func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, error) {
 	switch {
@@ -271,7 +271,7 @@ func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, err
 	}
 	c := newOpenConfig(opts)
 	if c.sourceName == "" {
-		c.sourceName = ReaderName
+		c.sourceName = readerName
 	}
 	p, tried, err := openReader(ctx, r, c)
 	if err != nil {

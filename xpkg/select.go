@@ -56,31 +56,31 @@ func (e *BaseLayersError) Is(target error) bool { return target == ErrMultipleBa
 // holds package.yaml, or that it comes from the flattened filesystem, and
 // the facts the image lint rules (XP5xx) read.
 type Selection struct {
-	// Base is the layer annotated io.crossplane.xpkg: base; nil when none is
-	// and package.yaml comes from the flattened filesystem. With several
-	// base layers it is the first (see SelectLayer).
-	Base *ocispec.Descriptor
-	// Layers are the layers package.yaml is read from: Base alone, or every
+	// BaseLayer is the layer annotated io.crossplane.xpkg: base; nil when
+	// none is and package.yaml comes from the flattened filesystem. With
+	// several base layers it is the first (see SelectLayer).
+	BaseLayer *ocispec.Descriptor
+	// Layers are the layers package.yaml is read from: BaseLayer alone, or every
 	// layer of the image, bottom first, when flattening.
 	Layers []ocispec.Descriptor
-	// Examples is the first layer annotated io.crossplane.xpkg with
+	// ExamplesLayer is the first layer annotated io.crossplane.xpkg with
 	// AnnotationExamples (Crossplane's examples layer, holding
 	// ExamplesFile); nil when there is none.
-	Examples *ocispec.Descriptor
+	ExamplesLayer *ocispec.Descriptor
 	// Facts are the image facts for the linter (linter.WithImageFacts).
 	// SelectLayer fills BaseLayers and OtherLayers; OpenPackageYAML fills
 	// Flattened and PackageYAMLPath, and, when package.yaml is missing,
 	// MisplacedPackageYAML and LegacyStack.
 	Facts linter.ImageFacts
 	// PackageLayer is the layer package.yaml was read from, set by
-	// OpenPackageYAML: Base, or the layer of the flattened filesystem that
+	// OpenPackageYAML: BaseLayer, or the layer of the flattened filesystem that
 	// decided.
 	PackageLayer *ocispec.Descriptor
 }
 
 // Flattened reports whether package.yaml is read from the flattened
 // filesystem, because no layer is annotated base.
-func (s *Selection) Flattened() bool { return s.Base == nil }
+func (s *Selection) Flattened() bool { return s.BaseLayer == nil }
 
 // SelectLayer decides where the package.yaml of an image is to be read
 // from, given its layers (bottom first, as in a manifest: oci.Image.Layers)
@@ -97,11 +97,11 @@ func (s *Selection) Flattened() bool { return s.Base == nil }
 //
 // Layers annotated with another value are not the package; they are listed
 // in Facts.OtherLayers, and the first annotated AnnotationExamples is
-// Examples. The descriptors of the Selection carry the annotations
+// ExamplesLayer. The descriptors of the Selection carry the annotations
 // recovered from labels.
 //
 // With several base layers, SelectLayer returns the error and also a
-// Selection whose Base is the first of them and whose Facts.BaseLayers lists
+// Selection whose BaseLayer is the first of them and whose Facts.BaseLayers lists
 // them all, so that a caller that wants to report the problem as a lint
 // diagnostic (XP501) rather than fail can go on, as Open does. A caller that
 // does not want that treats the error as final. SelectLayer does no I/O; see
@@ -120,8 +120,8 @@ func SelectLayer(layers []ocispec.Descriptor, labels map[string]string) (*Select
 			s.Facts.BaseLayers = append(s.Facts.BaseLayers, l.Digest.String())
 		default:
 			s.Facts.OtherLayers = append(s.Facts.OtherLayers, linter.LayerFact{Digest: l.Digest.String(), Annotation: v})
-			if v == AnnotationExamples && s.Examples == nil {
-				s.Examples = &l
+			if v == AnnotationExamples && s.ExamplesLayer == nil {
+				s.ExamplesLayer = &l
 			}
 		}
 	}
@@ -130,23 +130,23 @@ func SelectLayer(layers []ocispec.Descriptor, labels map[string]string) (*Select
 		s.Layers = append([]ocispec.Descriptor(nil), layers...)
 		return s, nil
 	case 1:
-		s.Base = &bases[0]
+		s.BaseLayer = &bases[0]
 		s.Layers = bases[:1:1]
 		return s, nil
 	}
-	s.Base = &bases[0]
+	s.BaseLayer = &bases[0]
 	s.Layers = bases[:1:1]
 	return s, &BaseLayersError{Layers: bases}
 }
 
 // annotateLayers returns layers with the AnnotationKey annotation recovered
-// from the labels LabelPrefix + "<layer digest>" on layers that do not carry
+// from the labels LayerLabel(<layer digest>) on layers that do not carry
 // it already. layers is not modified. Its cost is linear in the layers and
 // the labels.
 func annotateLayers(layers []ocispec.Descriptor, labels map[string]string) []ocispec.Descriptor {
 	var byDigest map[string]string
 	for k, v := range labels {
-		if d, ok := strings.CutPrefix(k, LabelPrefix); ok {
+		if d, ok := strings.CutPrefix(k, labelPrefix); ok {
 			if byDigest == nil {
 				byDigest = map[string]string{}
 			}
@@ -182,7 +182,7 @@ func annotateLayers(layers []ocispec.Descriptor, labels map[string]string) []oci
 }
 
 // OpenPackageYAML opens package.yaml where the selection says: at the root
-// of Base, or at the root of the flattened filesystem of Layers. The file
+// of BaseLayer, or at the root of the flattened filesystem of Layers. The file
 // is streamed out of its layer and verified as it is read (see oci.File);
 // the caller reads it to the end (a verification failure is returned instead
 // of io.EOF) and closes it. It sets Facts.PackageYAMLPath (the name as
@@ -203,15 +203,15 @@ func (s *Selection) OpenPackageYAML(ctx context.Context, f oci.Fetcher, opts ...
 		file *oci.File
 		err  error
 	)
-	if s.Base != nil {
-		file, err = oci.ReadLayerFile(ctx, f, *s.Base, PackageFile, c.ociOptions()...)
+	if s.BaseLayer != nil {
+		file, err = oci.ReadLayerFile(ctx, f, *s.BaseLayer, PackageFile, c.ociOptions()...)
 	} else {
 		file, err = oci.ReadFile(ctx, f, s.Layers, PackageFile, c.ociOptions()...)
 	}
 	switch {
 	case err == nil:
 		s.Facts.PackageYAMLPath = file.Header.Name
-		s.Facts.Flattened = s.Base == nil
+		s.Facts.Flattened = s.BaseLayer == nil
 		layer := file.Layer
 		s.PackageLayer = &layer
 		return file, nil

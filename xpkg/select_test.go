@@ -42,11 +42,11 @@ func TestSelectLayerLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Base == nil || s.Base.Digest != base.Digest || s.Base.Annotations[xpkg.AnnotationKey] != xpkg.AnnotationBase {
-		t.Errorf("Base = %v, want %s annotated base", s.Base, base.Digest)
+	if s.BaseLayer == nil || s.BaseLayer.Digest != base.Digest || s.BaseLayer.Annotations[xpkg.AnnotationKey] != xpkg.AnnotationBase {
+		t.Errorf("Base = %v, want %s annotated base", s.BaseLayer, base.Digest)
 	}
-	if s.Examples == nil || s.Examples.Digest != examples.Digest {
-		t.Errorf("Examples = %v, want %s", s.Examples, examples.Digest)
+	if s.ExamplesLayer == nil || s.ExamplesLayer.Digest != examples.Digest {
+		t.Errorf("Examples = %v, want %s", s.ExamplesLayer, examples.Digest)
 	}
 	wantOther := []linter.LayerFact{{Digest: examples.Digest.String(), Annotation: xpkg.AnnotationExamples}, {Digest: kept.Digest.String(), Annotation: "kept"}}
 	if diff := cmp.Diff(wantOther, s.Facts.OtherLayers); diff != "" {
@@ -121,7 +121,7 @@ func TestSelectLayer(t *testing.T) {
 			if s == nil {
 				t.Fatal("SelectLayer returned no selection")
 			}
-			if d := cmp.Diff(tc.wantBase, s.Base); d != "" {
+			if d := cmp.Diff(tc.wantBase, s.BaseLayer); d != "" {
 				t.Errorf("Base (-want +got):\n%s", d)
 			}
 			if s.Flattened() != (tc.wantBase == nil) {
@@ -130,7 +130,7 @@ func TestSelectLayer(t *testing.T) {
 			if d := cmp.Diff(tc.wantLayers, s.Layers); d != "" {
 				t.Errorf("Layers (-want +got):\n%s", d)
 			}
-			if d := cmp.Diff(tc.wantExamples, s.Examples); d != "" {
+			if d := cmp.Diff(tc.wantExamples, s.ExamplesLayer); d != "" {
 				t.Errorf("Examples (-want +got):\n%s", d)
 			}
 			if d := cmp.Diff(tc.wantFacts, s.Facts); d != "" {
@@ -180,7 +180,7 @@ func TestSelectionOpenPackageYAML(t *testing.T) {
 					t.Fatalf("OpenPackageYAML: %v", err)
 				}
 				defer f.Close()
-				if sel.Facts.PackageYAMLPath != xpkg.PackageFile || sel.PackageLayer == nil || sel.PackageLayer.Digest != sel.Base.Digest {
+				if sel.Facts.PackageYAMLPath != xpkg.PackageFile || sel.PackageLayer == nil || sel.PackageLayer.Digest != sel.BaseLayer.Digest {
 					t.Errorf("facts %+v, package layer %v", sel.Facts, sel.PackageLayer)
 				}
 				return

@@ -185,7 +185,7 @@ func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 		}
 		file := c.sourceName
 		if file == "-" {
-			file = ReaderName
+			file = readerName
 		}
 		pkg, err := parser.Parse(ctx, br, c.parseOptions(file)...)
 		if err != nil {

@@ -9,7 +9,7 @@
 // SOURCE is a package as xpkg.Open reads it (a .xpkg file, a package
 // directory, an OCI layout, a package.yaml). Dependencies come from the
 // sources given, searched in order: --from directories laid out as
-// DIR/<registry>/<repository>/<tag>.xpkg (see deps.DirSource), --cache a
+// DIR/<registry>/<repository>/<tag>.xpkg (see deps.NewDirSource), --cache a
 // Crossplane package cache directory, and --registry the registries the
 // references name (Docker credentials, xpkgkit's shared cache; --offline
 // answers from that cache alone). The graph's problems go to standard

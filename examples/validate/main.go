@@ -224,8 +224,8 @@ func validateOne(ctx context.Context, v *schema.Validator, o *parser.Object, unk
 	}
 	if !r.Served {
 		f := base
-		f.Severity, f.Definition, f.Version = "error", r.Definition, r.Version
-		f.Message = fmt.Sprintf("version %q of %s is not served", r.Version, r.Definition)
+		f.Severity, f.Definition, f.Version = "error", r.Definition, r.GVK.Version
+		f.Message = fmt.Sprintf("version %q of %s is not served", r.GVK.Version, r.Definition)
 		out = append(out, f)
 	}
 	for _, x := range r.Violations {
@@ -239,8 +239,8 @@ func validateOne(ctx context.Context, v *schema.Validator, o *parser.Object, unk
 			f.Severity = "warning"
 		}
 		f.Field, f.Violation, f.Expected, f.Found = x.Field(), string(x.Kind), x.Expected, x.Found
-		f.Definition, f.Version, f.SkippedCEL = r.Definition, r.Version, r.SkippedCEL
-		f.Message = fmt.Sprintf("%s (%s version %s)%s", x, r.Definition, r.Version, note)
+		f.Definition, f.Version, f.SkippedCEL = r.Definition, r.GVK.Version, r.SkippedCEL
+		f.Message = fmt.Sprintf("%s (%s version %s)%s", x, r.Definition, r.GVK.Version, note)
 		out = append(out, f)
 	}
 	return out

@@ -11,7 +11,7 @@ import (
 )
 
 // DepsCase is a hostile dependency graph: a root package and a directory
-// of its dependencies laid out as deps.DirSource reads it
+// of its dependencies laid out as deps.NewDirSource reads it
 // (DIR/<registry>/<repository>/<tag>.yaml). Write writes both and returns
 // the root's path; DepsDir says where the dependencies are. The CLI runs
 // it as xpkg-lint --deps --offline --deps-from DepsDir(dir) ROOT.

@@ -370,7 +370,7 @@ func TestParityCELObjects(t *testing.T) {
 			for _, x := range res.Violations {
 				fmt.Fprintf(&detail, "  ours: %s\n", x.String())
 				if x.Kind == schema.KindCEL {
-					oursCEL = append(oursCEL, schema.FormatPath(x.Path)+": "+x.Message)
+					oursCEL = append(oursCEL, x.Field()+": "+x.Message)
 				}
 			}
 			if ref != c.valid {

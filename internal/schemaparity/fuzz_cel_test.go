@@ -180,7 +180,7 @@ func fuzzCEL(t *testing.T, data []byte) {
 	}
 	for _, x := range res.Violations {
 		if x.Kind == schema.KindCEL {
-			oursCEL = append(oursCEL, schema.FormatPath(x.Path)+": "+x.Message)
+			oursCEL = append(oursCEL, x.Field()+": "+x.Message)
 		}
 	}
 	sort.Strings(refCEL)

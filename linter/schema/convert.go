@@ -315,7 +315,7 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 		}
 	}
 	// Value validations: each branch validates the same value again.
-	branches := func(list []Schema, what string) error {
+	branches := func(list []spec.Schema, what string) error {
 		if len(list) == 0 {
 			return nil
 		}
@@ -352,7 +352,7 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 		return nil, err
 	}
 	if s.Not != nil {
-		list := []Schema{*s.Not}
+		list := []spec.Schema{*s.Not}
 		if err := branches(list, "not"); err != nil {
 			return nil, err
 		}
@@ -456,9 +456,6 @@ func valueSize(v any) int {
 	}
 	return 1
 }
-
-// Schema is kube-openapi's schema, aliased to keep signatures short.
-type Schema = spec.Schema
 
 func (c *converter) skip(path, what string) {
 	if len(c.skipped) < 16 {

@@ -71,7 +71,7 @@ func Example() {
 			fmt.Println(err)
 			continue
 		}
-		fmt.Println(r.Definition, "version", r.Version, "valid:", r.Valid())
+		fmt.Println(r.Definition, "version", r.GVK.Version, "valid:", r.Valid())
 		for _, x := range r.Violations {
 			fmt.Printf("%s: %s (%s)\n", x.Pos, x, x.Kind)
 		}

@@ -210,9 +210,9 @@ type Result struct {
 	// GVK is the object's group, version and kind.
 	GVK schema.GroupVersionKind
 	// Definition names the definition whose schema applied, e.g.
-	// `CustomResourceDefinition "buckets.s3.example.org"`, and Version the
-	// version of it.
-	Definition, Version string
+	// `CustomResourceDefinition "buckets.s3.example.org"`; the version of
+	// it is GVK.Version.
+	Definition string
 	// Served is false when the definition declares the version but does
 	// not serve it: the API server refuses the object whatever its content.
 	Served bool
@@ -291,7 +291,7 @@ type Violation struct {
 }
 
 // Field formats the violation's path, e.g. spec.pipeline[0].step.
-func (v Violation) Field() string { return FormatPath(v.Path) }
+func (v Violation) Field() string { return formatPath(v.Path) }
 
 func (v Violation) String() string {
 	f := v.Field()
@@ -301,9 +301,9 @@ func (v Violation) String() string {
 	return f + ": " + v.Message
 }
 
-// FormatPath formats a field path: keys joined by dots, indexes in
+// formatPath formats a field path (Violation.Field, linter.FieldPath): keys joined by dots, indexes in
 // brackets, and keys holding dots, slashes, brackets or spaces quoted.
-func FormatPath(path []string) string {
+func formatPath(path []string) string {
 	var b strings.Builder
 	for i, e := range path {
 		switch {
@@ -382,7 +382,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		// A package kind: its type tree is in the tables, and its
 		// schema need not be decoded or compiled (kindtypes.go).
 		if tr, ok := kindTypes()[gvk]; ok {
-			r := &Result{GVK: gvk, Definition: e.definition, Version: gvk.Version, Served: e.served, SkippedCEL: tr.cel, Skipped: tr.skipped}
+			r := &Result{GVK: gvk, Definition: e.definition, Served: e.served, SkippedCEL: tr.cel, Skipped: tr.skipped}
 			typeCheck(obj, tr.root, &r.Violations, &r.Cut)
 			sortViolations(r.Violations)
 			return r, nil
@@ -392,7 +392,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 	if err != nil {
 		return nil, fmt.Errorf("%s version %s: %w", e.definition, bounded(gvk.Version), err)
 	}
-	r := &Result{GVK: gvk, Definition: e.definition, Version: gvk.Version, Served: e.served, SkippedCEL: c.cel, Skipped: c.skipped}
+	r := &Result{GVK: gvk, Definition: e.definition, Served: e.served, SkippedCEL: c.cel, Skipped: c.skipped}
 	if c.none {
 		return r, nil
 	}
@@ -446,12 +446,12 @@ func (v *Validator) ValidateObject(ctx context.Context, obj *parser.Object, opts
 	if err != nil {
 		return nil, err
 	}
-	Locate(obj, r.Violations)
+	locate(obj, r.Violations)
 	return r, nil
 }
 
-// Locate sets the position of each violation in obj, parsing obj once.
-func Locate(obj *parser.Object, vs []Violation) {
+// locate sets the position of each violation in obj, parsing obj once.
+func locate(obj *parser.Object, vs []Violation) {
 	if len(vs) == 0 {
 		return
 	}
@@ -635,7 +635,7 @@ func (c *compiled) validate(data any) (out []Violation, err error) {
 	for _, e := range res.Errors {
 		v := violationOf(e, data)
 		if v.Kind == KindType {
-			typed[FormatPath(v.Path)] = true
+			typed[formatPath(v.Path)] = true
 		}
 		out = append(out, v)
 	}
@@ -643,7 +643,7 @@ func (c *compiled) validate(data any) (out []Violation, err error) {
 	// keep the type error only.
 	kept := out[:0]
 	for _, v := range out {
-		if v.Kind == KindInvalid && typed[FormatPath(v.Path)] && strings.HasPrefix(v.Message, "Checked value") {
+		if v.Kind == KindInvalid && typed[formatPath(v.Path)] && strings.HasPrefix(v.Message, "Checked value") {
 			continue
 		}
 		kept = append(kept, v)

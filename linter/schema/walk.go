@@ -86,7 +86,7 @@ func quotePath(path []string) string {
 	if len(path) == 0 {
 		return "<object>"
 	}
-	return bounded(FormatPath(path))
+	return bounded(formatPath(path))
 }
 
 // full reports whether the walker lists no more violations, counting one.
@@ -207,7 +207,7 @@ func (w *walker) check(v any, n *node, path []string, size int) {
 		}
 		x := violationAt(e, v, path)
 		if x.Kind == KindType {
-			typed[FormatPath(x.Path)] = true
+			typed[formatPath(x.Path)] = true
 		}
 		w.out = append(w.out, x)
 	}
@@ -215,7 +215,7 @@ func (w *walker) check(v any, n *node, path []string, size int) {
 	// keep the type error only.
 	kept := w.out[:start]
 	for _, x := range w.out[start:] {
-		if x.Kind == KindInvalid && typed[FormatPath(x.Path)] && strings.HasPrefix(x.Message, "Checked value") {
+		if x.Kind == KindInvalid && typed[formatPath(x.Path)] && strings.HasPrefix(x.Message, "Checked value") {
 			continue
 		}
 		kept = append(kept, x)

@@ -8,18 +8,14 @@ import (
 	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
 )
 
-const (
-	// Group is the API group of Crossplane's package metadata.
-	Group = v1.Group
+// Version is the API version of this package's types; their group is
+// v1.Group's.
+const Version = "v1alpha1"
 
-	// Version is the API version of this package's types.
-	Version = "v1alpha1"
-)
-
-// GroupVersion returns group/v1alpha1, with Group in place of an empty group.
+// GroupVersion returns group/v1alpha1, with v1.Group in place of an empty group.
 func GroupVersion(group string) schema.GroupVersion {
 	if group == "" {
-		group = Group
+		group = v1.Group
 	}
 	return schema.GroupVersion{Group: group, Version: Version}
 }
@@ -27,7 +23,7 @@ func GroupVersion(group string) schema.GroupVersion {
 // AddToScheme registers Provider and Configuration in s at
 // meta.pkg.crossplane.io/v1alpha1.
 func AddToScheme(s *runtime.Scheme) error {
-	return AddToSchemeWithGroup(s, Group)
+	return AddToSchemeWithGroup(s, v1.Group)
 }
 
 // AddToSchemeWithGroup registers Provider and Configuration in s at

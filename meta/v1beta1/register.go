@@ -8,25 +8,21 @@ import (
 	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
 )
 
-const (
-	// Group is the API group of Crossplane's package metadata.
-	Group = v1.Group
+// Version is the API version of this package's type; its group is
+// v1.Group's.
+const Version = "v1beta1"
 
-	// Version is the API version of this package's type.
-	Version = "v1beta1"
-)
-
-// GroupVersion returns group/v1beta1, with Group in place of an empty group.
+// GroupVersion returns group/v1beta1, with v1.Group in place of an empty group.
 func GroupVersion(group string) schema.GroupVersion {
 	if group == "" {
-		group = Group
+		group = v1.Group
 	}
 	return schema.GroupVersion{Group: group, Version: Version}
 }
 
 // AddToScheme registers Function in s at meta.pkg.crossplane.io/v1beta1.
 func AddToScheme(s *runtime.Scheme) error {
-	return AddToSchemeWithGroup(s, Group)
+	return AddToSchemeWithGroup(s, v1.Group)
 }
 
 // AddToSchemeWithGroup registers Function in s at group/v1beta1, so a

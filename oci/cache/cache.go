@@ -78,10 +78,10 @@ const (
 	// journal: a larger file is not read (its tags are forgotten, which
 	// only costs new resolutions).
 	MaxIndexBytes = 16 << 20
-	// JournalFile is the file of the cache directory that resolved tags
+	// journalFile is the file of the cache directory that resolved tags
 	// are appended to, one JSON descriptor a line, until they are merged
 	// into index.json.
-	JournalFile = "index.journal"
+	journalFile = "index.journal"
 )
 
 // staleTemp is the age past which a temporary file is taken as left by an

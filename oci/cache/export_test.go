@@ -7,3 +7,6 @@ func (c *Cache) Work() (scans, indexEntries int) {
 	defer c.mu.Unlock()
 	return c.scans, c.indexEntriesWritten
 }
+
+// JournalFile is the journal file's name, for the tests.
+const JournalFile = journalFile

@@ -133,7 +133,7 @@ func (c *Cache) refreshLocked() {
 // readJournalLocked reads the journal lines written since the last read.
 func (c *Cache) readJournalLocked() {
 	t := &c.tags
-	f, fi, err := c.openRegular(JournalFile)
+	f, fi, err := c.openRegular(journalFile)
 	if err != nil {
 		t.journalOff = 0
 		return
@@ -235,16 +235,16 @@ func (c *Cache) Tag(ctx context.Context, ref string, desc ocispec.Descriptor) er
 
 // appendJournal appends line to the journal with one write (O_APPEND).
 func (c *Cache) appendJournal(line []byte) error {
-	if fi, err := c.root.Lstat(JournalFile); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w", JournalFile, oci.ErrNotRegularFile)
+	if fi, err := c.root.Lstat(journalFile); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w", journalFile, oci.ErrNotRegularFile)
 	}
-	f, err := c.root.OpenFile(JournalFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openNonBlock, 0o644)
+	f, err := c.root.OpenFile(journalFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE|openNonBlock, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w", JournalFile, oci.ErrNotRegularFile)
+		return fmt.Errorf("%s: %w", journalFile, oci.ErrNotRegularFile)
 	}
 	_, err = f.Write(line)
 	return err
@@ -263,7 +263,7 @@ func (c *Cache) Flush(ctx context.Context) error {
 	}
 	c.refreshLocked()
 	if c.tags.lines == 0 {
-		if _, err := c.root.Lstat(JournalFile); errors.Is(err, fs.ErrNotExist) {
+		if _, err := c.root.Lstat(journalFile); errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 	}
@@ -303,7 +303,7 @@ func (c *Cache) compactLocked() error {
 	if err := c.writeAtomic(ocispec.ImageIndexFile, b); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	_ = c.root.Remove(JournalFile)
+	_ = c.root.Remove(journalFile)
 	other := t.other
 	t.reset()
 	t.other = other

@@ -277,7 +277,7 @@ func (c *Client) usePlainHTTP(ctx context.Context, host string) (bool, error) {
 	if c.cfg.plainHTTP {
 		return true, nil
 	}
-	if !IsLoopback(host) {
+	if !isLoopback(host) {
 		return false, nil
 	}
 	if v, ok := c.plain.Load(host); ok {
@@ -301,9 +301,9 @@ func (c *Client) usePlainHTTP(ctx context.Context, host string) (bool, error) {
 	return plain, nil
 }
 
-// IsLoopback reports whether host ("host" or "host:port") names the
+// isLoopback reports whether host ("host" or "host:port") names the
 // loopback interface: localhost, an address of 127.0.0.0/8, or ::1.
-func IsLoopback(host string) bool {
+func isLoopback(host string) bool {
 	h, _, err := net.SplitHostPort(host)
 	if err != nil {
 		h = host

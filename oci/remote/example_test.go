@@ -9,13 +9,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
 
-// Registries on the loopback interface are reached over plain HTTP.
-func ExampleIsLoopback() {
-	fmt.Println(remote.IsLoopback("127.0.0.1:5000"), remote.IsLoopback("xpkg.crossplane.io"))
-	// Output:
-	// true false
-}
-
 // Pull an image's manifest and config, then read package.yaml from its
 // base layer alone, through the shared cache. (Not run: it needs a
 // registry.)

@@ -32,8 +32,8 @@ func TestPlainHTTPPolicy(t *testing.T) {
 		"localhost": true, "localhost:5000": true, "127.0.0.1:5000": true, "127.1.2.3": true,
 		"[::1]:5000": true, "::1": true, "10.0.0.1": false, "localhost.example.org": false, "xpkg.crossplane.io": false,
 	} {
-		if got := IsLoopback(host); got != want {
-			t.Errorf("IsLoopback(%q) = %v", host, got)
+		if got := isLoopback(host); got != want {
+			t.Errorf("isLoopback(%q) = %v", host, got)
 		}
 	}
 }

@@ -19,7 +19,17 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
-// CacheSource is a Source over Crossplane's package cache directory (the
+// cacheSource is the Source NewCacheSource returns.
+type cacheSource struct {
+	dir    string
+	limits xpkg.Limits
+
+	once  sync.Once
+	index map[string][]string // revision prefix (name label + "-") -> hex prefixes
+	err   error
+}
+
+// NewCacheSource returns a Source over Crossplane's package cache directory (the
 // volume mounted at /cache in Crossplane's pod). Crossplane stores there
 // the package.yaml stream of each package revision, gzip-compressed, in a
 // file named after the revision: <revision>.gz
@@ -36,23 +46,15 @@ import (
 // revision whose 12 hex digits begin it. The Digest of a package read from
 // the cache is "sha256:" and those 12 digits: a prefix, not a full digest.
 // Safe for concurrent use.
-type CacheSource struct {
-	dir    string
-	limits xpkg.Limits
-
-	once  sync.Once
-	index map[string][]string // revision prefix (name label + "-") -> hex prefixes
-	err   error
+//
+// The cache directory is dir; packages are parsed within the package
+// limits (WithPackageLimits; the gzip stream is bounded by Limits.Parser's
+// total bytes).
+func NewCacheSource(dir string, opts ...SourceOption) Source {
+	return &cacheSource{dir: dir, limits: newSourceConfig(opts).limits}
 }
 
-// NewCacheSource returns a CacheSource over dir, parsing within the
-// package limits (WithPackageLimits; the gzip stream is bounded by
-// Limits.Parser's total bytes).
-func NewCacheSource(dir string, opts ...SourceOption) *CacheSource {
-	return &CacheSource{dir: dir, limits: newSourceConfig(opts).limits}
-}
-
-func (c *CacheSource) load(ctx context.Context) error {
+func (c *cacheSource) load(ctx context.Context) error {
 	c.once.Do(func() {
 		c.index = map[string][]string{}
 		entries, err := os.ReadDir(c.dir)
@@ -114,7 +116,7 @@ func revisionPrefix(name string) string {
 
 // Tags implements Source: it fails with ErrUnversioned for a package the
 // cache holds, ErrNotFound otherwise.
-func (c *CacheSource) Tags(ctx context.Context, name string) ([]string, error) {
+func (c *cacheSource) Tags(ctx context.Context, name string) ([]string, error) {
 	if err := c.load(ctx); err != nil {
 		return nil, err
 	}
@@ -125,7 +127,7 @@ func (c *CacheSource) Tags(ctx context.Context, name string) ([]string, error) {
 }
 
 // Fetch implements Source.
-func (c *CacheSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
+func (c *cacheSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	if err := c.load(ctx); err != nil {
 		return nil, err
 	}

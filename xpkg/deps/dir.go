@@ -18,10 +18,24 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
-// maxDirEntries bounds the entries a DirSource walks when it indexes.
+// maxDirEntries bounds the entries a dirSource walks when it indexes.
 const maxDirEntries = 200000
 
-// DirSource is a Source over a local directory laid out like the
+// dirSource is the Source NewDirSource returns.
+type dirSource struct {
+	dir    string
+	limits xpkg.Limits
+
+	once  sync.Once
+	index map[string]map[string]string // name -> tag -> path
+	err   error
+
+	mu      sync.Mutex
+	digests map[string]map[string]string // name -> digest -> tag
+	scanned map[string]bool              // names whose images' digests are known
+}
+
+// NewDirSource returns a Source over a local directory laid out like the
 // references it serves, for offline CI:
 //
 //	DIR/<registry>/<repository>/<tag>.xpkg       a .xpkg file (docker archive)
@@ -39,26 +53,14 @@ const maxDirEntries = 200000
 // have no digest. Entries whose path is no valid reference are ignored, and
 // so are names starting with '.'. The directory is indexed once, on first
 // use. Safe for concurrent use.
-type DirSource struct {
-	dir    string
-	limits xpkg.Limits
-
-	once  sync.Once
-	index map[string]map[string]string // name -> tag -> path
-	err   error
-
-	mu      sync.Mutex
-	digests map[string]map[string]string // name -> digest -> tag
-	scanned map[string]bool              // names whose images' digests are known
+//
+// DIR is dir; packages are read within the package limits
+// (WithPackageLimits).
+func NewDirSource(dir string, opts ...SourceOption) Source {
+	return &dirSource{dir: dir, limits: newSourceConfig(opts).limits, digests: map[string]map[string]string{}, scanned: map[string]bool{}}
 }
 
-// NewDirSource returns a DirSource over dir, reading packages within the
-// package limits (WithPackageLimits).
-func NewDirSource(dir string, opts ...SourceOption) *DirSource {
-	return &DirSource{dir: dir, limits: newSourceConfig(opts).limits, digests: map[string]map[string]string{}, scanned: map[string]bool{}}
-}
-
-func (d *DirSource) load(ctx context.Context) error {
+func (d *dirSource) load(ctx context.Context) error {
 	d.once.Do(func() { d.index, d.err = indexDir(ctx, d.dir) })
 	return d.err
 }
@@ -151,7 +153,7 @@ func isPackageDir(dir string) bool {
 }
 
 // Tags implements Source.
-func (d *DirSource) Tags(ctx context.Context, name string) ([]string, error) {
+func (d *dirSource) Tags(ctx context.Context, name string) ([]string, error) {
 	if err := d.load(ctx); err != nil {
 		return nil, err
 	}
@@ -170,7 +172,7 @@ func (d *DirSource) Tags(ctx context.Context, name string) ([]string, error) {
 }
 
 // Fetch implements Source.
-func (d *DirSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
+func (d *dirSource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	if err := d.load(ctx); err != nil {
 		return nil, err
 	}
@@ -193,7 +195,7 @@ func (d *DirSource) Fetch(ctx context.Context, name, version string, opts ...Sum
 
 // fetchDigest finds the image of name whose digest is dgst, reading the
 // images of the repository not read yet, in tag order.
-func (d *DirSource) fetchDigest(ctx context.Context, name, dgst string, tags map[string]string, opts []SummaryOption) (*Package, error) {
+func (d *dirSource) fetchDigest(ctx context.Context, name, dgst string, tags map[string]string, opts []SummaryOption) (*Package, error) {
 	d.mu.Lock()
 	tag, known := d.digests[name][dgst]
 	scanned := d.scanned[name]

@@ -1,12 +1,12 @@
 // Package deps resolves a Crossplane package's dependency graph and lints
 // it as a whole: will this graph install?
 //
-// A Resolver reads packages from a Source: RegistrySource (OCI registries
+// A Resolver reads packages from a Source: NewRegistrySource (OCI registries
 // through an oci/remote Client, with its cache and offline mode),
 // MemorySource (in memory; see xpkg/xpkgtest's Graph for whole graphs in
-// unit tests), DirSource (a
-// directory laid out like references, for offline CI), CacheSource
-// (Crossplane's package cache directory), or several combined with
+// unit tests), NewDirSource (a directory laid out like references, for
+// offline CI), NewCacheSource (Crossplane's package cache directory), or
+// several combined with
 // Sources. Resolve starts from a root package's Summarize summary and
 // returns a Graph; Graph.Lint reports its problems as linter.Diagnostic
 // values positioned at the dependsOn entry, or the Composition field, of

@@ -10,24 +10,25 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
-// RegistrySource is a Source over OCI registries, through an
-// oci/remote Client (its credentials, retries, cache and offline mode):
-// Tags lists a repository's tags, and Fetch pulls the manifest and config
-// of name:tag (or name@digest) and reads package.yaml from the base layer
-// alone, verified. Safe for concurrent use.
-type RegistrySource struct {
+// registrySource is the Source NewRegistrySource returns.
+type registrySource struct {
 	c      *remote.Client
 	limits xpkg.Limits
 }
 
-// NewRegistrySource returns a RegistrySource reading through c within the
-// package limits (WithPackageLimits).
-func NewRegistrySource(c *remote.Client, opts ...SourceOption) *RegistrySource {
-	return &RegistrySource{c: c, limits: newSourceConfig(opts).limits}
+// NewRegistrySource returns a Source over OCI registries, through the
+// oci/remote Client c (its credentials, retries, cache and offline mode):
+// Tags lists a repository's tags, and Fetch pulls the manifest and config
+// of name:tag (or name@digest) and reads package.yaml from the base layer
+// alone, verified. Safe for concurrent use.
+//
+// Packages are read within the package limits (WithPackageLimits).
+func NewRegistrySource(c *remote.Client, opts ...SourceOption) Source {
+	return &registrySource{c: c, limits: newSourceConfig(opts).limits}
 }
 
 // Tags implements Source. An unknown repository is ErrNotFound.
-func (r *RegistrySource) Tags(ctx context.Context, name string) ([]string, error) {
+func (r *registrySource) Tags(ctx context.Context, name string) ([]string, error) {
 	tags, err := r.c.Tags(ctx, name)
 	if errors.Is(err, oci.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %w", ErrNotFound, err)
@@ -36,7 +37,7 @@ func (r *RegistrySource) Tags(ctx context.Context, name string) ([]string, error
 }
 
 // Fetch implements Source.
-func (r *RegistrySource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
+func (r *registrySource) Fetch(ctx context.Context, name, version string, opts ...SummaryOption) (*Package, error) {
 	ref, tag := name+":"+version, version
 	if isDigest(version) {
 		ref, tag = name+"@"+version, ""

@@ -116,7 +116,7 @@ func TestCacheSource(t *testing.T) {
 }
 
 // corpusDir lays out the corpus Configurations' dependencies as a
-// DirSource reads them: the corpus packages under the references the
+// NewDirSource reads them: the corpus packages under the references the
 // Configurations name, and xpkgtest stand-ins for what the corpus lacks.
 func corpusDir(t testing.TB) string {
 	t.Helper()

@@ -60,12 +60,12 @@ import (
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// Group, Version and Kind of the objects this package reads.
+// The group, version and kind of the objects this package reads.
 const (
-	Group      = "pkg.crossplane.io"
-	Version    = "v1beta1"
-	APIVersion = Group + "/" + Version
-	Kind       = "ImageConfig"
+	imageConfigGroup = "pkg.crossplane.io"
+	version          = "v1beta1"
+	apiVersion       = imageConfigGroup + "/" + version
+	kind             = "ImageConfig"
 )
 
 // Classes of errors; test with errors.Is.
@@ -446,11 +446,11 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 		return bad("", "cannot parse YAML: "+safetext.Reason(err), ErrInvalid)
 	}
 	group, _, _ := strings.Cut(tm.APIVersion, "/")
-	if tm.Kind != Kind || group != Group {
+	if tm.Kind != kind || group != imageConfigGroup {
 		return ImageConfig{}, false, nil
 	}
-	if tm.APIVersion != APIVersion {
-		return bad("apiVersion", fmt.Sprintf("ImageConfig is served only at %s, not %s", APIVersion, safetext.Quote(tm.APIVersion)), ErrInvalid)
+	if tm.APIVersion != apiVersion {
+		return bad("apiVersion", fmt.Sprintf("ImageConfig is served only at %s, not %s", apiVersion, safetext.Quote(tm.APIVersion)), ErrInvalid)
 	}
 	var o object
 	if err := sigsyaml.Unmarshal(doc.Data, &o); err != nil {

@@ -38,9 +38,13 @@ const (
 	annRFC3161   = "dev.sigstore.cosign/rfc3161timestamp"
 )
 
-// DSSEMediaType is the media type of a legacy attestation manifest's
+// simpleSigningMediaType is the media type of a legacy signature manifest's
+// layers: the simple-signing payload that was signed.
+const simpleSigningMediaType = "application/vnd.dev.cosign.simplesigning.v1+json"
+
+// dsseMediaType is the media type of a legacy attestation manifest's
 // layers ("sha256-<hex>.att"): a DSSE envelope of an in-toto statement.
-const DSSEMediaType = "application/vnd.dsse.envelope.v1+json"
+const dsseMediaType = "application/vnd.dsse.envelope.v1+json"
 
 // candidate is one signature artefact found for the package.
 type candidate struct {
@@ -140,7 +144,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if layer.MediaType != SimpleSigningMediaType && layer.MediaType != DSSEMediaType {
+			if layer.MediaType != simpleSigningMediaType && layer.MediaType != dsseMediaType {
 				continue
 			}
 			if fetched++; fetched > l.MaxSignatures {
@@ -239,7 +243,7 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository, b *budget, layer ocispec.Descriptor, source string) *candidate {
 	c := &candidate{format: "legacy", source: source}
 	sig, err := base64.StdEncoding.DecodeString(layer.Annotations[annSignature])
-	if layer.MediaType == SimpleSigningMediaType && (err != nil || len(sig) == 0) {
+	if layer.MediaType == simpleSigningMediaType && (err != nil || len(sig) == 0) {
 		c.err = classed(ErrMalformed, "no base64 %s annotation", annSignature)
 		return c
 	}
@@ -250,7 +254,7 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 	}
 	sum := sha256.Sum256(payload)
 	e := &legacyEntity{sig: sig, digest: sum[:]}
-	if layer.MediaType == DSSEMediaType {
+	if layer.MediaType == dsseMediaType {
 		// An attestation: the blob is the DSSE envelope, which holds
 		// its own signature.
 		var env dsse.Envelope

@@ -32,15 +32,9 @@ const (
 	// BundleArtifactType is the artifact type of a cosign v3 bundle
 	// referrer, and the media type of its one layer.
 	BundleArtifactType = "application/vnd.dev.sigstore.bundle.v0.3+json"
-	// SimpleSigningMediaType is the media type of a legacy signature
-	// manifest's layers: the simple-signing payload that was signed.
-	SimpleSigningMediaType = "application/vnd.dev.cosign.simplesigning.v1+json"
 	// CosignSignPredicateType is the predicate type of the in-toto
 	// statement a cosign v3 image signature signs.
 	CosignSignPredicateType = "https://sigstore.dev/cosign/sign/v1"
-	// BundlePredicateTypeAnnotation is the referrer manifest annotation
-	// cosign sets to the bundle's predicate type.
-	BundlePredicateTypeAnnotation = "dev.sigstore.bundle.predicateType"
 )
 
 // Limits bound what a verification reads. A zero field takes its default;

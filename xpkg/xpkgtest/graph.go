@@ -23,7 +23,7 @@ func (p *Package) WithLegacyDependency(kind meta.Kind, pkg, version string) *Pac
 // Graph is a set of package fixtures, each published under a reference
 // and a tag, for tests of dependency resolution (package xpkg/deps). Add
 // packages, then read them through Source (in memory) or Dir (a directory
-// for deps.DirSource, one .xpkg file per package).
+// for deps.NewDirSource, one .xpkg file per package).
 //
 //	g := xpkgtest.NewGraph().
 //		Add("xpkg.example.org/acme/provider-a", "v1.0.0", xpkgtest.NewProvider("provider-a")).
@@ -82,7 +82,7 @@ func (g *Graph) Digest(tb testing.TB, name, tag string) string {
 }
 
 // Dir writes the packages of g to a new directory in tb.TempDir(), laid
-// out as deps.DirSource reads it: DIR/<name>/<tag>.xpkg.
+// out as deps.NewDirSource reads it: DIR/<name>/<tag>.xpkg.
 func (g *Graph) Dir(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()

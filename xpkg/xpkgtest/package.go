@@ -19,8 +19,9 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
-// MetaAPIVersion is the apiVersion of the meta objects fixtures write.
-const MetaAPIVersion = "meta.pkg.crossplane.io/v1"
+// metaAPIVersion is the apiVersion of the meta objects fixtures write
+// (meta.DefaultGroup at v1).
+const metaAPIVersion = meta.DefaultGroup + "/v1"
 
 // Package is a package fixture. Make one with NewProvider,
 // NewConfiguration or NewFunction; every With... method returns a new
@@ -265,7 +266,7 @@ func (p *Package) Meta() []byte {
 		spec["dependsOn"] = deps
 	}
 	m := map[string]any{
-		"apiVersion": MetaAPIVersion,
+		"apiVersion": metaAPIVersion,
 		"kind":       p.kind,
 		"metadata":   map[string]any{"name": p.name, "annotations": p.annotations},
 	}

@@ -145,7 +145,7 @@ func reportSeverity(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []
 			p.ReportSeverityf(sev, o, nil, "%s: %d more errors", what, len(fs)-i)
 			return
 		}
-		field := lschema.FormatPath(f.path)
+		field := linter.FieldPath(f.path...)
 		if field == "" {
 			field = "<object>"
 		}

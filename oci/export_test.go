@@ -1,0 +1,7 @@
+package oci
+
+// Bounds of File.Warnings, for the tests.
+const (
+	MaxWarnings    = maxWarnings
+	MaxWarningPath = maxWarningPath
+)
