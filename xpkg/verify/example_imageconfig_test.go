@@ -141,7 +141,7 @@ func signLegacy(ctx context.Context, repo *remote.Repository, d digest.Digest, k
 	if err != nil {
 		log.Fatal(err)
 	}
-	layer := pushBytes(ctx, repo, verify.SimpleSigningMediaType, payload)
+	layer := pushBytes(ctx, repo, "application/vnd.dev.cosign.simplesigning.v1+json", payload)
 	layer.Annotations = map[string]string{"dev.cosignproject.cosign/signature": base64.StdEncoding.EncodeToString(sig)}
 	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest,
 		Config: pushBytes(ctx, repo, ocispec.MediaTypeImageConfig, []byte(`{}`)), Layers: []ocispec.Descriptor{layer}}

@@ -43,6 +43,9 @@ import (
 const (
 	testIssuer  = "https://issuer.example.com"
 	testSubject = "release@example.com"
+	// simpleSigningMediaType is the media type of a legacy signature's
+	// payload layer (cosign's simple signing).
+	simpleSigningMediaType = "application/vnd.dev.cosign.simplesigning.v1+json"
 )
 
 // env is a registry with a client whose requests are counted.
@@ -380,7 +383,7 @@ func attachLegacy(t *testing.T, r *remote.Repository, subject digest.Digest, sig
 	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Config: cfg}
 	m.SchemaVersion = 2
 	for _, s := range sigs {
-		d := pushBlob(t, r, "application/vnd.dev.cosign.simplesigning.v1+json", s.payload)
+		d := pushBlob(t, r, simpleSigningMediaType, s.payload)
 		d.Annotations = s.annotations
 		m.Layers = append(m.Layers, d)
 	}

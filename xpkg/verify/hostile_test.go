@@ -119,7 +119,7 @@ func TestHostileSignatureManifest(t *testing.T) {
 		return n
 	}
 	signatureLayer := func(t *testing.T, r *remote.Repository, s legacyLayer) ocispec.Descriptor {
-		d := pushBlob(t, r, verify.SimpleSigningMediaType, s.payload)
+		d := pushBlob(t, r, simpleSigningMediaType, s.payload)
 		d.Annotations = s.annotations
 		return d
 	}
