@@ -18,7 +18,8 @@ metadata:
 spec:
   group: example.org
   names:
-    categories: [crossplane]
+    categories:
+    - crossplane
     kind: A
     plural: as
   scope: Cluster
@@ -46,7 +47,8 @@ metadata:
 spec:
   group: example.org
   names:
-    categories: [crossplane]
+    categories:
+    - crossplane
     kind: B
     plural: bs
   scope: Cluster
@@ -75,6 +77,11 @@ func same(a, b any) bool {
 
 func TestOutlinesShareEqualValues(t *testing.T) {
 	t.Parallel()
+	for _, d := range []string{sharedCRDs[:strings.Index(sharedCRDs, "---")], sharedCRDs[strings.Index(sharedCRDs, "---\n")+4:]} {
+		if _, ok := fastDecode([]byte(d), DefaultOutlineDepth, 0, nil); !ok {
+			t.Fatalf("the fast path does not read the test's CRD:\n%s", d)
+		}
+	}
 	p, err := Parse(context.Background(), strings.NewReader(sharedCRDs))
 	if err != nil {
 		t.Fatal(err)
