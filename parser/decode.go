@@ -142,7 +142,8 @@ func syntaxError(err error, loc locator) *DocumentError {
 // the document, it takes the document's estimated cost from b (when not
 // nil), waiting while other documents use the budget; it returns an empty
 // result when ctx is done meanwhile.
-func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBytes) result {
+// Outlines built by the fast path share values through share, when not nil.
+func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBytes, share *sharer) result {
 	base := doc.DataPos
 	base.Document = doc.Pos.Document
 	loc := locator{data: doc.Data, base: base}
@@ -168,7 +169,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 		defer b.release(n)
 	}
 	if !d.fullParse {
-		if obj := d.fastObject(doc, base, raw); obj != nil {
+		if obj := d.fastObject(doc, base, raw, share); obj != nil {
 			return result{obj: obj}
 		}
 	}
@@ -314,8 +315,8 @@ func typed(s *runtime.Scheme, gvk schema.GroupVersionKind, root *yaml.Node, loc 
 // fastObject decodes doc through the fast path (fastpath.go), or returns
 // nil when the document needs the full parse: the fast path gives up, or
 // the document is one the schemes decode, or its metadata does not convert.
-func (d *decoder) fastObject(doc Document, base Position, raw rawBytes) *Object {
-	fr, ok := fastDecode(doc.Data, d.outlineDepth, d.limits.MaxDepth)
+func (d *decoder) fastObject(doc Document, base Position, raw rawBytes, share *sharer) *Object {
+	fr, ok := fastDecode(doc.Data, d.outlineDepth, d.limits.MaxDepth, share)
 	if !ok {
 		return nil
 	}

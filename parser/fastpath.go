@@ -43,7 +43,22 @@ type fastParser struct {
 	limDepth int // Limits.MaxDepth, 0 for none
 	failed   bool
 	deepest  int // the converter depth of the deepest container built
+
+	// share, when not nil, hands out one value for equal outline
+	// containers (fastshare.go). After value, mapping or sequence,
+	// lastState says whether the value returned may be shared
+	// (shareYes, its hash in lastHash) or not (shareNo).
+	share     *sharer
+	lastState int
+	lastHash  uint64
 }
+
+// The states of fastParser.lastState.
+const (
+	shareUnset = iota
+	shareYes
+	shareNo
+)
 
 // fastResult is what the fast path read of a document.
 type fastResult struct {
@@ -95,12 +110,14 @@ func fastLines(data []byte, lines []fline) ([]fline, bool) {
 
 // fastDecode reads data with the fast path; ok is false when the document
 // must go through the full parse.
-func fastDecode(data []byte, outlineDepth, limDepth int) (r fastResult, ok bool) {
+// With share, the outline's containers are shared with the other outlines
+// share has seen.
+func fastDecode(data []byte, outlineDepth, limDepth int, share *sharer) (r fastResult, ok bool) {
 	lines, ok := fastLines(data, make([]fline, 0, bytes.Count(data, []byte{'\n'})+1))
 	if !ok {
 		return r, false
 	}
-	p := &fastParser{data: data, lines: lines, maxDepth: outlineDepth, limDepth: limDepth}
+	p := &fastParser{data: data, lines: lines, maxDepth: outlineDepth, limDepth: limDepth, share: share}
 	if outlineDepth < 0 {
 		p.maxDepth = -2 // no outline: build nothing but the metadata
 	}
@@ -212,6 +229,7 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 	var keys [][]byte
 	var keySet map[string]bool
 	first := true
+	shareable, h := p.share != nil, uint64(0) // h: the sum of the entries' hashes
 	for !p.failed {
 		var j int
 		if first {
@@ -293,6 +311,13 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 		}
 		if build {
 			m[key] = v
+			if shareable {
+				if p.lastState == shareYes {
+					h += p.share.entryHash(key, p.lastHash)
+				} else {
+					shareable = false
+				}
+			}
 		}
 		if root != nil {
 			switch key {
@@ -306,9 +331,21 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 		}
 	}
 	if !build {
-		return map[string]any{}
+		m, h = map[string]any{}, 0
 	}
-	return m
+	return p.shared(m, mix(h+tagHashMap), shareable).(map[string]any)
+}
+
+// shared ends the building of container v, of hash h: it returns the
+// value to use, the equal one already shared when there is one, and sets
+// lastState.
+func (p *fastParser) shared(v any, h uint64, ok bool) any {
+	if p.share == nil || !ok || p.failed {
+		p.lastState = shareNo
+		return v
+	}
+	p.lastState, p.lastHash = shareYes, h
+	return p.share.share(h, v)
 }
 
 // value reads the value that starts at data[j:end] on line p.i (after a
@@ -318,6 +355,28 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 // full builds the value whatever the outline depth. It leaves p.i on the
 // line after the value.
 func (p *fastParser) value(indent, j, end, d int, inMapping, full bool) any {
+	p.lastState = shareUnset
+	v := p.scalarOrContainer(indent, j, end, d, inMapping, full)
+	if p.share == nil || p.lastState != shareUnset {
+		return v // not shared, or a mapping or sequence that said
+	}
+	switch v.(type) {
+	case map[string]any: // {}
+		return p.shared(v, mix(tagHashMap), true)
+	case []any: // []
+		return p.shared(v, mix(tagHashSeq), true)
+	}
+	h, ok := p.share.scalarHash(v)
+	p.lastState, p.lastHash = shareNo, h
+	if ok {
+		p.lastState = shareYes
+	}
+	return v
+}
+
+// scalarOrContainer is value, without sharing: it sets lastState only
+// where it returns what mapping or sequence built.
+func (p *fastParser) scalarOrContainer(indent, j, end, d int, inMapping, full bool) any {
 	for j < end && p.data[j] == ' ' {
 		j++
 	}
@@ -628,6 +687,7 @@ func (p *fastParser) sequence(indent, d int) []any {
 	p.checkDepth(d)
 	build := p.build(d)
 	s := []any{}
+	shareable, h := p.share != nil, uint64(tagHashSeq)
 	for !p.failed {
 		i := p.next()
 		if i == len(p.lines) {
@@ -644,10 +704,17 @@ func (p *fastParser) sequence(indent, d int) []any {
 		v := p.value(indent, l.start+indent+1, l.end, d+1, false, false)
 		if build {
 			s = append(s, v)
+			if shareable {
+				if p.lastState == shareYes {
+					h = mix(h + p.lastHash)
+				} else {
+					shareable = false
+				}
+			}
 		}
 	}
 	if !build {
-		return []any{}
+		s, h = []any{}, tagHashSeq
 	}
-	return s
+	return p.shared(s, mix(h), shareable).([]any)
 }

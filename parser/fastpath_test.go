@@ -80,7 +80,7 @@ func comparePaths(t *testing.T, name string, data []byte, opts ...Option) int {
 		if err != nil {
 			break
 		}
-		if _, ok := fastDecode(d.Data, DefaultOutlineDepth, DefaultLimits().MaxDepth); ok {
+		if _, ok := fastDecode(d.Data, DefaultOutlineDepth, DefaultLimits().MaxDepth, nil); ok {
 			n++
 		}
 	}

@@ -75,7 +75,9 @@ func (o *Object) RawOffset() int64 { return o.dataPos.Offset }
 // than the outline depth (WithOutlineDepth; 6 by default) present but empty.
 // It is enough to read a CRD's group, names and versions, or a
 // Composition's compositeTypeRef, without decoding a CRD's schema. The
-// caller must not modify it; it is nil when the outline depth is negative.
+// caller must not modify it: equal maps and lists in the outlines of one
+// parse may be one value, shared (a provider's CRDs repeat most of
+// theirs). It is nil when the outline depth is negative.
 func (o *Object) Outline() map[string]any { return o.outline }
 
 // Decode returns the object decoded through the schemes: the typed object for

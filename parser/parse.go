@@ -300,6 +300,9 @@ type run struct {
 	docs   int
 	// raws holds the documents' bytes (unless WithoutRaw).
 	raws rawStore
+	// share lets the outlines of the parse's documents share equal
+	// values (fastshare.go); dropped when the parse ends.
+	share *sharer
 	// leftBehind, set by stream when ctx ended it during a read of its
 	// reader, is closed when that read returns.
 	leftBehind <-chan struct{}
@@ -325,6 +328,7 @@ func newRun(ctx context.Context, c *config) (*run, error) {
 		},
 		sem:    make(chan struct{}, c.concurrency),
 		budget: newBudget(c.decodeMemory),
+		share:  newSharer(),
 		bytes:  max(c.used.Bytes, 0),
 		docs:   max(c.used.Documents, 0),
 	}, nil
@@ -421,7 +425,7 @@ func (r *run) stream(file string, in io.Reader) error {
 		r.wg.Add(1)
 		go func() {
 			defer func() { <-r.sem; r.wg.Done() }()
-			*slot = r.dec.decode(r.ctx, r.budget, doc, raw)
+			*slot = r.dec.decode(r.ctx, r.budget, doc, raw, r.share)
 			if slot.err != nil {
 				r.failed.Store(true)
 			}
@@ -433,6 +437,7 @@ func (r *run) wait() { r.wg.Wait() }
 
 func (r *run) finish() (*Package, error) {
 	r.wait()
+	r.share = nil // what the outlines share stays with them
 	r.raws.seal()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
