@@ -324,6 +324,19 @@ var mutations = []struct {
 	{"metadata with more than name", func(c map[string]any) {
 		node(c, root+".properties")["metadata"] = map[string]any{"type": "object", "properties": map[string]any{"labels": map[string]any{"type": "object"}}}
 	}, false},
+	// Descriptions: the API server reads them in two places (an
+	// optimisation that leaves schema descriptions out of its input
+	// would miss these).
+	{"metadata with a description", func(c map[string]any) {
+		node(c, root+".properties")["metadata"] = map[string]any{"type": "object", "description": "the object's metadata"}
+	}, false},
+	{"description in allOf", func(c map[string]any) {
+		node(c, props)["extra"] = map[string]any{"type": "string", "allOf": []any{map[string]any{"description": "x"}}}
+	}, false},
+	{"descriptions on the root and fields", func(c map[string]any) {
+		node(c, root)["description"] = "a widget"
+		node(c, props)["extra"] = map[string]any{"type": "array", "description": "a list", "items": map[string]any{"type": "string", "description": "an entry"}}
+	}, true},
 	{"metadata name restricted", func(c map[string]any) {
 		node(c, root+".properties")["metadata"] = map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string", "maxLength": 20}}}
 	}, true},
