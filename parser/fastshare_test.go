@@ -8,49 +8,21 @@ import (
 	"testing"
 )
 
-// sharedCRDs is two CRDs whose outlines hold equal values (printer
-// columns, categories, subresources, the top-level schema properties) and
-// differ in their names.
-const sharedCRDs = `apiVersion: apiextensions.k8s.io/v1
+// sharedCRD is a CRD of kind and plural whose outline holds values every
+// such CRD repeats: printer columns, categories, subresources, the
+// top-level schema properties.
+func sharedCRD(kind, plural string) string {
+	return `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: as.example.org
+  name: ` + plural + `.example.org
 spec:
   group: example.org
   names:
     categories:
     - crossplane
-    kind: A
-    plural: as
-  scope: Cluster
-  versions:
-  - additionalPrinterColumns:
-    - jsonPath: .status.ready
-      name: READY
-      type: string
-    name: v1
-    schema:
-      openAPIV3Schema:
-        properties:
-          spec:
-            type: object
-        type: object
-    served: true
-    storage: true
-    subresources:
-      status: {}
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: bs.example.org
-spec:
-  group: example.org
-  names:
-    categories:
-    - crossplane
-    kind: B
-    plural: bs
+    kind: ` + kind + `
+    plural: ` + plural + `
   scope: Cluster
   versions:
   - additionalPrinterColumns:
@@ -69,6 +41,11 @@ spec:
     subresources:
       status: {}
 `
+}
+
+// sharedCRDs is two CRDs whose outlines hold equal values and differ in
+// their names.
+var sharedCRDs = sharedCRD("A", "as") + "---\n" + sharedCRD("B", "bs")
 
 // same reports whether a and b are the same map or slice.
 func same(a, b any) bool {
@@ -77,7 +54,7 @@ func same(a, b any) bool {
 
 func TestOutlinesShareEqualValues(t *testing.T) {
 	t.Parallel()
-	for _, d := range []string{sharedCRDs[:strings.Index(sharedCRDs, "---")], sharedCRDs[strings.Index(sharedCRDs, "---\n")+4:]} {
+	for _, d := range []string{sharedCRD("A", "as"), sharedCRD("B", "bs")} {
 		if _, ok := fastDecode([]byte(d), DefaultOutlineDepth, 0, nil); !ok {
 			t.Fatalf("the fast path does not read the test's CRD:\n%s", d)
 		}
