@@ -18,6 +18,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 const dockerManifestFile = "manifest.json"
@@ -119,7 +120,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 	for _, e := range entries {
 		images += max(1, int64(len(e.RepoTags)))
 		if images > lim.MaxArchiveImages {
-			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr("MaxArchiveImages", lim.MaxArchiveImages)))
+			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr(limit.MaxArchiveImages, lim.MaxArchiveImages)))
 		}
 	}
 	buf := make([]byte, 256<<10)              // for hashing layers
@@ -130,7 +131,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 			return fail("", err)
 		}
 		if int64(len(e.Layers)) > lim.MaxLayers {
-			return fail(dockerManifestFile, limitErr("MaxLayers", lim.MaxLayers))
+			return fail(dockerManifestFile, limitErr(limit.MaxLayers, lim.MaxLayers))
 		}
 		cfgPath, ok := CleanPath(e.Config)
 		if !ok {
@@ -215,7 +216,7 @@ func (a *dockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 // hashArchiveFile streams one file of fsys to compute its descriptor.
 // buf is the copy buffer: large, so that a spooled archive is read in few
 // system calls, and shared by the calls of one opening.
-func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, limit int64, buf []byte) (ocispec.Descriptor, error) {
+func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, maxSize int64, buf []byte) (ocispec.Descriptor, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -237,12 +238,12 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, limit int64, 
 	// f is a file of the archive, read at once: the context is checked
 	// between reads (ctxio.Check), and no read is left behind under the
 	// deferred Close.
-	n, err := io.CopyBuffer(h, ctxio.Check(ctx, io.LimitReader(br, limit+1)), buf)
+	n, err := io.CopyBuffer(h, ctxio.Check(ctx, io.LimitReader(br, maxSize+1)), buf)
 	if err != nil {
 		return ocispec.Descriptor{}, err
 	}
-	if n > limit {
-		return ocispec.Descriptor{}, limitErr("MaxBlobSize", limit)
+	if n > maxSize {
+		return ocispec.Descriptor{}, limitErr(limit.MaxBlobSize, maxSize)
 	}
 	return ocispec.Descriptor{MediaType: mt, Digest: digest.NewDigest(digest.SHA256, h), Size: n}, nil
 }

@@ -303,7 +303,7 @@ type layerScan struct {
 // entry records hdr and reports whether it is target itself.
 func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
 	if s.count++; s.count > s.maxEntries {
-		return false, limitErr("MaxTarEntries", s.maxEntries)
+		return false, limitErr(limit.MaxTarEntries, s.maxEntries)
 	}
 	name, ok := CleanPath(hdr.Name)
 	if !ok {

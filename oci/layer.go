@@ -138,7 +138,7 @@ func (l *layerStream) wrap(err error) error {
 		return l.v.err
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		return opError("open layer", l.desc, "", fmt.Errorf("%v: %w", err, limitErr("MaxZstdWindow", l.zstdWindow)))
+		return opError("open layer", l.desc, "", fmt.Errorf("%v: %w", err, limitErr(limit.MaxZstdWindow, l.zstdWindow)))
 	}
 	var e *Error
 	if errors.As(err, &e) || errors.Is(err, limit.ErrExceeded) || isCtxErr(err) {
@@ -154,13 +154,13 @@ func (l *layerStream) Read(p []byte) (int, error) {
 	n, err := l.dec.Read(p)
 	l.n += int64(n)
 	if l.n > l.limit {
-		l.err = opError("open layer", l.desc, "", limitErr("MaxLayerSize", l.limit))
+		l.err = opError("open layer", l.desc, "", limitErr(limit.MaxLayerSize, l.limit))
 		return 0, l.err
 	}
 	if l.budget != nil {
 		l.budget.left -= int64(n)
 		if l.budget.left < 0 {
-			l.err = opError("open layer", l.desc, "", limitErr("MaxImageSize", l.budget.limit))
+			l.err = opError("open layer", l.desc, "", limitErr(limit.MaxImageSize, l.budget.limit))
 			return 0, l.err
 		}
 	}
@@ -227,7 +227,7 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 			return opError("walk layer", desc, "", err)
 		}
 		if count++; count > o.limits.MaxTarEntries {
-			return opError("walk layer", desc, "", limitErr("MaxTarEntries", o.limits.MaxTarEntries))
+			return opError("walk layer", desc, "", limitErr(limit.MaxTarEntries, o.limits.MaxTarEntries))
 		}
 		if isSparse(hdr) {
 			sparse += hdr.Size
@@ -235,7 +235,7 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 		if sparse > 0 && sparse > l.limit-l.n {
 			// Reading them would expand their holes: count their
 			// expanded sizes against MaxLayerSize before they are read.
-			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr("MaxLayerSize", l.limit)))
+			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr(limit.MaxLayerSize, l.limit)))
 		}
 		if err := fn(hdr, entryReader{tr, l}); err != nil {
 			if errors.Is(err, fs.SkipAll) {

@@ -200,11 +200,11 @@ func (s *Splitter) fail(err error) error {
 // line starting at offset off (number num) take the parse past the limit,
 // positioned at the first byte past it; otherwise nil.
 func (s *Splitter) overTotal(num int, off, n int64) error {
-	limit := s.lim.MaxTotalBytes
-	if limit <= 0 || s.total+off+n <= limit {
+	maxTotal := s.lim.MaxTotalBytes
+	if maxTotal <= 0 || s.total+off+n <= maxTotal {
 		return nil
 	}
-	k := limit - s.total - off // index in the line of the first byte past the limit
+	k := maxTotal - s.total - off // index in the line of the first byte past the limit
 	if k < 0 {
 		k = 0
 	}
@@ -212,7 +212,7 @@ func (s *Splitter) overTotal(num int, off, n int64) error {
 	if num == 1 && s.bomLen > 0 { // columns of line 1 start after the byte order mark
 		pos.Column = max(1, pos.Column-s.bomLen)
 	}
-	return limitErr("MaxTotalBytes", limit, pos)
+	return limitErr(limit.MaxTotalBytes, maxTotal, pos)
 }
 
 // readLine returns the next line with its line end, its number and the
@@ -370,7 +370,7 @@ func (b *builder) position(num int, off int64, col int) Position {
 func (b *builder) begin() error {
 	s := b.s
 	if max := s.lim.MaxDocuments; max > 0 && s.docs+s.index >= max {
-		return limitErr("MaxDocuments", int64(max), b.pos)
+		return limitErr(limit.MaxDocuments, int64(max), b.pos)
 	}
 	b.open = true
 	if !b.prefixSet {
@@ -460,7 +460,7 @@ func (b *builder) finish() (Document, error) {
 	if b.tooBig {
 		// Keep the retained buffer small after a huge document.
 		s.buf = nil
-		return d, limitErr("MaxDocumentBytes", s.lim.MaxDocumentBytes, d.Pos)
+		return d, limitErr(limit.MaxDocumentBytes, s.lim.MaxDocumentBytes, d.Pos)
 	}
 	if len(s.buf) > 0 {
 		d.Data = bytes.Clone(s.buf)

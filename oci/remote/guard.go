@@ -189,10 +189,10 @@ func (g *guard) admit(host string) error {
 		return st.failed
 	}
 	if st.requests >= g.maxPerHost {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: "MaxRequestsPerHost", Max: g.maxPerHost})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limit.MaxRequestsPerHost, Max: g.maxPerHost})
 	}
 	if g.requests >= g.maxRequests {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: "MaxRequests", Max: g.maxRequests})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limit.MaxRequests, Max: g.maxRequests})
 	}
 	st.requests++
 	g.requests++

@@ -193,10 +193,10 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 			return err
 		}
 		if pages++; pages > r.c.cfg.maxTagPages {
-			return &limit.Error{Limit: "MaxTagPages", Max: int64(r.c.cfg.maxTagPages)}
+			return &limit.Error{Limit: limit.MaxTagPages, Max: int64(r.c.cfg.maxTagPages)}
 		}
 		if len(tags)+len(page) > max {
-			return &limit.Error{Limit: "MaxTags", Max: int64(max)}
+			return &limit.Error{Limit: limit.MaxTags, Max: int64(max)}
 		}
 		tags = append(tags, page...)
 		return nil
