@@ -118,10 +118,7 @@ func fastDecode(data []byte, outlineDepth, limDepth int, share *sharer) (r fastR
 		return r, false
 	}
 	p := &fastParser{data: data, lines: lines, maxDepth: outlineDepth, limDepth: limDepth, share: share}
-	switch {
-	case outlineDepth == fastContentDepth:
-		p.maxDepth = -1 // the whole content (fastContent)
-	case outlineDepth < 0:
+	if outlineDepth < 0 {
 		p.maxDepth = -2 // no outline: build nothing but the metadata
 	}
 	// Blank lines and comments may precede the content; nothing else.
@@ -143,27 +140,10 @@ func fastDecode(data []byte, outlineDepth, limDepth int, share *sharer) (r fastR
 	if r.apiVersion == "" || r.kind == "" {
 		return r, false
 	}
-	if outlineDepth >= 0 || outlineDepth == fastContentDepth {
+	if outlineDepth >= 0 {
 		r.outline = root
 	}
 	return r, true
-}
-
-// fastContentDepth, as fastDecode's outline depth, builds the whole
-// document: the outline is then the object's content.
-const fastContentDepth = -1 << 30
-
-// fastContent reads a whole document with the fast path, as
-// toUnstructured converts its full parse; ok is false when the document
-// must go through the full parse. It checks only what the fast path
-// checks (its subset of YAML, MaxDepth): the caller has checked the
-// document's line breaks and node count (MaxNodes) against the limits.
-func fastContent(data []byte, limDepth int) (map[string]any, bool) {
-	r, ok := fastDecode(data, fastContentDepth, limDepth, nil) // the caller's to modify: nothing shared
-	if !ok {
-		return nil, false
-	}
-	return r.outline, true
 }
 
 func (p *fastParser) fail() { p.failed = true }

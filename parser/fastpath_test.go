@@ -24,22 +24,13 @@ type objectView struct {
 	Outline           map[string]any
 	Raw               string
 	Typed             bool
-	// Content is what Unstructured returns, or its error's text: the
-	// fast path reads whole documents there too.
-	Content any
 }
 
 func viewOf(o *Object) objectView {
-	var content any
-	if u, err := o.Unstructured(); err != nil {
-		content = "error: " + err.Error()
-	} else {
-		content = u.Object
-	}
 	return objectView{
 		Pos: o.Pos, DataPos: o.dataPos, APIVersion: o.APIVersion, Kind: o.Kind, Meta: o.ObjectMeta,
 		DuplicateKeys: o.DuplicateKeys, MoreDuplicateKeys: o.MoreDuplicateKeys,
-		Outline: o.outline, Raw: string(o.Raw()), Typed: o.typed != nil, Content: content,
+		Outline: o.outline, Raw: string(o.Raw()), Typed: o.typed != nil,
 	}
 }
 

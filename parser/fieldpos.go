@@ -12,11 +12,7 @@ import (
 // reparse parses the object's raw bytes again, checked against the limits
 // of the parse that produced the object.
 func (o *Object) reparse() (*yaml.Node, locator, error) {
-	return o.reparseBytes(o.raw.bytes())
-}
-
-// reparseBytes is reparse of raw, the object's raw bytes.
-func (o *Object) reparseBytes(raw []byte) (*yaml.Node, locator, error) {
+	raw := o.raw.bytes()
 	// Positions name the file the object's Pos names: a caller that
 	// renames it (xpkg joins the examples directory to its files' names)
 	// gets field positions in the same file.
@@ -41,19 +37,7 @@ func (o *Object) reparseBytes(raw []byte) (*yaml.Node, locator, error) {
 }
 
 func (o *Object) decodeUnstructured() (*unstructured.Unstructured, error) {
-	// A document in the fast path's subset of YAML is read in one pass
-	// over its lines, without go-yaml's node tree (most CRDs of a
-	// provider; BenchmarkUnstructured: about a third of the time and 40%
-	// of the allocations of the full parse). The parse
-	// that made the object checked its line breaks and node count against
-	// the same limits; the fast path checks the depth.
-	raw := o.raw.bytes()
-	if d := o.dec; d != nil && !d.fullParse && raw != nil {
-		if m, ok := fastContent(raw, d.limits.MaxDepth); ok {
-			return &unstructured.Unstructured{Object: m}, nil
-		}
-	}
-	root, loc, err := o.reparseBytes(raw)
+	root, loc, err := o.reparse()
 	if err != nil {
 		return nil, err
 	}
