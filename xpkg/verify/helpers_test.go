@@ -118,11 +118,18 @@ func pushBlob(t *testing.T, r *remote.Repository, mediaType string, b []byte) oc
 // pushManifest uploads m (and tags it when tag is not empty).
 func pushManifest(t *testing.T, r *remote.Repository, m any, tag string) ocispec.Descriptor {
 	t.Helper()
+	return pushJSON(t, r, ocispec.MediaTypeImageManifest, m, tag)
+}
+
+// pushJSON uploads m, encoded as JSON, as a manifest of mediaType (and
+// tags it when tag is not empty).
+func pushJSON(t *testing.T, r *remote.Repository, mediaType string, m any, tag string) ocispec.Descriptor {
+	t.Helper()
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(b), Size: int64(len(b))}
+	d := ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(b), Size: int64(len(b))}
 	if err := r.Push(context.Background(), d, bytes.NewReader(b)); err != nil {
 		t.Fatal(err)
 	}

@@ -29,17 +29,7 @@ func pushIndex(t *testing.T, r *remote.Repository, descs []ocispec.Descriptor, t
 	t.Helper()
 	idx := ocispec.Index{MediaType: ocispec.MediaTypeImageIndex, Manifests: descs}
 	idx.SchemaVersion = 2
-	b, err := json.Marshal(idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex, Digest: digest.FromBytes(b), Size: int64(len(b))}
-	if err := r.Push(context.Background(), d, bytes.NewReader(b)); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Tag(context.Background(), d, tag); err != nil {
-		t.Fatal(err)
-	}
+	pushJSON(t, r, ocispec.MediaTypeImageIndex, idx, tag)
 }
 
 // putManifest uploads a manifest of any size under tag with a plain PUT
