@@ -92,7 +92,8 @@ func things(n int, body func(i int) string) string {
 // every rule compiles once per definition, each object's evaluation is
 // bounded by the API server's per-call and per-object cost limits, and
 // all evaluation through one lint by the CEL extension's DefaultBudget
-// (rules left over are counted as skipped). Outcome: XP401 (the CRD's
+// (rules left over are counted as skipped), with the limits and the budget
+// divided by the longest string's length (size() prices a string at 1). Outcome: XP401 (the CRD's
 // name), so that the case is an error with or without
 // linter/schema/apiserver; through the CLI the examples draw XP408
 // warnings, and XP420 reports a CRD beyond the API server's estimated
@@ -132,6 +133,31 @@ func celCostCases() []Case {
 			}, func() string {
 				item := strings.Repeat("a", 999)
 				return things(8, func(i int) string {
+					var b strings.Builder
+					b.WriteString("  l:\n")
+					for range 100 {
+						b.WriteString("  - " + item + "\n")
+					}
+					return b.String()
+				})
+			}),
+		},
+		{
+			Name:        "cel-cost-long-strings",
+			Description: "The rules of cel-cost-max-estimated on strings of 60,000 characters (maxLength 70,000: the estimated cost is the same, as size() on a string is priced at 1 whatever its length, but Go counts its runes): 10,000 size() calls per rule scan 600 MB.",
+			Kind:        KindPackageDir,
+			Expect:      lintErr,
+			Size:        6 << 20,
+			Write: celDir("cel-cost-long-strings", func() string {
+				props := "              l:\n                type: array\n                maxItems: 100\n                items: {type: string, maxLength: 70000}\n"
+				var rules strings.Builder
+				for i := range 40 {
+					fmt.Fprintf(&rules, "            - rule: self.l.all(x, self.l.all(y, x.size() + y.size() != %d))\n", i)
+				}
+				return celCRD(props, rules.String())
+			}, func() string {
+				item := strings.Repeat("a", 60000)
+				return things(1, func(i int) string {
 					var b strings.Builder
 					b.WriteString("  l:\n")
 					for range 100 {
