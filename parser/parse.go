@@ -438,7 +438,7 @@ func (r *run) wait() { r.wg.Wait() }
 func (r *run) finish() (*Package, error) {
 	r.wait()
 	r.share = nil // what the outlines share stays with them
-	r.raws.seal()
+	r.raws.close()
 	if err := r.ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -97,6 +97,14 @@ func (s *rawStore) seal() {
 	s.dropLargeEnc()
 }
 
+// close seals the open group and lets the collector have the buffers add
+// and seal reuse (2.2 MiB): the store itself lives as long as the objects
+// that refer to it, and no document is added once the parse is over.
+func (s *rawStore) close() {
+	s.seal()
+	s.buf, s.enc = nil, nil
+}
+
 // dropLargeEnc lets the collector have an encoding buffer grown for a
 // large document.
 func (s *rawStore) dropLargeEnc() {
