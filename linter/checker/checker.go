@@ -179,6 +179,11 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 	if c.xpNote != "" && c.explain == "" && !c.listRules && !c.version {
 		fmt.Fprintf(stderr, "%s: note: %s\n", ck.name, c.xpNote)
 	}
+	if c.verifier != nil && c.explain == "" && !c.listRules && !c.version {
+		for _, note := range localVerifyNotes(c) {
+			fmt.Fprintf(stderr, "%s: note: %s\n", ck.name, note)
+		}
+	}
 	switch {
 	case c.version:
 		_, err := fmt.Fprintf(stdout, "%s %s\n", ck.name, ck.toolVersion())

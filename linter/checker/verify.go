@@ -138,3 +138,27 @@ func verifyGraph(ctx context.Context, c *config, g *deps.Graph) error {
 	}
 	return nil
 }
+
+// localVerifyNotes says, for each source read from disk or standard
+// input, that --verify checks no signature of it: only a package pulled
+// from a registry has signatures to check (and with --deps, the graph's
+// dependencies read at a digest). Without the note, --verify on a local
+// package would pass in silence.
+func localVerifyNotes(c *config) []string {
+	var notes []string
+	for _, s := range c.sources {
+		if anyRemote([]string{s}) {
+			continue
+		}
+		what := "it is read from disk"
+		if s == stdinSource {
+			what = "it is read from standard input"
+		}
+		note := fmt.Sprintf("--verify: %s is not verified: %s, not pulled from a registry, so it has no signatures to check", s, what)
+		if c.deps.enabled {
+			note += " (its dependencies are verified)"
+		}
+		notes = append(notes, note)
+	}
+	return notes
+}

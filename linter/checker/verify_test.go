@@ -114,3 +114,36 @@ func TestVerifyFlag(t *testing.T) {
 		t.Errorf("graph from YAML directories: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestVerifyLocalNote: --verify on a package read from disk or standard
+// input checks no signature, and says so on stderr instead of passing in
+// silence; the verifier is never asked, and the exit code is the lint's.
+func TestVerifyLocalNote(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{name: "directory", args: []string{"../../xpkg/testdata/build/lint-error"},
+			want: []string{"note: --verify: ../../xpkg/testdata/build/lint-error is not verified: it is read from disk"}},
+		{name: "with --deps", args: []string{"--deps", "--offline", "--deps-from", "testdata/deps/registry", "--crossplane-version", "v2.1.0", "testdata/deps/root"},
+			want: []string{"note: --verify: testdata/deps/root is not verified", "(its dependencies are verified)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := &fakeVerifier{digest: "sha256:x", applied: true}
+			r := runVerifying(t, v, tc.args...)
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+			if tc.name == "directory" {
+				if r.code != exitProblems || len(v.refs) != 0 {
+					t.Errorf("exit %d, verifier asked %q; want exit %d and no verification", r.code, v.refs, exitProblems)
+				}
+			}
+		})
+	}
+}
