@@ -358,14 +358,24 @@ Crossplane cannot create both CRDs when they collide (crossplane v2.1.0,
 internal/xcrd, ForCompositeResourceClaim; the API server refuses a second
 CRD for the same resource), so the package cannot work as written.
 
-Only apiextensions.crossplane.io/v1 XRDs, and v2 ones of scope
-LegacyCluster, have claims and connection secrets: the API server rejects
-a v2 XRD of scope Namespaced (the default) or Cluster that gives
-spec.claimNames or spec.connectionSecretKeys (the validation rules of
-Crossplane's XRD CRD, crossplane v2.1.0,
-cluster/crds/apiextensions.crossplane.io_compositeresourcedefinitions.yaml:
-"Only LegacyCluster composite resources can offer claims"), so Crossplane
-cannot create the XRD.`,
+Only apiextensions.crossplane.io/v1 XRDs of scope LegacyCluster (the
+default of v1) have claims and connection secrets. The API server rejects
+an XRD that gives spec.claimNames or spec.connectionSecretKeys otherwise,
+by the validation rules of Crossplane's XRD CRD (crossplane v2.1.0, v2.2.4
+and v2.3.4 alike,
+cluster/crds/apiextensions.crossplane.io_compositeresourcedefinitions.yaml),
+so Crossplane cannot create the XRD:
+
+  - apiextensions.crossplane.io/v2, any scope: "Claims aren't supported in
+    apiextensions.crossplane.io/v2" ('!has(self.claimNames)'; v2's scope is
+    Namespaced, the default, or Cluster: LegacyCluster is not among them);
+  - apiextensions.crossplane.io/v1 of scope Namespaced or Cluster, from
+    Crossplane v2.0 (1.x has no scope field): "Only LegacyCluster composite
+    resources can offer claims" ('self.scope == 'LegacyCluster' ||
+    !has(self.claimNames)').
+
+The same holds for connectionSecretKeys. Where linter/schema/apiserver's
+XP422 runs (xpkg-lint), it leaves these to this rule: one finding each.`,
 		Bad:  xrdHead + "metadata:\n  name: networks.example.org\n" + strings.ReplaceAll(xrdBody, "xnetworks", "networks") + "  claimNames:\n    kind: Network\n    plural: networks\n",
 		Good: exampleXRD + "  claimNames:\n    kind: Network\n    plural: networks\n",
 		Run: func(p *Pass) error {
@@ -374,17 +384,16 @@ cannot create the XRD.`,
 					continue
 				}
 				m := outline(o)
-				if o.GroupVersionKind().Version == "v2" {
-					scope, _ := str(m, "spec", "scope")
-					if scope == "" {
-						scope = "Namespaced"
+				for _, f := range []string{"claimNames", "connectionSecretKeys"} {
+					if v, ok := lookup(m, "spec", f); !ok || v == nil {
+						continue
 					}
-					if scope != "LegacyCluster" {
-						for _, f := range []string{"claimNames", "connectionSecretKeys"} {
-							if v, ok := lookup(m, "spec", f); ok && v != nil {
-								p.Reportf(o, []string{"spec", f}, "a v2 CompositeResourceDefinition of scope %s cannot have %s: only LegacyCluster composite resources offer claims and connection secrets, and the API server rejects the XRD", token(scope), f)
-							}
-						}
+					what := map[string]string{"claimNames": "claims", "connectionSecretKeys": "connection secrets"}[f]
+					switch scope, _ := str(m, "spec", "scope"); {
+					case o.GroupVersionKind().Version == "v2":
+						p.Reportf(o, []string{"spec", f}, "an apiextensions.crossplane.io/v2 CompositeResourceDefinition cannot have %s: v2 composite resources have no %s (only v1 XRDs of scope LegacyCluster do), and the API server rejects the XRD", f, what)
+					case o.GroupVersionKind().Version == "v1" && p.release().V2Kinds && scope != "" && scope != "LegacyCluster":
+						p.Reportf(o, []string{"spec", f}, "a CompositeResourceDefinition of scope %s cannot have %s: only LegacyCluster composite resources offer %s, and the API server rejects the XRD", token(scope), f, what)
 					}
 				}
 				if object(m, "spec", "claimNames") == nil {

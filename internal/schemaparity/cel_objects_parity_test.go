@@ -395,8 +395,8 @@ func TestParityCELObjects(t *testing.T) {
 	t.Logf("%d cases", len(cases))
 }
 
-// TestParityCrossplaneKinds compares XP422's verdict on objects of
-// Crossplane's kinds (target v2.1) with the API server's on create
+// TestParityCrossplaneKinds compares XP422's verdict (with XP406's, on
+// XRD claims) on objects of Crossplane's kinds (target v2.1) with the API server's on create
 // against Crossplane v2.1.0's CRDs (ReferenceCEL).
 func TestParityCrossplaneKinds(t *testing.T) {
 	t.Parallel()
@@ -437,7 +437,9 @@ func TestParityCrossplaneKinds(t *testing.T) {
 			ref := len(schemaErrs)+len(celErrs) == 0
 			doc, _ := yaml.Marshal(obj)
 			pkg := mustParse(t, doc)
-			res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(apiserver.Rules()[2]), linter.WithCrossplaneVersion("v2.1.0"))
+			// XP422 with XP406, which reports the XRD CRD's rules on
+			// claims and connection secrets that XP422 leaves to it.
+			res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(apiserver.Rules()[2], linter.Lookup("XP406")), linter.WithCrossplaneVersion("v2.1.0"))
 			if err != nil {
 				t.Fatal(err)
 			}
