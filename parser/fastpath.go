@@ -321,7 +321,7 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 				p.fail()
 				break
 			}
-		} else if _, _, word := plainWord(string(kb)); word && !keyOK(string(kb)) {
+		} else if _, word := plainWordBytes(kb); word && !keyOK(string(kb)) {
 			p.unsure = true // a key keyAt takes converts to itself unless it is a word
 		}
 		full := false
@@ -495,7 +495,7 @@ func (p *fastParser) scalarOrContainer(indent, j, end, d int, inMapping, full bo
 			return nil
 		}
 		if !keep {
-			if tag, _, word := plainWord(string(s)); word && tag == tagFloat {
+			if tag, word := plainWordBytes(s); word && tag == tagFloat {
 				p.unsure = true // NaN or an infinity, which JSON cannot hold
 			}
 			return nil

@@ -204,6 +204,31 @@ func TestFastContentDecided(t *testing.T) {
 	}
 }
 
+// TestPlainWordBytes checks that plainWordBytes, which looks only at
+// texts of at most maxPlainWord bytes, finds every word plainWord
+// resolves (the YAML 1.1 booleans and nulls, NaN and the infinities), and
+// nothing else.
+func TestPlainWordBytes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tag   string
+		words string
+	}{
+		{tagBool, "y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE off Off OFF"},
+		{tagNull, "~ null Null NULL"},
+		{tagFloat, ".nan .NaN .NAN .inf .Inf .INF +.inf +.Inf +.INF -.inf -.Inf -.INF"},
+		{"", "type yess nulls x .infinity +.infx FALSE_ 1 1e3 -"},
+	} {
+		for _, w := range strings.Fields(c.words) {
+			tag, _, ok := plainWord(w)
+			btag, bok := plainWordBytes([]byte(w))
+			if tag != c.tag || ok != (c.tag != "") || btag != tag || bok != ok {
+				t.Errorf("%q: plainWord %q %v, plainWordBytes %q %v; want %q", w, tag, ok, btag, bok, c.tag)
+			}
+		}
+	}
+}
+
 // fastPathCases are documents at the edges of the fast path's subset.
 var fastPathCases = []string{
 	"apiVersion: v1\nkind: X\n",

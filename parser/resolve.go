@@ -118,6 +118,21 @@ func plainWord(in string) (tag string, v any, ok bool) {
 	return "", nil, false
 }
 
+// maxPlainWord is the length of plainWord's longest words (false, +.inf).
+const maxPlainWord = 5
+
+// plainWordBytes is plainWord's tag and ok for b, without allocating: the
+// fast path asks it of every key and scalar it does not build, and most
+// are longer than a word (a string of more than 32 bytes converted for a
+// call is allocated).
+func plainWordBytes(b []byte) (tag string, ok bool) {
+	if len(b) > maxPlainWord {
+		return "", false
+	}
+	tag, _, ok = plainWord(string(b))
+	return tag, ok
+}
+
 // jsonNumber turns a float that JSON would print without a fraction or an
 // exponent into an int64, as a JSON round trip into unstructured does, and
 // refuses NaN and infinities, which JSON cannot hold.
