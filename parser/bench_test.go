@@ -153,3 +153,40 @@ func BenchmarkSplit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUnstructured decodes every object of provider-aws with
+// Object.Unstructured: through the fast path where the document allows it
+// ("fast"), and through the full parse ("full", as before the fast path
+// read whole documents).
+func BenchmarkUnstructured(b *testing.B) {
+	file, _ := benchFile(b, "provider-aws")
+	for _, mode := range []struct {
+		name string
+		opts []Option
+	}{{"fast", nil}, {"full", []Option{withFullParse()}}} {
+		b.Run(mode.name, func(b *testing.B) {
+			f, err := os.Open(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := Parse(context.Background(), f, append([]Option{WithFile("package.yaml")}, mode.opts...)...)
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var size int64
+			for _, o := range p.Objects {
+				size += int64(o.RawSize())
+			}
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, o := range p.Objects {
+					if _, err := o.Unstructured(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

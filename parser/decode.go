@@ -337,5 +337,6 @@ func (d *decoder) fastObject(doc Document, base Position, raw rawBytes, share *s
 		return nil
 	}
 	obj.outline = fr.outline
+	obj.fast = fr.content
 	return obj
 }

@@ -43,6 +43,11 @@ type fastParser struct {
 	limDepth int // Limits.MaxDepth, 0 for none
 	failed   bool
 	deepest  int // the converter depth of the deepest container built
+	// unsure says that a container not built holds a key or a scalar
+	// the conversion refuses (keyOK, resolveScalar), which the fast path
+	// gives up on where it builds them: fastContent would give up on the
+	// document (fastResult.content).
+	unsure bool
 
 	// share, when not nil, hands out one value for equal outline
 	// containers (fastshare.go). After value, mapping or sequence,
@@ -66,6 +71,9 @@ type fastResult struct {
 	meta             any // the metadata value, fully converted; nil when absent
 	hasMeta          bool
 	outline          map[string]any
+	// content says that fastContent reads the document too: the pass
+	// checked all that building every container checks (Object.fast).
+	content bool
 }
 
 // fastLines splits data into lines and checks that every byte is one the
@@ -118,7 +126,10 @@ func fastDecode(data []byte, outlineDepth, limDepth int, share *sharer) (r fastR
 		return r, false
 	}
 	p := &fastParser{data: data, lines: lines, maxDepth: outlineDepth, limDepth: limDepth, share: share}
-	if outlineDepth < 0 {
+	switch {
+	case outlineDepth == fastContentDepth:
+		p.maxDepth = -1 // the whole content (fastContent)
+	case outlineDepth < 0:
 		p.maxDepth = -2 // no outline: build nothing but the metadata
 	}
 	// Blank lines and comments may precede the content; nothing else.
@@ -140,10 +151,32 @@ func fastDecode(data []byte, outlineDepth, limDepth int, share *sharer) (r fastR
 	if r.apiVersion == "" || r.kind == "" {
 		return r, false
 	}
-	if outlineDepth >= 0 {
+	if outlineDepth >= 0 || outlineDepth == fastContentDepth {
 		r.outline = root
 	}
+	r.content = !p.unsure
 	return r, true
+}
+
+// fastContentDepth, as fastDecode's outline depth, builds the whole
+// document: the outline is then the object's content.
+const fastContentDepth = -1 << 30
+
+// fastContent reads a whole document with the fast path, as
+// toUnstructured converts its full parse; ok is false when the document
+// must go through the full parse. It checks only what the fast path
+// checks (its subset of YAML, MaxDepth): the caller has checked the
+// document's line breaks and node count (MaxNodes) against the limits.
+// Where the pass that read the document for its outline succeeded and
+// said content, it succeeds too: the two differ only in the containers
+// they build, and that pass noted what it did not check in the others
+// (fastParser.unsure).
+func fastContent(data []byte, limDepth int) (map[string]any, bool) {
+	r, ok := fastDecode(data, fastContentDepth, limDepth, nil) // the caller's to modify: nothing shared
+	if !ok {
+		return nil, false
+	}
+	return r.outline, true
 }
 
 func (p *fastParser) fail() { p.failed = true }
@@ -288,6 +321,8 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 				p.fail()
 				break
 			}
+		} else if _, word := plainWordBytes(kb); word && !keyOK(string(kb)) {
+			p.unsure = true // a key keyAt takes converts to itself unless it is a word
 		}
 		full := false
 		if root != nil && key == "metadata" {
@@ -460,6 +495,9 @@ func (p *fastParser) scalarOrContainer(indent, j, end, d int, inMapping, full bo
 			return nil
 		}
 		if !keep {
+			if tag, word := plainWordBytes(s); word && tag == tagFloat {
+				p.unsure = true // NaN or an infinity, which JSON cannot hold
+			}
 			return nil
 		}
 		sv, err := resolveScalar("", text)

@@ -24,13 +24,22 @@ type objectView struct {
 	Outline           map[string]any
 	Raw               string
 	Typed             bool
+	// Content is what Unstructured returns, or its error's text: the
+	// fast path reads whole documents there too.
+	Content any
 }
 
 func viewOf(o *Object) objectView {
+	var content any
+	if u, err := o.Unstructured(); err != nil {
+		content = "error: " + err.Error()
+	} else {
+		content = u.Object
+	}
 	return objectView{
 		Pos: o.Pos, DataPos: o.dataPos, APIVersion: o.APIVersion, Kind: o.Kind, Meta: o.ObjectMeta,
 		DuplicateKeys: o.DuplicateKeys, MoreDuplicateKeys: o.MoreDuplicateKeys,
-		Outline: o.outline, Raw: string(o.Raw()), Typed: o.typed != nil,
+		Outline: o.outline, Raw: string(o.Raw()), Typed: o.typed != nil, Content: content,
 	}
 }
 
@@ -71,6 +80,18 @@ func comparePaths(t *testing.T, name string, data []byte, opts ...Option) int {
 			}
 		} else {
 			t.Errorf("fast:\n%.2000s\nfull:\n%.2000s", fv, uv)
+		}
+	}
+	// A document the parse's fast path read for Unstructured (o.fast)
+	// must be one fastContent reads: it never pays both paths.
+	if fast != nil {
+		for _, o := range append(append([]*Object(nil), fast.Meta...), fast.Objects...) {
+			if !o.fast {
+				continue
+			}
+			if _, ok := fastContent(o.Raw(), o.dec.limits.MaxDepth); !ok {
+				t.Errorf("%s: object %s %q: the parse's fast path said fastContent reads it, and fastContent gave up:\n%.2000s", name, o.Kind, o.Name, o.Raw())
+			}
 		}
 	}
 	n := 0
@@ -134,6 +155,77 @@ func TestFastPathCorpus(t *testing.T) {
 		n := comparePaths(t, name, data)
 		docs := bytes.Count(data, []byte("\nkind: "))
 		t.Logf("%s: %d of about %d documents by the fast path", name, n, docs)
+	}
+}
+
+// TestFastContentDecided checks which documents the parse marks for
+// Unstructured's fast path (Object.fast): those its fast path read, unless
+// a container it did not build holds what fastContent would give up on;
+// and that Unstructured's content is the full parse's either way.
+func TestFastContentDecided(t *testing.T) {
+	t.Parallel()
+	const head = "apiVersion: v1\nkind: X\nmetadata:\n  name: a\nspec:\n  a:\n    b:\n"
+	for _, c := range []struct {
+		name  string
+		doc   string
+		depth int // outline depth
+		fast  bool
+	}{
+		{"block", head + "      c: 1\n      d: []\n", 1, true},
+		{"built", head + "      c: 1\n", DefaultOutlineDepth, true},
+		{"no outline", head + "      c: 1\n", -1, true},
+		{"flow mapping", head + "      c: {d: 1}\n", 1, false},
+		{"meta object", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: p\n", 1, false},
+		{"word key", head + "      yes: 1\n", 1, false},
+		{"null key", head + "      Null: 1\n", -1, false},
+		{"true key", head + "      true: 1\n", 1, true},
+		{"word key built", head + "      yes: 1\n", DefaultOutlineDepth, false},
+		{"infinity", head + "      c: -.inf\n", 1, false},
+		{"NaN item", head + "      - .NaN\n", 1, false},
+		{"fraction", head + "      c: .5\n", 1, true},
+		{"boolean", head + "      c: off\n", 1, true},
+		{"infinity and text", head + "      c: .inf x\n", 1, true},
+		{"infinity continued", head + "      c: .inf\n        x\n", 1, false}, // what the pass does not look at: it gives the full parse
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Parse(context.Background(), strings.NewReader(c.doc), WithOutlineDepth(c.depth))
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := append(append([]*Object(nil), p.Meta...), p.Objects...)
+			if len(objs) != 1 {
+				t.Fatalf("%d objects, %d errors (%v); want one object", len(objs), len(p.Errors), p.Errors)
+			}
+			if got := objs[0].fast; got != c.fast {
+				t.Errorf("Object.fast = %v, want %v", got, c.fast)
+			}
+			comparePaths(t, c.name, []byte(c.doc), WithOutlineDepth(c.depth))
+		})
+	}
+}
+
+// TestPlainWordBytes checks that plainWordBytes, which looks only at
+// texts of at most maxPlainWord bytes, finds every word plainWord
+// resolves (the YAML 1.1 booleans and nulls, NaN and the infinities), and
+// nothing else.
+func TestPlainWordBytes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tag   string
+		words string
+	}{
+		{tagBool, "y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE off Off OFF"},
+		{tagNull, "~ null Null NULL"},
+		{tagFloat, ".nan .NaN .NAN .inf .Inf .INF +.inf +.Inf +.INF -.inf -.Inf -.INF"},
+		{"", "type yess nulls x .infinity +.infx FALSE_ 1 1e3 -"},
+	} {
+		for _, w := range strings.Fields(c.words) {
+			tag, _, ok := plainWord(w)
+			btag, bok := plainWordBytes([]byte(w))
+			if tag != c.tag || ok != (c.tag != "") || btag != tag || bok != ok {
+				t.Errorf("%q: plainWord %q %v, plainWordBytes %q %v; want %q", w, tag, ok, btag, bok, c.tag)
+			}
+		}
 	}
 }
 

@@ -43,6 +43,10 @@ type Object struct {
 	typed   runtime.Object
 	dataPos Position // position of raw[0]
 	dec     *decoder
+	// fast says that the parse's fast path read the document and that
+	// fastContent reads it too (fastResult.content): Unstructured reads
+	// it so, and any other document with the full parse at once.
+	fast bool
 }
 
 // GroupVersionKind returns the object's group, version and kind.

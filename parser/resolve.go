@@ -59,19 +59,8 @@ func resolvePlain(in, tag string) (string, any) {
 	if in == "" {
 		return tagNull, nil
 	}
-	switch in {
-	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
-		return tagBool, true
-	case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
-		return tagBool, false
-	case "~", "null", "Null", "NULL":
-		return tagNull, nil
-	case ".nan", ".NaN", ".NAN":
-		return tagFloat, math.NaN()
-	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
-		return tagFloat, math.Inf(1)
-	case "-.inf", "-.Inf", "-.INF":
-		return tagFloat, math.Inf(-1)
+	if rtag, v, ok := plainWord(in); ok {
+		return rtag, v
 	}
 	c := in[0]
 	switch {
@@ -102,6 +91,46 @@ func resolvePlain(in, tag string) (string, any) {
 		}
 	}
 	return tagStr, in
+}
+
+// plainWord resolves the plain scalars that are words: booleans, nulls,
+// NaN and the infinities; ok is false for any other text. Apart from them,
+// a plain scalar that starts with neither a digit nor one of "+-." is a
+// string, and one that resolves to NaN or an infinity is one of them: the
+// fast path relies on it to know, without converting the keys and scalars
+// of the containers it does not build, whether the conversion would refuse
+// one (fastParser.unsure).
+func plainWord(in string) (tag string, v any, ok bool) {
+	switch in {
+	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
+		return tagBool, true, true
+	case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
+		return tagBool, false, true
+	case "~", "null", "Null", "NULL":
+		return tagNull, nil, true
+	case ".nan", ".NaN", ".NAN":
+		return tagFloat, math.NaN(), true
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
+		return tagFloat, math.Inf(1), true
+	case "-.inf", "-.Inf", "-.INF":
+		return tagFloat, math.Inf(-1), true
+	}
+	return "", nil, false
+}
+
+// maxPlainWord is the length of plainWord's longest words (false, +.inf).
+const maxPlainWord = 5
+
+// plainWordBytes is plainWord's tag and ok for b, without allocating: the
+// fast path asks it of every key and scalar it does not build, and most
+// are longer than a word (a string of more than 32 bytes converted for a
+// call is allocated).
+func plainWordBytes(b []byte) (tag string, ok bool) {
+	if len(b) > maxPlainWord {
+		return "", false
+	}
+	tag, _, ok = plainWord(string(b))
+	return tag, ok
 }
 
 // jsonNumber turns a float that JSON would print without a fraction or an
