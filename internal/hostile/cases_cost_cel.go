@@ -86,6 +86,33 @@ func things(n int, body func(i int) string) string {
 	return b.String()
 }
 
+// nestedSizeCRD returns the CRD of cel-cost-max-estimated and
+// cel-cost-long-strings: spec.l, a list of at most 100 strings of at most
+// maxLength characters, and 40 rules each calling size() on every pair of
+// its items (nested all()).
+func nestedSizeCRD(maxLength int) string {
+	props := fmt.Sprintf("              l:\n                type: array\n                maxItems: 100\n                items: {type: string, maxLength: %d}\n", maxLength)
+	var rules strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&rules, "            - rule: self.l.all(x, self.l.all(y, x.size() + y.size() != %d))\n", i)
+	}
+	return celCRD(props, rules.String())
+}
+
+// stringLists returns n example Things whose spec.l holds 100 strings of
+// size characters.
+func stringLists(n, size int) string {
+	item := strings.Repeat("a", size)
+	return things(n, func(i int) string {
+		var b strings.Builder
+		b.WriteString("  l:\n")
+		for range 100 {
+			b.WriteString("  - " + item + "\n")
+		}
+		return b.String()
+	})
+}
+
 // celCostCases are the worst cases of CEL validation (linter/schema/apiserver,
 // through the CLI): the CRD is the package's, so every rule and every
 // example is the uploader's. Linting stays within the budget because
@@ -123,24 +150,8 @@ func celCostCases() []Case {
 			Kind:        KindPackageDir,
 			Expect:      lintErr,
 			Size:        800 << 10,
-			Write: celDir("cel-cost-max-estimated", func() string {
-				props := "              l:\n                type: array\n                maxItems: 100\n                items: {type: string, maxLength: 1000}\n"
-				var rules strings.Builder
-				for i := range 40 {
-					fmt.Fprintf(&rules, "            - rule: self.l.all(x, self.l.all(y, x.size() + y.size() != %d))\n", i)
-				}
-				return celCRD(props, rules.String())
-			}, func() string {
-				item := strings.Repeat("a", 999)
-				return things(8, func(i int) string {
-					var b strings.Builder
-					b.WriteString("  l:\n")
-					for range 100 {
-						b.WriteString("  - " + item + "\n")
-					}
-					return b.String()
-				})
-			}),
+			Write: celDir("cel-cost-max-estimated", func() string { return nestedSizeCRD(1000) },
+				func() string { return stringLists(8, 999) }),
 		},
 		{
 			Name:        "cel-cost-long-strings",
@@ -148,24 +159,8 @@ func celCostCases() []Case {
 			Kind:        KindPackageDir,
 			Expect:      lintErr,
 			Size:        6 << 20,
-			Write: celDir("cel-cost-long-strings", func() string {
-				props := "              l:\n                type: array\n                maxItems: 100\n                items: {type: string, maxLength: 70000}\n"
-				var rules strings.Builder
-				for i := range 40 {
-					fmt.Fprintf(&rules, "            - rule: self.l.all(x, self.l.all(y, x.size() + y.size() != %d))\n", i)
-				}
-				return celCRD(props, rules.String())
-			}, func() string {
-				item := strings.Repeat("a", 60000)
-				return things(1, func(i int) string {
-					var b strings.Builder
-					b.WriteString("  l:\n")
-					for range 100 {
-						b.WriteString("  - " + item + "\n")
-					}
-					return b.String()
-				})
-			}),
+			Write: celDir("cel-cost-long-strings", func() string { return nestedSizeCRD(70000) },
+				func() string { return stringLists(1, 60000) }),
 		},
 		{
 			Name:        "cel-cost-regex",
