@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -226,7 +227,7 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 					if e.Type == field.ErrorTypeTypeInvalid {
 						continue // XP005
 					}
-					if gvk.Kind == "CompositeResourceDefinition" && xrdClaimRule(e.Detail) {
+					if gvk.Kind == "CompositeResourceDefinition" && slices.Contains(xrdClaimMessages, e.Detail) {
 						continue // XP406 xrd-claim-names
 					}
 					fs = append(fs, finding{path: splitFieldPath(e.Field), msg: errorText(e)})
@@ -248,14 +249,4 @@ var xrdClaimMessages = []string{
 	"XR connection secrets aren't supported in apiextensions.crossplane.io/v2",
 	"Only LegacyCluster composite resources can offer claims",
 	"Only LegacyCluster composite resources support connection secrets",
-}
-
-// xrdClaimRule reports whether detail is the message of one of those rules.
-func xrdClaimRule(detail string) bool {
-	for _, m := range xrdClaimMessages {
-		if detail == m {
-			return true
-		}
-	}
-	return false
 }
