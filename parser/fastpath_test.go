@@ -61,6 +61,38 @@ func packageView(p *Package, err error) string {
 	return b.String()
 }
 
+// sameViews reports whether a and b tell the same.
+func sameViews(a, b objectView) bool {
+	return reflect.DeepEqual(a, b) || fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v", b)
+}
+
+// samePackages reports whether the two parses' results tell the same: the
+// same errors, and the same objects in the same order.
+func samePackages(p *Package, perr error, q *Package, qerr error) bool {
+	if p == nil || q == nil || perr != nil || qerr != nil {
+		return packageView(p, perr) == packageView(q, qerr)
+	}
+	if len(p.Meta) != len(q.Meta) || len(p.Objects) != len(q.Objects) || len(p.Errors) != len(q.Errors) {
+		return false
+	}
+	for i, e := range p.Errors {
+		if fmt.Sprintf("%#v %v", e.Pos, e) != fmt.Sprintf("%#v %v", q.Errors[i].Pos, q.Errors[i]) {
+			return false
+		}
+	}
+	for i := range p.Meta {
+		if !sameViews(viewOf(p.Meta[i]), viewOf(q.Meta[i])) {
+			return false
+		}
+	}
+	for i := range p.Objects {
+		if !sameViews(viewOf(p.Objects[i]), viewOf(q.Objects[i])) {
+			return false
+		}
+	}
+	return true
+}
+
 // comparePaths parses data with the fast path and without it and fails t
 // when the packages differ in anything. It returns how many documents the
 // fast path read.
@@ -69,17 +101,20 @@ func comparePaths(t *testing.T, name string, data []byte, opts ...Option) int {
 	ctx := context.Background()
 	fast, ferr := Parse(ctx, bytes.NewReader(data), append([]Option{WithFile(name)}, opts...)...)
 	full, uerr := Parse(ctx, bytes.NewReader(data), append([]Option{WithFile(name), withFullParse()}, opts...)...)
-	if fv, uv := packageView(fast, ferr), packageView(full, uerr); fv != uv {
+	// Object by object, and formatted only where reflect.DeepEqual sees
+	// a difference (a NaN is not DeepEqual to itself): formatting a
+	// 100 MB package's every value took most of this test's time.
+	if !samePackages(fast, ferr, full, uerr) {
 		t.Errorf("%s: the fast path and the full parse differ", name)
 		if fast != nil && full != nil && len(fast.Objects) == len(full.Objects) {
 			for i := range fast.Objects {
-				if a, b := viewOf(fast.Objects[i]), viewOf(full.Objects[i]); !reflect.DeepEqual(a, b) {
+				if a, b := viewOf(fast.Objects[i]), viewOf(full.Objects[i]); !sameViews(a, b) {
 					t.Errorf("object %d:\nfast %#v\nfull %#v", i, a, b)
 					break
 				}
 			}
 		} else {
-			t.Errorf("fast:\n%.2000s\nfull:\n%.2000s", fv, uv)
+			t.Errorf("fast:\n%.2000s\nfull:\n%.2000s", packageView(fast, ferr), packageView(full, uerr))
 		}
 	}
 	// A document the parse's fast path read for Unstructured (o.fast)
@@ -144,10 +179,17 @@ func TestFastPathEquivalence(t *testing.T) {
 }
 
 // TestFastPathCorpus compares the two paths on every corpus package and
-// requires the fast path to read most of the large ones' documents.
+// requires the fast path to read most of the large ones' documents. Under
+// the race detector (the README's test command) the monolith takes two and
+// a half minutes, and is left out: CI runs this test again without -race,
+// the monolith included.
 func TestFastPathCorpus(t *testing.T) {
 	t.Parallel()
 	for _, name := range testcorpus.Names() {
+		if name == monolith && (raceEnabled || testing.Short()) {
+			t.Logf("%s: left out under -race and -short", name)
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(testcorpus.Path(t, name), "package.yaml"))
 		if err != nil {
 			t.Fatal(err)

@@ -64,6 +64,18 @@ func buildCLI(t *testing.T) string {
 	return bin
 }
 
+// raceSampleEvery is how many hostile cases there are for each one the CLI
+// tests run under the race detector (raceSample).
+const raceSampleEvery = 8
+
+// raceSample reports whether the CLI tests run the i-th hostile case: every
+// case without the race detector, one in raceSampleEvery under it. The
+// CLI they run is built without it whatever the test's flags, so under
+// -race the cases only repeat, three times slower beside the race-built
+// tests of the other packages, what .ci/run's run without -race measures
+// of every case.
+func raceSample(i int) bool { return !raceEnabled || i%raceSampleEvery == 0 }
+
 // cliArgs are the arguments xpkg-lint gets before the source: a target
 // Crossplane version, so that every built-in rule runs (XP203 needs one).
 var cliArgs = []string{"--crossplane-version", "v2.0.0"}
@@ -90,11 +102,14 @@ func TestHostileCLI(t *testing.T) {
 		measured []cliMeasure
 	)
 	t.Run("case", func(t *testing.T) {
-		for _, c := range append(hostile.Cases(), hostile.Controls()...) {
+		for i, c := range append(hostile.Cases(), hostile.Controls()...) {
 			t.Run(c.Name, func(t *testing.T) {
 				t.Parallel()
 				if c.Heavy && (testing.Short() || raceEnabled) {
 					t.Skipf("heavy case (%d bytes on disk) skipped under -short and -race (.ci/run runs this test without -race too)", c.Size)
+				}
+				if !raceSample(i) {
+					t.Skipf("under -race one case in %d runs: the CLI is built without the race detector (.ci/run runs every case without -race)", raceSampleEvery)
 				}
 				src, err := c.Write(t.Context(), t.TempDir())
 				if err != nil {
@@ -211,9 +226,9 @@ func TestHostileCLISIGINT(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	interrupted, large := 0, 0
-	for _, c := range hostile.Cases() {
-		if c.Heavy && (testing.Short() || raceEnabled) {
-			continue // as TestHostileCLI: heavy cases are skipped under -short and -race
+	for i, c := range hostile.Cases() {
+		if c.Heavy && (testing.Short() || raceEnabled) || !raceSample(i) {
+			continue // as TestHostileCLI: heavy cases are skipped under -short and -race, and most others under -race
 		}
 		isLarge := c.Heavy || c.Size >= 256<<10 || strings.HasPrefix(c.Name, "lint-cost-")
 		if isLarge {

@@ -17,6 +17,24 @@ import (
 // monolith is the corpus's largest package (102 MB of YAML).
 const monolith = "provider-upjet-aws-monolith"
 
+// skipLargeUnderRace skips a test of the corpus package name, in all its
+// forms, under the race detector when its package.yaml is over 2 MB: four
+// lints of provider-aws take a minute there. .ci/run runs the corpus tests
+// again without -race, every package included.
+func skipLargeUnderRace(t *testing.T, name string) {
+	t.Helper()
+	if !raceEnabled {
+		return
+	}
+	fi, err := os.Stat(filepath.Join(testcorpus.Dir(t), name, "package.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 2<<20 {
+		t.Skipf("%s: %d MB of YAML, left to the run without -race", name, fi.Size()>>20)
+	}
+}
+
 // TestCorpus lints every real package of the corpus as Crossplane built it
 // (its .xpkg): each must pass, with no error.
 func TestCorpus(t *testing.T) {
@@ -57,6 +75,7 @@ func TestCorpusForms(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			skipLargeUnderRace(t, name)
 			forms := []string{
 				filepath.Join(dir, name+".xpkg"),
 				filepath.Join(dir, name+".oci"),

@@ -36,6 +36,7 @@ func TestCorpusPathsLand(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			skipLargeUnderRace(t, name)
 			forms := []string{
 				filepath.Join(dir, name+".xpkg"),
 				filepath.Join(dir, name+".oci"),

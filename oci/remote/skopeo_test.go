@@ -27,8 +27,8 @@ func TestSkopeoCorpus(t *testing.T) {
 	c, _ := remote.New(remote.WithAnonymous())
 	for _, name := range testcorpus.Names() {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && name == "provider-upjet-aws-monolith" {
-				t.Skip("-short: the 100 MB package")
+			if (testing.Short() || raceEnabled) && name == "provider-upjet-aws-monolith" {
+				t.Skip("-short and -race: the 100 MB package (.ci/run pulls it without -race)")
 			}
 			local := testcorpus.Path(t, name+".xpkg")
 			ref := reg.Host + "/corpus/" + name + ":v1"
