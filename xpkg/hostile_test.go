@@ -132,6 +132,8 @@ func hostileChild(src string) int {
 		pkg, err := xpkg.Open(ctx, src, hostileOptions()...)
 		var res *linter.Result
 		if err == nil {
+			// v2.0: the oldest v2 rules and semver engine; the CLI's
+			// hostile tests run the newest stable release's.
 			res, err = pkg.Lint(ctx, linter.WithCrossplaneVersion("v2.0.0"))
 		}
 		rep.Deadline = errors.Is(err, context.DeadlineExceeded)

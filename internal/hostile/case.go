@@ -241,6 +241,10 @@ type Case struct {
 	// Alternatives are other outcomes a correct reader may produce instead
 	// (for example when two limits can trip first); Description says why.
 	Alternatives []Outcome
+	// Later is the outcome from a later Crossplane release line on, where
+	// Crossplane's verdict on the input changed (Expect and Alternatives
+	// hold before it); nil when every line gives the same.
+	Later *LaterOutcome
 	// Size is the approximate number of bytes Write puts on disk.
 	Size int64
 	// Heavy marks cases that are large on disk (more than a few MiB) or
@@ -265,8 +269,34 @@ func (c Case) Accepts(got Outcome) bool {
 	return slices.ContainsFunc(c.Alternatives, func(o Outcome) bool { return o.matches(got) })
 }
 
+// LaterOutcome is a case's outcome from a Crossplane release line on.
+type LaterOutcome struct {
+	// Since is the first release line it holds at, such as "v2.2".
+	Since string
+	// Outcome is what a correct reader produces from Since on.
+	Outcome Outcome
+}
+
+// ExitCodesAt returns the xpkg-lint exit statuses the case accepts when
+// the lint targets the release line line (such as "v2.3"): Later's from
+// its Since on, ExitCodes' before.
+func (c Case) ExitCodesAt(line string) []int {
+	if c.Later != nil && !lineBefore(line, c.Later.Since) {
+		return []int{c.Later.Outcome.Class.ExitCode()}
+	}
+	return c.ExitCodes()
+}
+
+// lineBefore reports whether the release line a ("v2.1") is older than b.
+func lineBefore(a, b string) bool {
+	var am, an, bm, bn int
+	fmt.Sscanf(a, "v%d.%d", &am, &an)
+	fmt.Sscanf(b, "v%d.%d", &bm, &bn)
+	return am < bm || am == bm && an < bn
+}
+
 // ExitCodes returns the xpkg-lint exit statuses the accepted outcomes give,
-// sorted, without duplicates.
+// sorted, without duplicates, at the release lines before Later's.
 func (c Case) ExitCodes() []int {
 	codes := []int{c.Expect.Class.ExitCode()}
 	for _, o := range c.Alternatives {

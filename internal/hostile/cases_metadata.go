@@ -178,20 +178,23 @@ func metadataCases() []Case {
 		{
 			Name: "two-base-layers",
 			Description: "Two layers carry io.crossplane.xpkg: base (a Configuration and a Provider). At most one may: two is an error, not a silent pick. " +
-				"A reader may refuse the image, or read package.yaml from the first base layer and report the second as an error diagnostic (XP501): both say so.",
+				"A reader may refuse the image, or read package.yaml from the first base layer and report the second as an error diagnostic (XP501): both say so. " +
+				"From Crossplane v2.2 the first base layer wins and the others are ignored (crossplane commit 99aae5796): XP501 warns, exit 0.",
 			Kind:         KindOCILayoutDir,
 			Expect:       class(ClassMalformed),
 			Alternatives: []Outcome{rule(ClassLintError, "XP501")},
+			Later:        secondBaseIgnored,
 			Size:         3_000,
 			Seed:         true,
 			Write:        ociImageCase("two-base-layers", KindOCILayoutDir, twoBaseLayers, ociHooks{}),
 		},
 		{
 			Name:         "xpkg-two-base-labels",
-			Description:  "A .xpkg whose config labels two layers as base. An error (or an XP501 error diagnostic), as for two-base-layers.",
+			Description:  "A .xpkg whose config labels two layers as base. An error (or an XP501 error diagnostic), as for two-base-layers; from v2.2 an XP501 warning.",
 			Kind:         KindXpkg,
 			Expect:       class(ClassMalformed),
 			Alternatives: []Outcome{rule(ClassLintError, "XP501")},
+			Later:        secondBaseIgnored,
 			Size:         5_000,
 			Seed:         true,
 			Write:        xpkgCase("xpkg-two-base-labels", twoBaseLayers, xpkgHooks{}),
@@ -710,3 +713,8 @@ func flipAt(path, marker string, off int) error {
 	}
 	return flipByte(path, int64(i+off))
 }
+
+// secondBaseIgnored is the outcome of an image of several base layers from
+// Crossplane v2.2 on, which reads the first and ignores the others: an
+// XP501 warning for each other one, exit 0.
+var secondBaseIgnored = &LaterOutcome{Since: "v2.2", Outcome: rule(ClassOK, "XP501")}

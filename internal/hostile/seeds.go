@@ -49,8 +49,13 @@ func WriteSeeds(ctx context.Context, dir string) ([]string, error) {
 		for _, o := range c.Alternatives {
 			expect = append(expect, o.String())
 		}
+		codes := joinInts(c.ExitCodes())
+		if c.Later != nil {
+			expect[len(expect)-1] += "; from " + c.Later.Since + " " + c.Later.Outcome.String()
+			codes += "; from " + c.Later.Since + " " + joinInts(c.ExitCodesAt(c.Later.Since))
+		}
 		fmt.Fprintf(&index, "| %s | %s | %s | %s | %s |\n", filepath.Base(p), c.Kind, strings.Join(expect, " or "),
-			joinInts(c.ExitCodes()), strings.ReplaceAll(c.Description, "|", `\|`))
+			codes, strings.ReplaceAll(c.Description, "|", `\|`))
 	}
 	readme := filepath.Join(dir, "README.md")
 	if err := os.WriteFile(readme, []byte(index.String()), 0o644); err != nil {
