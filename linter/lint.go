@@ -189,6 +189,9 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		run = append(run, r)
 	}
 
+	if sh != nil {
+		sh.design = newDesignWalk(run)
+	}
 	passes := make([]*Pass, len(run))
 	failures := make([]*RuleError, len(run))
 	n := c.concurrency

@@ -229,20 +229,28 @@ func (p *Pass) report(sev Severity, obj *parser.Object, path []string, format st
 // as Pos would, parsing each object concerned once however many
 // diagnostics it drew (asking Pos for each would parse it again each time:
 // quadratic for a rule reporting every entry of a long list).
-func (p *Pass) resolvePositions() {
-	if len(p.pending) == 0 {
-		return
+func (p *Pass) resolvePositions() { resolvePositions(p.ctx, []*Pass{p}) }
+
+// resolvePositions resolves the pending positions of every pass of
+// passes, parsing each object concerned once for all of them.
+func resolvePositions(ctx context.Context, passes []*Pass) {
+	type target struct {
+		p  *Pass
+		pp pendingPos
 	}
-	byObj := make(map[*parser.Object][]pendingPos)
+	byObj := make(map[*parser.Object][]target)
 	var order []*parser.Object
-	for _, pp := range p.pending {
-		if _, ok := byObj[pp.obj]; !ok {
-			order = append(order, pp.obj)
+	for _, p := range passes {
+		for _, pp := range p.pending {
+			if _, ok := byObj[pp.obj]; !ok {
+				order = append(order, pp.obj)
+			}
+			byObj[pp.obj] = append(byObj[pp.obj], target{p, pp})
 		}
-		byObj[pp.obj] = append(byObj[pp.obj], pp)
+		p.pending = nil
 	}
 	for _, obj := range order {
-		if p.canceled() {
+		if ctx.Err() != nil {
 			break // Lint returns the context's error
 		}
 		loc, err := obj.FieldLocator()
@@ -250,15 +258,14 @@ func (p *Pass) resolvePositions() {
 			continue // the diagnostics keep the object's position
 		}
 		for _, q := range byObj[obj] {
-			for n := len(q.path); n > 0; n-- {
-				if pos, err := loc.FieldPosition(q.path[:n]...); err == nil {
-					p.diags[q.diag].Pos = pos
+			for n := len(q.pp.path); n > 0; n-- {
+				if pos, err := loc.FieldPosition(q.pp.path[:n]...); err == nil {
+					q.p.diags[q.pp.diag].Pos = pos
 					break
 				}
 			}
 		}
 	}
-	p.pending = nil
 }
 
 // Pos returns the position of the field at path in obj: the position of
@@ -304,6 +311,7 @@ type shared struct {
 	pkg        *parser.Package
 	packagePos func() parser.Position
 	metaMap    func() (map[string]any, error)
+	design     *designWalk // set once the rules to run are known
 }
 
 func newShared(pkg *parser.Package) *shared {

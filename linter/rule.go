@@ -53,6 +53,9 @@ type Rule struct {
 	// package's objects: in a Function package, at a target that installs
 	// none of a Function's objects (from v2.2), they are warnings.
 	installs bool
+	// design is the visit function of an XRD design rule (designRule):
+	// the design rules of one Lint call share one walk of the XRDs.
+	design func(p *Pass, f *xrdField)
 }
 
 // Scope says what a rule inspects, and so which runner runs it.

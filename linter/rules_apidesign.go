@@ -1,10 +1,13 @@
 package linter
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -148,15 +151,88 @@ func hasDescription(n map[string]any) bool {
 	return strings.TrimSpace(d) != ""
 }
 
-// designRule builds an XRD design rule from its visit function.
+// designRule builds an XRD design rule from its visit function. The
+// design rules that one Lint call runs share one walk (sharedDesignWalk):
+// each XRD is decoded once for all of them, not once per rule.
 func designRule(id, name string, sev Severity, doc, bad, good string, visit func(p *Pass, f *xrdField)) *Rule {
 	return &Rule{
 		ID: id, Name: name, Severity: sev, Kinds: []meta.Kind{meta.KindConfiguration},
-		Doc: doc, Bad: bad, Good: good,
+		Doc: doc, Bad: bad, Good: good, design: visit,
 		Run: func(p *Pass) error {
+			if err, ok := p.sharedDesignWalk(); ok {
+				return err
+			}
 			return walkXRDs(p, func(f *xrdField) { visit(p, f) })
 		},
 	}
+}
+
+// designWalk is the walk of the XRDs that the design rules of one Lint
+// call share: the first of them to run walks the XRDs once, calling every
+// design rule's visit function with a pass of its own, and finds the
+// positions of all their diagnostics with one parse per object; each rule
+// then takes its pass's diagnostics. What each rule reports, and in what
+// order, is what its own walk would report.
+type designWalk struct {
+	rules  []*Rule
+	once   sync.Once
+	passes map[*Rule]*Pass
+	err    error
+}
+
+// newDesignWalk returns the shared walk of the design rules among run, or
+// nil when fewer than two of them run.
+func newDesignWalk(run []*Rule) *designWalk {
+	d := &designWalk{}
+	for _, r := range run {
+		if r.design != nil && r.Scope == ScopePackage {
+			d.rules = append(d.rules, r)
+		}
+	}
+	if len(d.rules) < 2 {
+		return nil
+	}
+	return d
+}
+
+// sharedDesignWalk gives p the diagnostics of p's rule from the Lint
+// call's shared walk, which it runs if no other design rule has yet; ok is
+// false when p's rule is not in it (p reports on its own then).
+func (p *Pass) sharedDesignWalk() (err error, ok bool) {
+	if p.shared == nil || p.shared.design == nil {
+		return nil, false
+	}
+	d := p.shared.design
+	if !slices.Contains(d.rules, p.Rule) {
+		return nil, false
+	}
+	d.once.Do(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				d.err = fmt.Errorf("%w: %v", ErrRulePanic, v)
+			}
+		}()
+		passes := make([]*Pass, len(d.rules))
+		d.passes = make(map[*Rule]*Pass, len(d.rules))
+		for i, r := range d.rules {
+			q := *p // before p reported anything: the same settings, no diagnostics
+			q.Rule = r
+			passes[i] = &q
+			d.passes[r] = &q
+		}
+		d.err = walkXRDs(p, func(f *xrdField) {
+			for i, r := range d.rules {
+				r.design(passes[i], f)
+			}
+		})
+		resolvePositions(p.ctx, passes)
+	})
+	q := d.passes[p.Rule]
+	if d.err != nil || q == nil {
+		return d.err, true
+	}
+	p.diags, p.dropped, p.droppedSev, p.droppedAt = q.diags, q.dropped, q.droppedSev, q.droppedAt
+	return nil, true
 }
 
 func ruleXRDListMapKeys() *Rule {
