@@ -54,6 +54,9 @@ func TestDepsWorstCasesExercise(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("resolves graphs of thousands of packages: run without -race and -short (.ci/run)")
 	}
+	// Beside the package's other parallel tests (its cases one at a time):
+	// it measures nothing, and ran alone for half a minute before them.
+	t.Parallel()
 	for _, c := range DepsCases() {
 		t.Run(c.Name, func(t *testing.T) {
 			dir := t.TempDir()
