@@ -159,7 +159,7 @@ func designRule(id, name string, sev Severity, doc, bad, good string, visit func
 		ID: id, Name: name, Severity: sev, Kinds: []meta.Kind{meta.KindConfiguration},
 		Doc: doc, Bad: bad, Good: good, design: visit,
 		Run: func(p *Pass) error {
-			if err, ok := p.sharedDesignWalk(); ok {
+			if ok, err := p.sharedDesignWalk(); ok {
 				return err
 			}
 			return walkXRDs(p, func(f *xrdField) { visit(p, f) })
@@ -176,7 +176,7 @@ func designRule(id, name string, sev Severity, doc, bad, good string, visit func
 type designWalk struct {
 	rules  []*Rule
 	once   sync.Once
-	passes map[*Rule]*Pass
+	passes []*Pass // passes[i] is rules[i]'s
 	err    error
 }
 
@@ -198,13 +198,14 @@ func newDesignWalk(run []*Rule) *designWalk {
 // sharedDesignWalk gives p the diagnostics of p's rule from the Lint
 // call's shared walk, which it runs if no other design rule has yet; ok is
 // false when p's rule is not in it (p reports on its own then).
-func (p *Pass) sharedDesignWalk() (err error, ok bool) {
+func (p *Pass) sharedDesignWalk() (ok bool, err error) {
 	if p.shared == nil || p.shared.design == nil {
-		return nil, false
+		return false, nil
 	}
 	d := p.shared.design
-	if !slices.Contains(d.rules, p.Rule) {
-		return nil, false
+	i := slices.Index(d.rules, p.Rule)
+	if i < 0 {
+		return false, nil
 	}
 	d.once.Do(func() {
 		defer func() {
@@ -213,12 +214,10 @@ func (p *Pass) sharedDesignWalk() (err error, ok bool) {
 			}
 		}()
 		passes := make([]*Pass, len(d.rules))
-		d.passes = make(map[*Rule]*Pass, len(d.rules))
 		for i, r := range d.rules {
 			q := *p // before p reported anything: the same settings, no diagnostics
 			q.Rule = r
 			passes[i] = &q
-			d.passes[r] = &q
 		}
 		d.err = walkXRDs(p, func(f *xrdField) {
 			for i, r := range d.rules {
@@ -226,13 +225,14 @@ func (p *Pass) sharedDesignWalk() (err error, ok bool) {
 			}
 		})
 		resolvePositions(p.ctx, passes)
+		d.passes = passes
 	})
-	q := d.passes[p.Rule]
-	if d.err != nil || q == nil {
-		return d.err, true
+	if d.err != nil || d.passes == nil {
+		return true, d.err
 	}
+	q := d.passes[i]
 	p.diags, p.dropped, p.droppedSev, p.droppedAt = q.diags, q.dropped, q.droppedSev, q.droppedAt
-	return nil, true
+	return true, nil
 }
 
 func ruleXRDListMapKeys() *Rule {
