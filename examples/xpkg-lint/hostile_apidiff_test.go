@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
+	"github.com/xpkgkit/xpkgkit/internal/testbudget"
 )
 
 // TestHostileAPIDiffCLI runs xpkg-lint --against OLD NEW on each worst
@@ -76,12 +77,7 @@ func TestHostileAPIDiffCLI(t *testing.T) {
 			}
 			rss, cpu := timeKiB(t, tv, maxRSSRE)<<10, timeSeconds(t, tv, userTimeRE)+timeSeconds(t, tv, sysTimeRE)
 			t.Logf("exit %d; %v diagnostics by rule; peak RSS %d MiB, CPU %v user+sys", code, per, rss>>20, cpu)
-			if rss > hostileRSSBound {
-				t.Errorf("peak RSS %d MiB, want at most %d MiB", rss>>20, hostileRSSBound>>20)
-			}
-			if cpu > hostileCPUBound {
-				t.Errorf("CPU time %v (user+sys), want at most %v", cpu, hostileCPUBound)
-			}
+			checkCLIBudget(t, rss, cpu)
 		})
 	}
 }
@@ -136,7 +132,7 @@ func TestHostileAPIDiffCLISIGINT(t *testing.T) {
 				took := time.Since(sent)
 				t.Logf("exit %v %v after SIGINT: %s", err, took.Round(time.Millisecond), firstLine(stderr.String()))
 				if took > sigintBound {
-					t.Errorf("exited %v after SIGINT, want within %v", took.Round(time.Millisecond), sigintBound)
+					testbudget.Errorf(t, "exited %v after SIGINT, want within %v", took.Round(time.Millisecond), sigintBound)
 				}
 				if out := stdout.String() + stderr.String(); strings.Contains(out, "goroutine ") || strings.Contains(out, "panic:") {
 					t.Errorf("stack trace in the output:\n%s", short(out))

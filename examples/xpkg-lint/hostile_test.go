@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/internal/target"
+	"github.com/xpkgkit/xpkgkit/internal/testbudget"
 )
 
 // The issue's budget for the CLI on any hostile case, with the default
@@ -100,7 +102,8 @@ type cliMeasure struct {
 // (exit 2) must be one line on stderr, and the peak RSS and the CPU time
 // (user plus system) must stay under hostileRSSBound and hostileCPUBound.
 // Heavy cases are skipped under -short and -race. The worst case of each measure is
-// logged at the end.
+// logged at the end. Every case's output must be safe for a terminal
+// (checkTerminalText).
 func TestHostileCLI(t *testing.T) {
 	timeBin := needTool(t, "/usr/bin/time")
 	bin := buildCLI(t)
@@ -148,6 +151,7 @@ func TestHostileCLI(t *testing.T) {
 						t.Errorf("unreadable source: %d lines on stderr, want exactly one:\n%s", lines, short(stderr.String()))
 					}
 				}
+				checkTerminalText(t, src, stdout.String(), stderr.String())
 				tv, err := os.ReadFile(timeOut)
 				if err != nil {
 					t.Fatal(err)
@@ -157,12 +161,7 @@ func TestHostileCLI(t *testing.T) {
 				measured = append(measured, m)
 				mu.Unlock()
 				t.Logf("peak RSS %d MiB, CPU %v user+sys", m.rss>>20, m.cpu)
-				if m.rss > hostileRSSBound {
-					t.Errorf("peak RSS %d MiB, want at most %d MiB", m.rss>>20, hostileRSSBound>>20)
-				}
-				if m.cpu > hostileCPUBound {
-					t.Errorf("CPU time %v (user+sys), want at most %v", m.cpu, hostileCPUBound)
-				}
+				checkCLIBudget(t, m.rss, m.cpu)
 			})
 		}
 	})
@@ -177,6 +176,110 @@ func TestHostileCLI(t *testing.T) {
 			}
 		}
 		t.Logf("worst of %d cases through xpkg-lint: peak RSS %d MiB (%s); CPU %v user+sys (%s)", len(measured), r.rss>>20, r.name, c.cpu, c.name)
+	}
+}
+
+// checkCLIBudget checks one run's peak RSS and CPU time (user plus
+// system) against hostileRSSBound and hostileCPUBound: asserted only with
+// the budgets on (testbudget), logged otherwise.
+func checkCLIBudget(t *testing.T, rss int64, cpu time.Duration) {
+	t.Helper()
+	if rss > hostileRSSBound {
+		testbudget.Errorf(t, "peak RSS %d MiB, want at most %d MiB", rss>>20, hostileRSSBound>>20)
+	}
+	if cpu > hostileCPUBound {
+		testbudget.Errorf(t, "CPU time %v (user+sys), want at most %v", cpu, hostileCPUBound)
+	}
+}
+
+// diagnosticLineRE matches a line of the text format that reports a
+// finding: "WHERE: SEVERITY ID NAME: message".
+var diagnosticLineRE = regexp.MustCompile(`^\S.*?: (error|warning|info) [A-Z]+[0-9]+ [a-z0-9-]+: `)
+
+// summaryLineRE matches the text format's summary line.
+var summaryLineRE = regexp.MustCompile(`^[0-9]+ sources?: [0-9]+ errors?, [0-9]+ warnings?, [0-9]+ info`)
+
+// checkTerminalText fails t unless xpkg-lint's text output on src is safe
+// for a terminal and a CI log: no control character but the newline that
+// ends a line, nor any other rune a terminal or a viewer acts on
+// (safetext.CheckTerminal); every line on stdout a source's header, a
+// finding, a blank line or the summary, and none that starts with the
+// file the hostile text cases forge lines for (hostile.ForgedFile); every
+// line on stderr one of xpkg-lint's own ("xpkg-lint: ...").
+func checkTerminalText(t *testing.T, src, stdout, stderr string) {
+	t.Helper()
+	for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		if err := safetext.CheckTerminal(out); err != nil {
+			t.Errorf("%s unsafe for a terminal: %v\n%q", name, err, short(out))
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, hostile.ForgedFile):
+			t.Errorf("a forged line on stdout: %q", short(l))
+		case l == "", strings.HasPrefix(l, src), summaryLineRE.MatchString(l), diagnosticLineRE.MatchString(l):
+		default:
+			t.Errorf("stdout: a line that is no header, finding or summary: %q", short(l))
+		}
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if l != "" && !strings.HasPrefix(l, "xpkg-lint: ") {
+			t.Errorf("stderr: a line that is not xpkg-lint's: %q", short(l))
+		}
+	}
+}
+
+// TestHostileCLIText runs xpkg-lint on the hostile text cases
+// (hostile.ForgedFile's, "text-*") in the text and GitHub formats, colour
+// forced off and on (a terminal is what they attack): each finding is one
+// line, no line is forged and no control character reaches the output, and
+// each value the case plants is printed, escaped.
+func TestHostileCLIText(t *testing.T) {
+	bin := buildCLI(t)
+	n := 0
+	for _, c := range hostile.Cases() {
+		if !strings.HasPrefix(c.Name, "text-") {
+			continue
+		}
+		n++
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			src, err := c.Write(t.Context(), t.TempDir())
+			if errors.Is(err, errors.ErrUnsupported) {
+				t.Skipf("not here: %v", err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, format := range []string{"text", "github"} {
+				var stdout, stderr bytes.Buffer
+				cmd := exec.CommandContext(t.Context(), bin, append(append([]string{"-o", format}, cliArgs...), src)...)
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+					t.Fatalf("-o %s: %v, want exit 1\n%s", format, err, short(stderr.String()))
+				}
+				out := stdout.String()
+				if !strings.Contains(out, hostile.ForgedFile) || !strings.Contains(out, `\x1b`) {
+					t.Errorf("-o %s: the planted value is not in the output, escaped:\n%s", format, short(out))
+				}
+				if format == "text" {
+					checkTerminalText(t, src, out, stderr.String())
+					continue
+				}
+				if err := safetext.CheckTerminal(out + stderr.String()); err != nil {
+					t.Errorf("-o github: %v\n%q", err, short(out))
+				}
+				for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+					if strings.HasPrefix(l, "::error file="+hostile.ForgedFile) || !strings.HasPrefix(l, "::") && !strings.HasPrefix(l, "xpkg-lint: ") {
+						t.Errorf("-o github: a forged line: %q", short(l))
+					}
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no text-* case in hostile.Cases()")
 	}
 }
 
@@ -222,7 +325,8 @@ const sigintWork = 100 * time.Millisecond
 // interrupt (logged, not counted); the test fails unless most of the large
 // cases (lintable in more than a second, such as the lint worst cases and
 // the bombs) were interrupted. Every large case runs, and one small case
-// in four: the others would be interrupted in the same opening steps. The
+// in four: the others would be interrupted in the same opening steps;
+// without the budgets (testbudget), one in sigintSampleEvery of those. The
 // cases run one at a time, so that each one's exit is timed on an idle
 // machine as far as the test can tell.
 // Linux only: the CPU time is read from /proc.
@@ -235,14 +339,19 @@ func TestHostileCLISIGINT(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	interrupted, large := 0, 0
+	nLarge := 0
 	for i, c := range hostile.Cases() {
 		if c.Heavy && (testing.Short() || raceEnabled) || !raceSample(i) {
 			continue // as TestHostileCLI: heavy cases are skipped under -short and -race, and most others under -race
 		}
 		isLarge := c.Heavy || c.Size >= 256<<10 || strings.HasPrefix(c.Name, "lint-cost-")
 		if isLarge {
+			nLarge++
+			if !sigintSample(nLarge - 1) {
+				continue
+			}
 			large++
-		} else if i%4 != 0 {
+		} else if i%4 != 0 || !sigintSample(i/4) {
 			continue // one small case in four: each is interrupted while it opens or starts to lint, as the others are
 		}
 		if sigintCase(t, bin, c, nil, sigintWork) {
@@ -256,6 +365,18 @@ func TestHostileCLISIGINT(t *testing.T) {
 		t.Errorf("only %d cases interrupted mid-work, of %d large ones: the test does not test", interrupted, large)
 	}
 }
+
+// sigintSampleEvery is how many cases the SIGINT tests have for each one
+// they interrupt when the budgets are off (sigintSample).
+const sigintSampleEvery = 4
+
+// sigintSample reports whether a SIGINT test interrupts its i-th case:
+// every case with the budgets on (testbudget: .ci/run's hostile step, where
+// the latency is asserted), one in sigintSampleEvery otherwise. Without the
+// budgets the test asserts only that xpkg-lint exits on SIGINT, with no
+// stack trace: the cases run one at a time, and all of them took minutes of
+// an ordinary go test ./... on a loaded machine to measure nothing.
+func sigintSample(i int) bool { return testbudget.On() || i%sigintSampleEvery == 0 }
 
 // sigintCase writes c, runs xpkg-lint on it and interrupts it once it has
 // spent work of CPU time; it reports whether it did. extra, when not
@@ -310,7 +431,7 @@ func sigintCase(t *testing.T, bin string, c hostile.Case, extra func(dir string)
 			}
 			t.Logf("%s: interrupted after %v of CPU: exit %d %v later: %s", c.Name, cpu, code, took.Round(time.Millisecond), firstLine(stderr.String()))
 			if took > sigintBound {
-				t.Errorf("%s: exited %v after SIGINT, want within %v", c.Name, took.Round(time.Millisecond), sigintBound)
+				testbudget.Errorf(t, "%s: exited %v after SIGINT, want within %v", c.Name, took.Round(time.Millisecond), sigintBound)
 			}
 			for _, out := range []string{stdout.String(), stderr.String()} {
 				if strings.Contains(out, "goroutine ") || strings.Contains(out, "panic:") {

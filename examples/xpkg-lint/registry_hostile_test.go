@@ -25,6 +25,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
+	"github.com/xpkgkit/xpkgkit/internal/testbudget"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -82,12 +83,7 @@ func runIsolated(t *testing.T, bin string, args ...string) measuredRun {
 	r.rss = timeKiB(t, tv, maxRSSRE) << 10
 	r.cpu = timeSeconds(t, tv, userTimeRE) + timeSeconds(t, tv, sysTimeRE)
 	t.Logf("exit %d, peak RSS %d MiB, CPU %v user+sys; stderr: %s", r.code, r.rss>>20, r.cpu, firstLine(r.stderr))
-	if r.rss > hostileRSSBound {
-		t.Errorf("peak RSS %d MiB, want at most %d MiB", r.rss>>20, hostileRSSBound>>20)
-	}
-	if r.cpu > hostileCPUBound {
-		t.Errorf("CPU time %v, want at most %v", r.cpu, hostileCPUBound)
-	}
+	checkCLIBudget(t, r.rss, r.cpu)
 	for _, d := range []string{home, tmp, work} {
 		if ents, _ := os.ReadDir(d); len(ents) != 0 {
 			t.Errorf("xpkg-lint wrote %s outside the cache directory", filepath.Join(d, ents[0].Name()))
@@ -387,7 +383,7 @@ func TestRegistryCostCLISIGINT(t *testing.T) {
 				took := time.Since(sent)
 				t.Logf("exited %v after SIGINT: %s", took.Round(time.Millisecond), firstLine(stderr.String()))
 				if took > sigintBound {
-					t.Errorf("exited %v after SIGINT, want within %v", took.Round(time.Millisecond), sigintBound)
+					testbudget.Errorf(t, "exited %v after SIGINT, want within %v", took.Round(time.Millisecond), sigintBound)
 				}
 			case <-time.After(30 * time.Second):
 				cmd.Process.Kill()
@@ -402,7 +398,8 @@ func TestRegistryCostCLISIGINT(t *testing.T) {
 	}
 }
 
-// TestRegistryCostCLIManyPackages: --deps over 1,000 small packages in a
+// TestRegistryCostCLIManyPackages: --deps over 1,000 small packages (100
+// without the budgets, testbudget) in a
 // registry, with a cold cache and then a warm one (the cache's bookkeeping
 // was quadratic: 36.5 s of CPU with the cache, 0.8 s without). The
 // registry is go-containerregistry's in-memory one, which takes the 1,000
@@ -419,7 +416,12 @@ func TestRegistryCostCLIManyPackages(t *testing.T) {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	t.Cleanup(srv.Close)
 	reg := struct{ Host string }{strings.TrimPrefix(srv.URL, "http://")}
-	const n = 1000
+	// 1,000 where the CPU time is asserted (testbudget); elsewhere it is
+	// only logged, and 100 packages exercise the same code paths.
+	n := 100
+	if testbudget.On() {
+		n = 1000
+	}
 	root := xpkgtest.NewConfiguration("root")
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)

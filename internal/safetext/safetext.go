@@ -8,7 +8,9 @@
 package safetext
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -170,6 +172,12 @@ func Truncate(s string, max int) (string, bool) {
 // right-to-left override) and each invalid UTF-8 byte written as a Go
 // escape sequence, such as \x1b or \u202e. Printable text is unchanged.
 // Escape does not bound the length: see Quote, Token and ReasonText.
+//
+// Escape is the one escaping point of every text a user sees: the text and
+// GitHub output formats (linter/internal/report) and the checker's
+// standard error (NewLineWriter) pass every value through it, whatever its
+// origin (a YAML value, a CEL rule's message, a registry's answer, an
+// error's text). JSON and SARIF are escaped by their encoders instead.
 func Escape(s string) string {
 	printable := true
 	for _, r := range s {
@@ -196,4 +204,74 @@ func Escape(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// EscapeLines is Escape for a block of lines that the program formats
+// itself (a dependency tree, say) with values from a package in it: each
+// newline is kept and everything else Escape escapes is escaped.
+func EscapeLines(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && (r == utf8.RuneError || !strconv.IsPrint(r)) }) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// NewLineWriter returns a writer that writes each Write to w as one line:
+// the bytes written are escaped by Escape, except one trailing newline,
+// which is kept. A newline inside a Write is escaped (as \n), so a value
+// that holds one cannot start a line of its own: a forged diagnostic
+// ("file:1:1: error …") or a GitHub workflow command ("::error …") stays
+// inside the line it came in. fmt.Fprintf makes one Write per call, so a
+// program that writes each message with one call, its own newline at the
+// end, writes through it unchanged.
+func NewLineWriter(w io.Writer) io.Writer {
+	if lw, ok := w.(*lineWriter); ok {
+		return lw
+	}
+	return &lineWriter{w: w}
+}
+
+type lineWriter struct{ w io.Writer }
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	body, nl := strings.CutSuffix(s, "\n")
+	out := Escape(body)
+	if nl {
+		out += "\n"
+	}
+	if out == s {
+		return l.w.Write(p)
+	}
+	if _, err := io.WriteString(l.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// ErrUnsafe is the class of the error CheckTerminal returns.
+var ErrUnsafe = errors.New("text unsafe for a terminal")
+
+// CheckTerminal returns an error (ErrUnsafe) that says where, when s holds
+// a rune that Escape escapes other than a newline: a C0 or C1 control
+// character (ESC, BEL, CR, a tab), DEL, a format character (a
+// bidirectional override), a line or paragraph separator, or an invalid
+// UTF-8 byte. Tests run every output a user reads through it.
+func CheckTerminal(s string) error {
+	line := 1
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n':
+			line++
+		case r == utf8.RuneError && size == 1, !strconv.IsPrint(r):
+			return fmt.Errorf("%w: line %d: %s", ErrUnsafe, line, strconv.QuoteRuneToASCII(r))
+		}
+		i += size
+	}
+	return nil
 }

@@ -205,3 +205,94 @@ func TestQuotePath(t *testing.T) {
 		}
 	}
 }
+
+func TestEscapeLines(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in, want string
+	}{
+		{name: "lines kept", in: "a\n└── b\n", want: "a\n└── b\n"},
+		{name: "escape in a line", in: "a\x1b[2J\nb\r\n", want: "a\\x1b[2J\nb\\r\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := EscapeLines(tc.in)
+			if got != tc.want {
+				t.Errorf("EscapeLines(%q) = %q; want %q", tc.in, got, tc.want)
+			}
+			if err := CheckTerminal(got); err != nil {
+				t.Errorf("EscapeLines(%q): %v", tc.in, err)
+			}
+		})
+	}
+}
+
+func TestLineWriter(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		writes []string
+		want   string
+	}{
+		{name: "lines unchanged", writes: []string{"tool: a\n", "tool: b\n"}, want: "tool: a\ntool: b\n"},
+		{name: "a line in two writes", writes: []string{"tool: fixed 2", "\n"}, want: "tool: fixed 2\n"},
+		{
+			name:   "forged diagnostic stays in its line",
+			writes: []string{"tool: src: bad\npackage.yaml:1:1: error XP100 x: forged\n"},
+			want:   "tool: src: bad\\npackage.yaml:1:1: error XP100 x: forged\n",
+		},
+		{name: "terminal escape", writes: []string{"tool: \x1b]0;pwned\a\x1b[2J\n"}, want: "tool: \\x1b]0;pwned\\a\\x1b[2J\n"},
+		{name: "workflow command", writes: []string{"tool: x\r\n::error file=a::b\n"}, want: "tool: x\\r\\n::error file=a::b\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			w := NewLineWriter(&b)
+			if NewLineWriter(w) != w {
+				t.Error("NewLineWriter wraps a line writer again")
+			}
+			for _, s := range tc.writes {
+				n, err := w.Write([]byte(s))
+				if err != nil || n != len(s) {
+					t.Fatalf("Write(%q) = %d, %v; want %d, nil", s, n, err, len(s))
+				}
+			}
+			if got := b.String(); got != tc.want {
+				t.Errorf("wrote %q; want %q", got, tc.want)
+			}
+			if err := CheckTerminal(b.String()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestCheckTerminal(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in     string
+		wantOK bool
+	}{
+		{"a: b\nc\n", true},
+		{"é └── ✓", true},
+		{"a\x1b[31m", false},
+		{"a\rb", false},
+		{"a\tb", false},
+		{"a\u009b", false},
+		{"a\u202e", false},
+		{"a\u2028", false},
+		{"a\xff", false},
+		{"a\x7f", false},
+	}
+	for _, tc := range cases {
+		err := CheckTerminal(tc.in)
+		if (err == nil) != tc.wantOK {
+			t.Errorf("CheckTerminal(%q) = %v; want ok %v", tc.in, err, tc.wantOK)
+		}
+		if err != nil && !errors.Is(err, ErrUnsafe) {
+			t.Errorf("CheckTerminal(%q) = %v; not ErrUnsafe", tc.in, err)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
@@ -161,6 +162,11 @@ func runWith(ctx context.Context, l loader, args []string, stdin io.Reader, stdo
 
 // runWith is Run with the loader given.
 func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	// Every message on stderr goes through the one escaping point
+	// (safetext): each write is one line, escaped, so neither a value (an
+	// error's text, a registry's answer, a path) nor a future message can
+	// write a terminal escape or a line of its own.
+	stderr = safetext.NewLineWriter(stderr)
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "%s: internal error: %v\n", ck.name, r)
@@ -247,7 +253,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			writeErr = err
 		}
 		if o.tree != "" {
-			if _, err := io.WriteString(stdout, o.tree); err != nil && writeErr == nil {
+			if _, err := io.WriteString(stdout, safetext.EscapeLines(o.tree)); err != nil && writeErr == nil {
 				writeErr = err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 )
 
@@ -50,9 +51,13 @@ func GitHubCommand(s *Source, d linter.Diagnostic) string {
 	case linter.SeverityWarning:
 		cmd = "warning"
 	}
-	source := s.Name
-	onStdin := source == "" || source == StdinName || source == "-"
-	msg := d.Message
+	source := safetext.Escape(s.Name)
+	onStdin := s.Name == "" || s.Name == StdinName || s.Name == "-"
+	// Every value is escaped (safetext.Escape: the one escaping point of
+	// what a user sees), then escaped again as the workflow command needs.
+	msg := safetext.Escape(d.Message)
+	fileOf := !s.Image && isFileOf(s, d)
+	d.Pos.File = safetext.Escape(d.Pos.File)
 	var b strings.Builder
 	b.WriteString("::")
 	b.WriteString(cmd)
@@ -68,7 +73,7 @@ func GitHubCommand(s *Source, d linter.Diagnostic) string {
 			b.WriteString(strconv.Itoa(d.Pos.Column))
 		}
 		b.WriteString(",")
-	case !s.Image && isFileOf(s, d):
+	case fileOf:
 		// A file of a directory that was not read (XP006): it exists,
 		// but no line of it was read.
 		b.WriteString("file=")
@@ -83,7 +88,7 @@ func GitHubCommand(s *Source, d linter.Diagnostic) string {
 		msg = Position(d) + ": " + msg
 	}
 	b.WriteString("title=")
-	b.WriteString(escapeProperty(d.RuleID + " " + d.RuleName))
+	b.WriteString(escapeProperty(safetext.Escape(d.RuleID + " " + d.RuleName)))
 	b.WriteString("::")
 	b.WriteString(escapeData(msg))
 	return b.String()

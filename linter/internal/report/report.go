@@ -278,16 +278,46 @@ func Position(d linter.Diagnostic) string {
 	return d.Where()
 }
 
-// errWriter remembers the first write error, so that formatters can write
-// freely and check once.
+// errWriter is how the text and GitHub formats write: it remembers the
+// first write error, so that formatters can write freely and check once,
+// and it is their one escaping point. printf escapes every argument with
+// safetext.Escape (a string, an error's text, a Stringer's, anything
+// else's %v), whatever its origin: a diagnostic's message (a CEL rule's
+// message, a value quoted in a schema's message), a rule's name, a path.
+// So no argument can write a terminal escape or start a line of its own (a
+// forged "file:1:1: error …" line, or a "::error" workflow command). Only
+// the format, a constant of this package, and styled arguments, which the
+// writer builds itself from escaped text, pass as they are.
 type errWriter struct {
 	w   io.Writer
 	err error
 }
 
+// styled is text the writer builds itself: ANSI colour escapes around text
+// that safetext.Escape escaped (see textWriter.paint). printf writes it as
+// it is.
+type styled string
+
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err != nil {
 		return
 	}
-	_, e.err = fmt.Fprintf(e.w, format, args...)
+	safe := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case styled:
+			safe[i] = string(v)
+		case int:
+			safe[i] = v
+		case string:
+			safe[i] = safetext.Escape(v)
+		case error:
+			safe[i] = safetext.Escape(v.Error())
+		case fmt.Stringer:
+			safe[i] = safetext.Escape(v.String())
+		default:
+			safe[i] = safetext.Escape(fmt.Sprint(v))
+		}
+	}
+	_, e.err = fmt.Fprintf(e.w, format, safe...)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -31,7 +32,9 @@ func TestGitHubCommand(t *testing.T) {
 		{"info is a notice", &Source{Name: "pkg"}, diag("XP3", linter.SeverityInfo, "c.yaml", 1, 1, "i"),
 			"::notice file=c.yaml,line=1,col=1,title=XP3 rule-xp3::i"},
 		{"escaped message", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "a.yaml", 1, 1, "100% wrong\r\nnext: line, here"),
-			"::error file=a.yaml,line=1,col=1,title=XP1 rule-xp1::100%25 wrong%0D%0Anext: line, here"},
+			`::error file=a.yaml,line=1,col=1,title=XP1 rule-xp1::100%25 wrong\r\nnext: line, here`},
+		{"terminal escapes and a forged command", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "a\x1b.yaml", 1, 1, "m\x1b[2J\n::error file=x::forged\u202e"),
+			`::error file=a\x1b.yaml,line=1,col=1,title=XP1 rule-xp1::m\x1b[2J\n::error file=x::forged\u202e`},
 		{"escaped properties", &Source{Name: "pkg"}, diag("XP1", linter.SeverityError, "dir,x/a:b%.yaml", 1, 1, "m"),
 			"::error file=dir%2Cx/a%3Ab%25.yaml,line=1,col=1,title=XP1 rule-xp1::m"},
 		{"image level", &Source{Name: "p.xpkg", Image: true}, diag("XP501", linter.SeverityError, "sha256:abc", 0, 0, "two bases"),
@@ -263,6 +266,58 @@ func TestSkippedCEL(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestTextGitHubEscapeEveryValue: every value of a diagnostic and a source
+// that the text and GitHub formats print (the source's name and kind, the
+// file, the rule's ID and name, the message) is escaped: none can write a
+// terminal escape or a line of its own (a forged diagnostic or workflow
+// command), with colour on or off.
+func TestTextGitHubEscapeEveryValue(t *testing.T) {
+	t.Parallel()
+	const evil = "x\x1b]0;pwned\a\x1b[2J\r\npackage.yaml:1:1: error XP100 forged: y\n::error file=a::forged\u202e\u0085"
+	d := linter.Diagnostic{
+		RuleID: "XP9" + evil, RuleName: "name" + evil, Severity: linter.SeverityError,
+		Message: "message" + evil, Source: "src" + evil,
+	}
+	d.Pos.File, d.Pos.Line, d.Pos.Column = "file"+evil, 3, 4
+	img := d
+	img.Pos.File = "package.yaml"
+	for _, tc := range []struct {
+		format Format
+		color  bool
+	}{{FormatText, false}, {FormatText, true}, {FormatGitHub, false}} {
+		var buf bytes.Buffer
+		w, err := New(tc.format, &buf, Options{Color: tc.color})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Source(&Source{Name: "dir" + evil, Kind: "directory" + evil, Diagnostics: []linter.Diagnostic{d}})
+		w.Source(&Source{Name: "image" + evil, Kind: "xpkg", Image: true, Diagnostics: []linter.Diagnostic{img}})
+		if err := w.Close(0); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if tc.color {
+			// The writer's own colour escapes, and nothing else.
+			for _, c := range []string{ansiReset, ansiBold, ansiRed} {
+				out = strings.ReplaceAll(out, c, "")
+			}
+		}
+		if err := safetext.CheckTerminal(out); err != nil {
+			t.Errorf("%s (colour %v): %v\n%q", tc.format, tc.color, err, out)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		for _, l := range lines {
+			if strings.HasPrefix(l, "package.yaml:1:1") || strings.HasPrefix(l, "::error file=a::") {
+				t.Errorf("%s (colour %v): a forged line: %q", tc.format, tc.color, l)
+			}
+		}
+		want := map[Format]int{FormatText: 7, FormatGitHub: 3}[tc.format]
+		if len(lines) != want {
+			t.Errorf("%s (colour %v): %d lines, want %d:\n%s", tc.format, tc.color, len(lines), want, out)
 		}
 	}
 }

@@ -24,11 +24,14 @@ type textWriter struct {
 	sum     Summary
 }
 
-func (t *textWriter) paint(code, s string) string {
+// paint escapes s and, with colour on, puts it between the ANSI escape
+// code and a reset.
+func (t *textWriter) paint(code, s string) styled {
+	s = safetext.Escape(s)
 	if !t.color {
-		return s
+		return styled(s)
 	}
-	return code + s + ansiReset
+	return styled(code + s + ansiReset)
 }
 
 func (t *textWriter) Source(s *Source) error {
@@ -43,7 +46,7 @@ func (t *textWriter) Source(s *Source) error {
 	t.printed++
 	var c Counts
 	c.Add(s.Diagnostics)
-	head := safetext.Escape(s.Name)
+	head := s.Name
 	if s.Kind != "" {
 		head += " (" + s.Kind + ")"
 	}
@@ -53,14 +56,14 @@ func (t *textWriter) Source(s *Source) error {
 	}
 	t.w.printf("%s: %s\n", t.paint(ansiBold, head), c)
 	for _, d := range s.Diagnostics {
-		// linter.Diagnostic.String's format, with the file escaped and
-		// the severity coloured.
+		// linter.Diagnostic.String's format, every part escaped (printf)
+		// and the severity coloured.
 		t.w.printf("%s: %s %s %s: %s\n", Position(d), t.severity(d.Severity), d.RuleID, d.RuleName, d.Message)
 	}
 	return t.w.err
 }
 
-func (t *textWriter) severity(s linter.Severity) string {
+func (t *textWriter) severity(s linter.Severity) styled {
 	switch s {
 	case linter.SeverityError:
 		return t.paint(ansiRed, s.String())
