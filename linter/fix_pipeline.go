@@ -265,3 +265,119 @@ func migrateConnectionDetails(cds []any) []any {
 	}
 	return out
 }
+
+// pntPackage is the package of function-patch-and-transform that the
+// pipeline of XP410's fix calls, and pntVersion the constraint the fix
+// gives it (the first release with the typed patches the conversion
+// writes).
+const (
+	pntPackage = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform"
+	pntVersion = ">=v0.8.0"
+)
+
+// pntDependency says whether the package needs function-patch-and-transform
+// added to its meta object's spec.dependsOn for XP410's fix to give a
+// package that works: needed is false when a dependency already names it
+// (any registry, any version). When it is needed, fix adds it (a
+// one-file fix of the meta file); fix is nil when the meta file cannot be
+// edited so (no meta object, a dependsOn in flow style, an empty spec).
+func pntDependency(p *Pass) (meta *parser.Object, needed bool, fix *SuggestedFix) {
+	o, deps, err := dependencies(p)
+	if o == nil || err != nil {
+		return o, true, nil
+	}
+	for _, d := range deps {
+		if _, ref, ok := d.refKey(); ok && isPnT(ref) {
+			return o, false, nil
+		}
+	}
+	edit, ok := pntDependencyEdit(o, len(deps))
+	if !ok {
+		return o, true, nil
+	}
+	return o, true, &SuggestedFix{
+		Message:   "add function-patch-and-transform to spec.dependsOn",
+		TextEdits: []TextEdit{edit},
+	}
+}
+
+// isPnT reports whether a dependency's package reference names
+// function-patch-and-transform.
+func isPnT(ref string) bool {
+	if i := strings.IndexAny(ref, "@"); i >= 0 {
+		ref = ref[:i]
+	}
+	name := ref[strings.LastIndexByte(ref, '/')+1:]
+	name, _, _ = strings.Cut(name, ":")
+	return name == "function-patch-and-transform"
+}
+
+// pntDependencyEdit returns the insertion of a function-patch-and-transform
+// entry into the meta object o's spec.dependsOn, which holds n entries: before
+// the first entry of a block sequence, as a new dependsOn key before spec's
+// first key, or as a new spec at the document's end.
+func pntDependencyEdit(o *parser.Object, n int) (TextEdit, bool) {
+	raw, base := o.Raw(), o.RawOffset()
+	loc, err := o.FieldLocator()
+	if raw == nil || err != nil {
+		return TextEdit{}, false
+	}
+	entry := func(indent string) string {
+		return indent + "- apiVersion: pkg.crossplane.io/v1\n" +
+			indent + "  kind: Function\n" +
+			indent + "  package: " + pntPackage + "\n" +
+			indent + "  version: \"" + pntVersion + "\"\n"
+	}
+	// lineStart returns the offset of pos's line, and the text before pos
+	// on it.
+	lineStart := func(pos parser.Position) (int64, string, bool) {
+		start := pos.Offset - int64(pos.Column-1)
+		if pos.Column < 1 || start < base || pos.Offset > base+int64(len(raw)) {
+			return 0, "", false
+		}
+		return start, string(raw[start-base : pos.Offset-base]), true
+	}
+	at := func(off int64, text string) (TextEdit, bool) {
+		return TextEdit{File: o.Pos.File, Offset: off, End: off, NewText: text}, true
+	}
+	m := outline(o)
+	specV, hasSpec := lookup(m, "spec")
+	spec, _ := specV.(map[string]any)
+	switch {
+	case n > 0:
+		pos, err := loc.FieldPosition("spec", "dependsOn", "0")
+		if err != nil {
+			return TextEdit{}, false
+		}
+		start, prefix, ok := lineStart(pos)
+		indent := strings.TrimLeft(prefix, " ")
+		if !ok || !strings.HasPrefix(indent, "- ") || strings.TrimSpace(indent) != "-" {
+			return TextEdit{}, false // flow style, or an entry that does not start its line
+		}
+		return at(start, entry(prefix[:len(prefix)-len(indent)]))
+	case hasSpec:
+		if _, ok := lookup(m, "spec", "dependsOn"); ok {
+			return TextEdit{}, false // dependsOn: [] or null: rewrite it by hand
+		}
+		first := int64(-1)
+		var firstPos parser.Position
+		for k := range spec {
+			kp, err := loc.FieldPosition("spec", k)
+			if err == nil && (first < 0 || kp.Offset < first) {
+				first, firstPos = kp.Offset, kp
+			}
+		}
+		if first < 0 {
+			return TextEdit{}, false
+		}
+		start, prefix, ok := lineStart(firstPos)
+		if !ok || strings.Trim(prefix, " ") != "" || prefix == "" {
+			return TextEdit{}, false // spec in flow style
+		}
+		return at(start, prefix+"dependsOn:\n"+entry(prefix))
+	}
+	if len(raw) == 0 || raw[len(raw)-1] != '\n' {
+		return TextEdit{}, false
+	}
+	return at(base+int64(len(raw)), "spec:\n  dependsOn:\n"+entry("  "))
+}

@@ -536,6 +536,33 @@ step of a pipeline.`,
 			if p.release().ResourcesMode {
 				return nil
 			}
+			// The fix's pipeline calls function-patch-and-transform: a
+			// package that does not depend on it cannot work once fixed.
+			// So the fix comes with a second one, of the meta file, that
+			// adds the dependency, reported once at the meta object; when
+			// the meta file cannot be edited so, no fix is offered at all
+			// and the finding stays.
+			var (
+				depChecked, depNeeded bool
+				depFix                *SuggestedFix
+				meta                  *parser.Object
+				fixed                 []string
+			)
+			fixFor := func(o *parser.Object) (*SuggestedFix, string) {
+				fix := pipelineFix(p, o)
+				if fix == nil {
+					return nil, ""
+				}
+				if !depChecked {
+					depChecked = true
+					meta, depNeeded, depFix = pntDependency(p)
+				}
+				if depNeeded && depFix == nil {
+					return nil, "; no fix offered: the pipeline would call function-patch-and-transform, which spec.dependsOn does not name and cannot be edited to add"
+				}
+				fixed = append(fixed, o.ObjectMeta.Name)
+				return fix, ""
+			}
 			for o := range p.each(p.Package.Objects) {
 				g := o.GroupVersionKind()
 				if g.Group != groupXPExtensions || g.Kind != kindComposition {
@@ -546,10 +573,16 @@ step of a pipeline.`,
 				_, hasResources := lookup(m, "spec", "resources")
 				switch {
 				case hasMode && mode != "Pipeline":
-					p.reportFixf(pipelineFix(p, o), o, []string{"spec", "mode"}, "Composition %s has mode %s: Crossplane v2 allows only mode Pipeline, and the API server rejects the Composition; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name), quote(mode))
+					fix, why := fixFor(o)
+					p.reportFixf(fix, o, []string{"spec", "mode"}, "Composition %s has mode %s: Crossplane v2 allows only mode Pipeline, and the API server rejects the Composition; compose through a function pipeline (or lint with a Crossplane 1.x target)%s", quote(o.ObjectMeta.Name), quote(mode), why)
 				case !hasMode && hasResources:
-					p.reportFixf(pipelineFix(p, o), o, []string{"spec", "resources"}, "Composition %s gives spec.resources without a mode: Crossplane v2 defaults to mode Pipeline and drops spec.resources, so the Composition composes nothing; compose through a function pipeline (or lint with a Crossplane 1.x target)", quote(o.ObjectMeta.Name))
+					fix, why := fixFor(o)
+					p.reportFixf(fix, o, []string{"spec", "resources"}, "Composition %s gives spec.resources without a mode: Crossplane v2 defaults to mode Pipeline and drops spec.resources, so the Composition composes nothing; compose through a function pipeline (or lint with a Crossplane 1.x target)%s", quote(o.ObjectMeta.Name), why)
 				}
+			}
+			if len(fixed) > 0 && depNeeded && depFix != nil && meta != nil {
+				p.reportFixf(depFix, meta, []string{"spec"}, "the function pipeline the fix writes for Composition %s calls function-patch-and-transform, which spec.dependsOn does not name: without it the package cannot work once fixed; the fix adds it (%s %s)",
+					joinValues(fixed, quote), token(pntPackage), token(pntVersion))
 			}
 			return nil
 		},

@@ -79,6 +79,22 @@ const raceSampleEvery = 8
 // of every case.
 func raceSample(i int) bool { return !raceEnabled || i%raceSampleEvery == 0 }
 
+// costSampleEvery is how many worst cases of cost ("*-cost-*": each built
+// to cost the CLI seconds of CPU) TestHostileCLI has for each one it runs
+// when the budgets are off (costSample).
+const costSampleEvery = 4
+
+// costSample reports whether TestHostileCLI runs the i-th case: every case
+// with the budgets on (testbudget: .ci/run's hostile step, which measures
+// each), and without them every case but the worst cases of cost, one in
+// costSampleEvery of those. Those cases exist to be measured, and took
+// most of the package's ten minutes of an ordinary go test ./... on a
+// loaded 2-core machine; their verdicts and typed errors are checked on
+// every go test ./... by xpkg's TestHostile, which runs every case.
+func costSample(i int, c hostile.Case) bool {
+	return testbudget.On() || !strings.Contains(c.Name, "-cost-") || i%costSampleEvery == 0
+}
+
 // cliArgs are the arguments xpkg-lint gets before the source: a target
 // Crossplane version, so that every built-in rule runs (XP203 needs one),
 // and the newest stable release's, the target users run and xpkg-lint's
@@ -120,6 +136,9 @@ func TestHostileCLI(t *testing.T) {
 				}
 				if !raceSample(i) {
 					t.Skipf("under -race one case in %d runs: the CLI is built without the race detector (.ci/run runs every case without -race)", raceSampleEvery)
+				}
+				if !costSample(i, c) {
+					t.Skipf("a worst case of cost: without the budgets one in %d runs (.ci/run's hostile step, %s=1, runs and measures every one; xpkg's TestHostile checks every case's verdict)", costSampleEvery, testbudget.Env)
 				}
 				src, err := c.Write(t.Context(), t.TempDir())
 				if err != nil {

@@ -118,7 +118,8 @@ func Join(values []string, format func(any) string) string {
 // Reason formats the text of an error for a message. Validators quote the
 // values they embed with %q, so Reason shortens each double-quoted string
 // longer than MaxValueRunes as Quote does; it then escapes runes that are
-// not printable and cuts the text to MaxReasonRunes runes.
+// not printable and cuts the text to MaxReasonRunes runes, between two
+// words where it can, so that a URL is not cut in its middle.
 func Reason(err error) string {
 	return ReasonText(err.Error())
 }
@@ -149,6 +150,12 @@ func ReasonText(msg string) string {
 	}
 	s, cut := Truncate(Escape(b.String()), MaxReasonRunes)
 	if cut {
+		// Cut between words: a URL or a name cut in its middle reads as
+		// a whole one that is wrong. A word longer than half the text is
+		// cut where it is.
+		if i := strings.LastIndexByte(s, ' '); i >= len(s)/2 {
+			s = strings.TrimRight(s[:i], " ,;:")
+		}
 		s += Ellipsis
 	}
 	return s

@@ -124,6 +124,9 @@ func TestReason(t *testing.T) {
 		{name: "raw escape escaped", err: errors.New("bad \x1b[2J value"), want: `bad \x1b[2J value`},
 		{name: "exactly MaxReasonRunes kept", err: errors.New(long[:MaxReasonRunes]), want: long[:MaxReasonRunes]},
 		{name: "long text cut", err: errors.New(long), want: long[:256] + "…"},
+		{name: "cut between words, not in a URL",
+			err:  errors.New(strings.Repeat("word ", 40) + "GET https://registry.example.com/v2/acme/provider/manifests/v1.0.0: 503"),
+			want: strings.TrimSuffix(strings.Repeat("word ", 40), " ") + " GET…"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,8 +59,8 @@ func TestAgainstReference(t *testing.T) {
 		t.Errorf("offline from the cache: exit %d\n%s\nwant exit %d\n%s", offline.code, offline.stdout, online.code, online.stdout)
 	}
 	empty := runCLI(t, nil, "--cache-dir", t.TempDir(), "--offline", "--against", ref, newDir)
-	if empty.code != exitError || !strings.Contains(empty.stderr, "--against") {
-		t.Errorf("offline with an empty cache: exit %d, stderr %q", empty.code, empty.stderr)
+	if empty.code != exitError || !strings.Contains(empty.stdout, "error XP000 source-unreadable: --against") {
+		t.Errorf("offline with an empty cache: exit %d, stdout %q, stderr %q", empty.code, empty.stdout, empty.stderr)
 	}
 
 	// A major bump: the same change is a warning.

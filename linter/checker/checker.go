@@ -242,6 +242,11 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		if bl != nil {
 			bl.apply(s)
 		}
+		if len(o.unchecked) > 0 {
+			s.Diagnostics = append(s.Diagnostics, o.unchecked...)
+			linter.SortDiagnostics(s.Diagnostics)
+			code = exitError
+		}
 		for _, f := range o.failures {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", ck.name, s.Name, errorLine(s.Name, f))
 			code = exitError
@@ -372,6 +377,12 @@ func (ck *Checker) packageRules() []*linter.Rule {
 func (ck *Checker) lookupRule(idOrName string) *linter.Rule {
 	idOrName = strings.TrimSpace(idOrName)
 	for _, r := range ck.allRules() {
+		if r.Matches(idOrName) {
+			return r
+		}
+	}
+	// XP000 and XP510: no rules, but findings of the checker's own.
+	for _, r := range []*linter.Rule{report.UnreadableRule(), report.SignatureRule()} {
 		if r.Matches(idOrName) {
 			return r
 		}

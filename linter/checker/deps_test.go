@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -179,9 +181,9 @@ func TestDepsConflictPositions(t *testing.T) {
 }
 
 // TestDepsUnreachable: a registry that cannot be reached, or fails, while
-// the graph is resolved makes the source unreadable (exit 2, with the
-// cause on stderr), never a finding; a registry that says a package does
-// not exist is a finding (exit 1).
+// the graph is resolved makes the graph unchecked (exit 2, with the cause
+// in an XP000 finding), never a graph rule's finding; a registry that says
+// a package does not exist is a finding (exit 1).
 func TestDepsUnreachable(t *testing.T) {
 	t.Parallel()
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -212,11 +214,69 @@ func TestDepsUnreachable(t *testing.T) {
 			t.Parallel()
 			root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, tc.pkg, "v1").Dir(t)
 			r := runCLI(t, nil, "--deps", "--cache-dir", t.TempDir(), root)
-			if r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) {
-				t.Errorf("exit %d, stderr %q; want %d and %q\n%s", r.code, r.stderr, tc.code, tc.stderr, r.stdout)
+			if r.code != tc.code || !strings.Contains(r.stdout, tc.stderr) {
+				t.Errorf("exit %d, stdout %q; want %d and %q\n%s", r.code, r.stdout, tc.code, tc.stderr, r.stderr)
+			}
+			if tc.code == exitError && !strings.Contains(r.stdout, "error XP000 source-unreadable: --deps: ") {
+				t.Errorf("no XP000 finding for the graph:\n%s", r.stdout)
 			}
 			if tc.code == exitError && strings.Contains(r.stdout, "XP601") {
 				t.Errorf("a finding for an unreachable registry:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestDepsUncheckedKeepsFindings: when the graph cannot be resolved (a
+// registry that fails), the package's own findings are still reported
+// beside the XP000 finding that says why the graph was not checked, the
+// summary counts both, and the exit status is 2 (issue 34, item 3).
+func TestDepsUncheckedKeepsFindings(t *testing.T) {
+	t.Parallel()
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(failing.Close)
+	pkg := strings.TrimPrefix(failing.URL, "http://") + "/acme/provider-a"
+	// An invalid version constraint: XP103, an error of the package.
+	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, pkg, ">=v1 <<< 2").Dir(t)
+	for _, tc := range []struct {
+		name, against string
+	}{{"deps", ""}, {"deps and against", filepath.Join(t.TempDir(), "missing")}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"--deps", "--cache-dir", t.TempDir(), "-o", "json", root}
+			if tc.against != "" {
+				args = append([]string{"--against", tc.against}, args...)
+			}
+			r := runCLI(t, nil, args...)
+			if r.code != exitError {
+				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, exitError, r.stdout, r.stderr)
+			}
+			var rep report.JSONReport
+			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+				t.Fatal(err)
+			}
+			var c report.Counts
+			c.Add(rep.Diagnostics)
+			if rep.Summary.Errors != c.Errors || rep.Summary.Unreadable != 0 {
+				t.Errorf("summary %+v, want %d errors (what the report holds) and no unreadable source", rep.Summary, c.Errors)
+			}
+			var own, unchecked int
+			for _, d := range rep.Diagnostics {
+				switch {
+				case d.RuleID == report.UnreadableRuleID:
+					unchecked++
+				case d.Severity == linter.SeverityError:
+					own++
+				}
+			}
+			want := 1
+			if tc.against != "" {
+				want = 2
+			}
+			if own == 0 || unchecked != want {
+				t.Errorf("%d findings of the package, %d XP000; want some and %d:\n%s", own, unchecked, want, r.stdout)
 			}
 		})
 	}

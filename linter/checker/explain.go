@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // explain writes the documentation of the rule named (by ID or name): its
@@ -37,11 +40,31 @@ func (ck *Checker) explain(w io.Writer, idOrName string) error {
 			fmt.Fprintf(&b, "    %s\n", line)
 		}
 	}
-	fmt.Fprintf(&b, "\nVersion-dependent answers follow --crossplane-version (default: %s, the\nnewest stable Crossplane line).\n", linter.DefaultCrossplaneVersion)
+	if r.ID == report.UnreadableRuleID {
+		// Not a rule: nothing to disable, and nothing version-dependent.
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if ck.isBuiltinRule(r) {
+		// The built-in rules follow the target release; a checker's own
+		// rules say so in their doc if they do.
+		fmt.Fprintf(&b, "\nVersion-dependent answers follow --crossplane-version (default: %s, the\nnewest stable Crossplane line).\n", linter.DefaultCrossplaneVersion)
+	}
 	fmt.Fprintf(&b, "\nDisable it with --disable %s, regrade it with --severity %s=LEVEL,\nor silence it in a package with the annotation\n%s: \"%s\".\n",
 		r.ID, r.ID, linter.SuppressAnnotation, r.ID)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// isBuiltinRule reports whether r is one of xpkgkit's rules (package,
+// API server, graph or API change rules), not one the checker was given.
+func (ck *Checker) isBuiltinRule(r *linter.Rule) bool {
+	for _, set := range [][]*linter.Rule{linter.Builtin(), apiserverRules(), deps.Rules(), apidiff.Rules()} {
+		if slices.ContainsFunc(set, func(b *linter.Rule) bool { return b.ID == r.ID }) {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleEntry is one rule of --list-rules -o json.

@@ -93,12 +93,23 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 	if c.diff {
 		verb = "fixes for"
 	}
-	fmt.Fprintf(stderr, "%s: %s %d findings in %d files", ck.name, verb, fixed, countApplied(files, byFile))
+	fmt.Fprintf(stderr, "%s: %s %s in %s", ck.name, verb, plural(fixed, "finding"), plural(countApplied(files, byFile), "file"))
 	if skipped > 0 {
-		fmt.Fprintf(stderr, "; %d fixes skipped", skipped)
+		fmt.Fprintf(stderr, "; %s skipped", plural(skipped, "fix"))
 	}
 	fmt.Fprintln(stderr)
 	return code
+}
+
+// plural returns "1 finding", "2 findings", "2 fixes".
+func plural(n int, word string) string {
+	switch {
+	case n == 1:
+		return "1 " + word
+	case strings.HasSuffix(word, "x"):
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // countApplied counts the files that had fixes.

@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,21 +20,23 @@ const (
 )
 
 // fixedRules are the rules whose findings the fixtures hold and --fix
-// resolves.
-var fixedRules = map[string][]string{fixPackage: {"XP103", "XP304", "XP410"}, quotePackage: {"XP005"}, providerPackage: {"XP208"}}
+// resolves, one entry a finding: XP410 twice in fixPackage, the Composition
+// and the meta object, whose fix adds function-patch-and-transform to
+// spec.dependsOn.
+var fixedRules = map[string][]string{fixPackage: {"XP103", "XP304", "XP410", "XP410"}, quotePackage: {"XP005"}, providerPackage: {"XP208"}}
 
 // TestFixDiffGolden: --diff prints the fixes of fixPackage as a unified
 // diff, which patch applies.
 func TestFixDiffGolden(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "--diff", fixPackage)
-	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 3 findings in 2 files") {
+	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 4 findings in 2 files") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	checkGolden(t, "fix.diff.golden", r.stdout)
 	for _, pkg := range []string{quotePackage, providerPackage} {
 		r = runCLI(t, nil, "--diff", pkg)
-		if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 1 findings in 1 files") {
+		if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 1 finding in 1 file") {
 			t.Errorf("%s: exit %d, stderr %q", pkg, r.code, r.stderr)
 		}
 		checkGolden(t, filepath.Base(pkg)+".diff.golden", r.stdout)
@@ -82,7 +83,7 @@ func fixThenLint(t *testing.T, pkg string, files []string) {
 		}
 	}
 	r := runCLI(t, nil, "--fix", "--fail-on", "info", dir)
-	want := fmt.Sprintf("fixed %d findings in %d files", len(fixedRules[pkg]), len(files))
+	want := "fixed " + plural(len(fixedRules[pkg]), "finding") + " in " + plural(len(files), "file")
 	if r.code != exitOK || !strings.Contains(r.stderr, want) {
 		t.Errorf("--fix: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}

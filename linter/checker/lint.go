@@ -34,6 +34,11 @@ type outcome struct {
 	failures []error
 	// tree is the dependency graph drawn for the text format (--deps).
 	tree string
+	// unchecked are the checks of a readable source that could not run
+	// (--deps, --against): each an XP000 finding (report.UnreadableRuleID)
+	// beside the package's own findings, added after the baseline is
+	// applied (it never holds them), and exit status 2.
+	unchecked []linter.Diagnostic
 	// failOn is the least severity that fails the run for this source:
 	// --fail-on, else the configuration's fail-on.
 	failOn linter.Severity
@@ -177,6 +182,9 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		p, err = l.openReader(ctx, stdin, opts...)
 	} else if c.verifier != nil && anyRemote([]string{source}) {
 		pinned, verr := c.verifyRef(ctx, source)
+		if errors.Is(verr, errRefused) {
+			return outcome{src: refused(source, verr)}
+		}
 		if verr != nil {
 			return outcome{src: unreadable(source, verr)}
 		}
@@ -205,10 +213,16 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 			}
 		}
 	}
+	// A --against or --deps check that fails does not hide the package's
+	// own findings: it is one more finding, XP000, and exit status 2.
+	var unchecked []linter.Diagnostic
 	if c.against.source != "" {
 		ds, silenced, err := lintAgainst(ctx, c, l, p, source)
 		if err != nil {
-			return outcome{src: unreadable(source, err)}
+			if ctx.Err() != nil {
+				return outcome{src: unreadable(source, err)}
+			}
+			unchecked = append(unchecked, uncheckedDiagnostic(src.Name, err))
 		}
 		src.Diagnostics = append(src.Diagnostics, ds...)
 		linter.SortDiagnostics(src.Diagnostics)
@@ -223,8 +237,14 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	var tree string
 	if c.deps.enabled {
 		ds, silenced, t, err := lintGraph(ctx, c, p)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
 			return outcome{src: unreadable(source, err)}
+		case errors.Is(err, errRefused):
+			// A dependency Crossplane refuses: the package cannot work.
+			ds = append(ds, refusedDiagnostic(src.Name, fmt.Errorf("--deps: %w", err)))
+		case err != nil:
+			unchecked = append(unchecked, uncheckedDiagnostic(src.Name, fmt.Errorf("--deps: %w", err)))
 		}
 		src.Diagnostics, tree = append(src.Diagnostics, ds...), t
 		linter.SortDiagnostics(src.Diagnostics)
@@ -240,7 +260,37 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	for _, f := range res.Failures {
 		failures = append(failures, f)
 	}
-	return outcome{src: src, failures: failures, tree: tree}
+	return outcome{src: src, failures: failures, tree: tree, unchecked: unchecked}
+}
+
+// refused returns the report of a source whose required signature did not
+// verify: one finding, report.SignatureRuleID, an error. It is not
+// linted: Crossplane refuses it, whatever it holds.
+func refused(source string, err error) *report.Source {
+	name := displayName(source)
+	return &report.Source{Name: name, Kind: "registry", Image: true,
+		Diagnostics: []linter.Diagnostic{refusedDiagnostic(name, err)}}
+}
+
+// refusedDiagnostic returns the report.SignatureRuleID finding of source.
+func refusedDiagnostic(source string, err error) linter.Diagnostic {
+	d := linter.Diagnostic{
+		RuleID: report.SignatureRuleID, RuleName: report.SignatureRuleName, Severity: linter.SeverityError,
+		Source: source, Message: errorLine(source, err),
+	}
+	d.Pos.File = source
+	return d
+}
+
+// uncheckedDiagnostic returns the XP000 finding of a check of source that
+// could not run: at the source, line 0, with the error's line.
+func uncheckedDiagnostic(source string, err error) linter.Diagnostic {
+	d := linter.Diagnostic{
+		RuleID: report.UnreadableRuleID, RuleName: report.UnreadableRuleName, Severity: linter.SeverityError,
+		Source: source, Message: errorLine(source, err),
+	}
+	d.Pos.File = source
+	return d
 }
 
 // lintOptions returns the linter options the flags ask for.

@@ -397,7 +397,7 @@ func TestPanicIsExit2(t *testing.T) {
 			t.Errorf("the report lacks %s:\n%s", s, r.stdout)
 		}
 	}
-	if !strings.Contains(r.stdout, "3 sources: 0 errors, 1 warning, 1 info, 1 unreadable source") {
+	if !strings.Contains(r.stdout, "3 sources: 1 error, 1 warning, 1 info, 1 unreadable source") {
 		t.Errorf("summary line missing or wrong:\n%s", r.stdout)
 	}
 }

@@ -25,8 +25,25 @@ type Verifier interface {
 	// later read of the package is pinned to, and what accepted it
 	// ("ImageConfig/authority"). applied is false when no ImageConfig
 	// states a verification for ref.
+	//
+	// An error that has (or wraps one that has) a method Refused() bool
+	// returning true says the package is refused, as Crossplane refuses a
+	// package whose required signature does not verify: the checker
+	// reports it as a finding (report.SignatureRuleID, an error: exit 1).
+	// Any other error means the signature could not be checked (a registry
+	// that does not answer, a policy that cannot be applied): exit 2.
+	// xpkg/verify's *Error has that method.
 	Verify(ctx context.Context, ref string, images *imageconfig.Set) (digest, by string, applied bool, err error)
 }
+
+// refusal is an error that says whether a verification refused the
+// package (see Verifier).
+type refusal interface{ Refused() bool }
+
+// errRefused is the class of a source whose required signature did not
+// verify: Crossplane refuses it (a finding, exit 1), where errUnverified
+// says it could not be checked (exit 2).
+var errRefused = errors.New("signature refused")
 
 // VerifyOptions are what the --verify flags give a Verifier.
 type VerifyOptions struct {
@@ -105,6 +122,9 @@ func (c *config) verifyRef(ctx context.Context, ref string) (string, error) {
 		target, _, _ = c.images.Rewrite(ref)
 	}
 	d, _, applied, err := c.verifier.Verify(ctx, target, c.images)
+	if r := refusal(nil); errors.As(err, &r) && r.Refused() {
+		return "", fmt.Errorf("%w: %w", errRefused, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", errUnverified, err)
 	}

@@ -110,8 +110,8 @@ func TestVerifyFlag(t *testing.T) {
 	}
 	graph := &fakeVerifier{digest: "sha256:x", applied: true}
 	r = runVerifying(t, graph, "--deps", "--offline", "--deps-from", "testdata/deps/registry", "--crossplane-version", "v2.1.0", "testdata/deps/root")
-	if r.code != exitError || !strings.Contains(r.stderr, "without a digest") {
-		t.Errorf("graph from YAML directories: exit %d\n%s", r.code, r.stderr)
+	if r.code != exitError || !strings.Contains(r.stdout, "without a digest") {
+		t.Errorf("graph from YAML directories: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -126,6 +126,23 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Refused reports whether the verification refused the package, as
+// Crossplane's signature verification refuses it: no signature at all
+// (ErrNoSignature), signatures of which none verifies for any authority
+// (ErrNoMatchingAuthority), or a reference or signature for another digest
+// (ErrDigestMismatch). It is false when the verification could not be
+// made: the policy cannot be applied (ErrPolicy, among the failures too: a
+// key the caller did not give, keyless without a trusted root) or the
+// registry could not be read (no class). A program that reports
+// verification maps Refused to "the package is refused" (xpkg-lint: exit
+// 1) and the rest to "could not be checked" (exit 2).
+func (e *Error) Refused() bool {
+	if e.Class == nil || errors.Is(e, ErrPolicy) {
+		return false
+	}
+	return errors.Is(e.Class, ErrNoSignature) || errors.Is(e.Class, ErrNoMatchingAuthority) || errors.Is(e.Class, ErrDigestMismatch)
+}
+
 // Unwrap returns the class, the underlying error and every failure.
 func (e *Error) Unwrap() []error {
 	errs := make([]error, 0, 2+len(e.Failures))

@@ -93,6 +93,56 @@ const (
 	UnreadableRuleName = "source-unreadable"
 )
 
+// UnreadableRule returns the rule of the finding UnreadableRuleID, for
+// --explain and the SARIF catalog: not a rule that runs, the checker's own
+// report of what it could not check.
+func UnreadableRule() *linter.Rule {
+	return &linter.Rule{
+		ID: UnreadableRuleID, Name: UnreadableRuleName, Severity: linter.SeverityError,
+		Doc: `A source, or a part of its check, could not be read or checked
+
+The checker could not open, read or lint a source (a missing file, a
+registry that does not answer, a package over a limit, a configuration
+file that does not parse), or could not finish a check the run asked for
+(--deps: a dependency that cannot be fetched; --against: an old package
+that cannot be read). The finding's message says why; the exit status is 2
+("could not be checked"), whatever the other findings. The findings of the
+package itself are still reported when only --deps or --against failed.
+It is not a rule: it cannot be disabled, regraded or silenced.`,
+	}
+}
+
+// Refused signature: the rule ID and name of the finding the checker gives
+// a package (or a dependency, with --deps) whose required signature does
+// not verify under --verify: Crossplane refuses it, an error.
+const (
+	SignatureRuleID   = "XP510"
+	SignatureRuleName = "signature-refused"
+)
+
+// SignatureRule returns the rule of the finding SignatureRuleID, for
+// --explain: not a rule that runs, the checker's report of --verify.
+func SignatureRule() *linter.Rule {
+	return &linter.Rule{
+		ID: SignatureRuleID, Name: SignatureRuleName, Severity: linter.SeverityError,
+		Doc: `A required signature does not verify
+
+With --verify, a package pulled from a registry (and, with --deps, each
+dependency) is verified as the ImageConfig that matches it requires
+(spec.verification). A package with no signature, with signatures none of
+which verifies for any of the policy's authorities, or with a signature
+for another digest is refused: Crossplane's package manager, with
+signature verification enabled (EnableAlphaSignatureVerification), checks
+it with crossplane-runtime's pkg/xpkg/signature CosignValidator before it
+creates a revision, and a failure leaves the package unpacked and
+unhealthy with no revision (crossplane v2.4.0, cmd/crossplane/core and
+test/e2e TestImageConfigVerification*). So the finding is an error and
+the exit status 1. What could not be checked (a registry that does not answer, a
+policy that cannot be applied, a trusted root not given) is exit 2, not
+this finding.`,
+	}
+}
+
 // UnreadableDiagnostic returns the finding that stands for a source that
 // could not be read or linted.
 func UnreadableDiagnostic(s *Source) linter.Diagnostic {
@@ -148,7 +198,9 @@ type Summary struct {
 	// or linted.
 	Sources    int `json:"sources"`
 	Unreadable int `json:"unreadable"`
-	// Errors, Warnings and Info count the findings that count, by severity.
+	// Errors, Warnings and Info count the findings that count, by
+	// severity; Errors includes the finding (UnreadableRuleID) of each
+	// unreadable source.
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Info     int `json:"info"`
@@ -168,7 +220,11 @@ type Summary struct {
 func (s *Summary) Add(src *Source) {
 	s.Sources++
 	if src.Err != nil {
+		// Its finding (UnreadableRuleID) is an error in every format:
+		// the JSON and SARIF reports carry it, the text and GitHub
+		// formats write it on stderr.
 		s.Unreadable++
+		s.Errors++
 		return
 	}
 	var c Counts

@@ -76,7 +76,7 @@ func TestText(t *testing.T) {
 			"\n" +
 			"b (xpkg): no problems\n" +
 			"\n" +
-			"3 sources: 1 error, 1 warning, 1 info, 1 unreadable source\n"},
+			"3 sources: 2 errors, 1 warning, 1 info, 1 unreadable source\n"},
 		{"colour", true, "\x1b[1ma (directory)\x1b[0m: 1 error, 1 warning, 1 info\n" +
 			"a/x.yaml:2:3: \x1b[1;31merror\x1b[0m XP1 rule-xp1: e\n" +
 			"a/x.yaml:4: \x1b[1;33mwarning\x1b[0m XP2 rule-xp2: w\n" +
@@ -84,7 +84,7 @@ func TestText(t *testing.T) {
 			"\n" +
 			"\x1b[1mb (xpkg)\x1b[0m: no problems\n" +
 			"\n" +
-			"\x1b[1m3 sources: 1 error, 1 warning, 1 info, 1 unreadable source\x1b[0m\n"},
+			"\x1b[1m3 sources: 2 errors, 1 warning, 1 info, 1 unreadable source\x1b[0m\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
