@@ -17,7 +17,7 @@ import (
 // DiagnosticSchema):
 //
 //	{
-//	  "rule": "XP204", "name": "meta-license", "severity": "warning",
+//	  "rule": "XP204", "name": "license", "severity": "warning",
 //	  "message": "...",
 //	  "source": "provider.xpkg",
 //	  "file": "package.yaml", "document": 0, "line": 8, "column": 5,

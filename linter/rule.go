@@ -173,10 +173,21 @@ func Validate(rules []*Rule) error {
 		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalidRule, who, fmt.Sprintf(format, args...)))
 	}
 	seen := map[string]int{} // lower-cased ID or name -> rule index
+	// Reused IDs and names are said once, whatever their number: the usual
+	// cause is one mistake, linter.Builtin passed to WithRules, which adds
+	// to the runner's rules (the built-in ones already).
+	type reuse struct {
+		i, j      int
+		r         *Rule
+		key, what string
+	}
+	var reused []reuse
 	claim := func(i int, r *Rule, key, what string) {
 		k := strings.ToLower(key)
 		if j, ok := seen[k]; ok && j != i {
-			bad(i, r, "%s %q is already used by rule %d", what, key, j)
+			if len(reused) == 0 || reused[len(reused)-1].i != i {
+				reused = append(reused, reuse{i, j, r, key, what})
+			}
 			return
 		}
 		seen[k] = i
@@ -213,6 +224,18 @@ func Validate(rules []*Rule) error {
 		if r.Run == nil {
 			bad(i, r, "nil Run")
 		}
+	}
+	switch n := len(reused); {
+	case n == 1:
+		u := reused[0]
+		bad(u.i, u.r, "%s %q is already used by rule %d", u.what, u.key, u.j)
+	case n > 1:
+		ids := make([]string, 0, n)
+		for _, u := range reused {
+			ids = append(ids, u.key)
+		}
+		errs = append(errs, fmt.Errorf("%w: %d rules reuse the ID or name of an earlier rule (%s): each rule set holds a rule once; WithRules adds rules to the runner's own (Lint's: Builtin), so give it only new ones",
+			ErrInvalidRule, n, joinValues(ids, quote)))
 	}
 	return errors.Join(errs...)
 }

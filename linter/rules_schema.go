@@ -217,6 +217,12 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 						if v.ServesKind(gk) {
 							what = "version"
 						}
+						if owner := builtinTypeOwner(gk.Group); owner != "" && what == "kind" {
+							// No dependency serves it: say whose it is.
+							p.ReportSeverityf(SeverityInfo, o, []string{"kind"}, "example %s %s: %s %s is %s, which no package serves, so it is not validated",
+								o.Kind, quote(o.ObjectMeta.Name), token(o.APIVersion), token(o.Kind), owner)
+							continue
+						}
 						p.ReportSeverityf(SeverityInfo, o, []string{"kind"}, "example %s %s: no definition of the package serves this %s (it may come from a dependency), so it is not validated",
 							o.Kind, quote(o.ObjectMeta.Name), what)
 					}
@@ -228,6 +234,22 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 			return nil
 		},
 	}
+}
+
+// builtinTypeOwner returns who serves the types of group when no package
+// can: "a Kubernetes type" for the core group, the groups without a dot
+// (apps, batch, policy, ...) and *.k8s.io, "a Crossplane type" for
+// Crossplane's own API groups; "" for any other group, which a package (a
+// dependency's) may serve.
+func builtinTypeOwner(group string) string {
+	switch {
+	case group == "", !strings.Contains(group, "."), strings.HasSuffix(group, ".k8s.io"):
+		return "a Kubernetes type"
+	case group == "pkg.crossplane.io", group == "apiextensions.crossplane.io", group == "ops.crossplane.io",
+		group == "protection.crossplane.io", group == "meta.pkg.crossplane.io":
+		return "a Crossplane type"
+	}
+	return ""
 }
 
 // reportSchema validates content (obj's own when nil) against v and

@@ -90,6 +90,10 @@ type Error struct {
 // and the cause come from untrusted input: they are escaped (no control
 // character or terminal escape reaches the text raw) and shortened (see
 // package internal/safetext), so the message is short whatever the input.
+//
+// A cause that is an *Error of the same operation (an archive opened
+// inside the one being opened, say) is written without the "oci: OP
+// FORMAT" that would repeat this error's own.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("oci: ")
@@ -98,11 +102,18 @@ func (e *Error) Error() string {
 		b.WriteString(" ")
 		b.WriteString(e.Format.String())
 	}
+	e.writeRest(&b)
+	return b.String()
+}
+
+// writeRest writes what follows the error's "oci: OP FORMAT": the
+// descriptor, the path and the cause.
+func (e *Error) writeRest(b *strings.Builder) {
 	if e.Descriptor.Digest != "" {
 		b.WriteString(" ")
 		b.WriteString(safetext.Token(string(e.Descriptor.Digest)))
 		if e.Descriptor.MediaType != "" {
-			fmt.Fprintf(&b, " (%s)", safetext.Token(e.Descriptor.MediaType))
+			fmt.Fprintf(b, " (%s)", safetext.Token(e.Descriptor.MediaType))
 		}
 	}
 	if e.Path != "" {
@@ -111,13 +122,19 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
-		if inner, ok := e.Err.(*Error); ok {
+		inner, ok := e.Err.(*Error)
+		switch {
+		case ok && inner.Op == e.Op && (inner.Format == e.Format || inner.Format == 0):
+			var ib strings.Builder
+			inner.writeRest(&ib) // escaped and bounded already
+			rest := strings.TrimPrefix(strings.TrimPrefix(ib.String(), " "), ": ")
+			b.WriteString(rest)
+		case ok:
 			b.WriteString(inner.Error()) // escaped and bounded already
-		} else {
+		default:
 			b.WriteString(safetext.ReasonText(e.Err.Error()))
 		}
 	}
-	return b.String()
 }
 
 // Unwrap returns the cause.

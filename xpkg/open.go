@@ -249,6 +249,42 @@ func Open(ctx context.Context, source string, opts ...Option) (*Package, error) 
 	return p, nil
 }
 
+// OpenReaderAt loads the package held by the size bytes of r (an upload
+// held in memory or in a file the caller manages), recognised by content as
+// OpenReader recognises it: a tar or gzip stream is an image (a docker
+// archive, as a .xpkg is, or an OCI layout tar), read at offsets through r
+// with nothing copied; anything else that holds text is a YAML stream. It
+// is the one call an upload handler needs. Limits.MaxReaderSize bounds
+// size as it bounds what OpenReader copies; the image readers' and the
+// parser's limits apply as for any source. The Package's SourceKind is
+// SourceReader and its Source "<stdin>" unless WithSourceName gives a
+// name. Errors are those of Open (a *SourceError).
+func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option) (*Package, error) {
+	switch {
+	case ctx == nil:
+		return nil, errors.New("xpkg: OpenReaderAt: nil context")
+	case r == nil:
+		return nil, errors.New("xpkg: OpenReaderAt: nil reader")
+	case size < 0:
+		return nil, fmt.Errorf("xpkg: OpenReaderAt: negative size %d", size)
+	}
+	c := newOpenConfig(opts)
+	if c.sourceName == "" {
+		c.sourceName = readerName
+	}
+	p, tried, err := openReaderAt(ctx, r, size, c)
+	if err != nil {
+		kind := SourceReader
+		if errors.Is(err, ErrUnknownSource) || errors.Is(err, ErrEmpty) {
+			kind = 0
+		}
+		return nil, &SourceError{Source: c.sourceName, SourceKind: kind, Tried: tried, Err: err}
+	}
+	p.Source = c.sourceName
+	p.SourceKind = SourceReader
+	return p, nil
+}
+
 // readerName is the name OpenReader gives a reader when WithSourceName gives
 // none, as Package.Source and as the file of positions in a YAML stream:
 // the usual reader is standard input.

@@ -196,6 +196,47 @@ func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 	return nil, binaryTried(head), ErrUnknownSource
 }
 
+// openReaderAt is OpenReaderAt's detection: an image is read through r
+// where it is, a YAML stream parsed from it.
+func openReaderAt(ctx context.Context, r io.ReaderAt, size int64, c *openConfig) (*Package, []string, error) {
+	if max := c.limits.MaxReaderSize; size > max {
+		return nil, nil, &limit.Error{Limit: limit.MaxReaderSize, Value: size, Max: max}
+	}
+	head := make([]byte, min(size, sniffSize))
+	if n, err := r.ReadAt(head, 0); err != nil && !(errors.Is(err, io.EOF) && n == len(head)) {
+		return nil, nil, err
+	}
+	if len(head) == 0 {
+		return nil, nil, ErrEmpty
+	}
+	switch sniff(head) {
+	case contentImage:
+		reopen := func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(r, 0, size)), nil }
+		src, err := oci.OpenReaderAt(ctx, r, size, c.ociOptions()...)
+		if err != nil {
+			tried, err := imageError(ctx, err, reopen, c)
+			return nil, tried, err
+		}
+		defer src.Close()
+		p, err := openStore(ctx, src, src.Format(), c)
+		if err != nil {
+			tried, err := imageError(ctx, err, reopen, c)
+			return nil, tried, err
+		}
+		return p, nil, nil
+	case contentText:
+		if c.imagesOnly {
+			return nil, []string{"image: not a tar or gzip stream", "YAML stream: not accepted (WithImagesOnly)"}, ErrUnknownSource
+		}
+		pkg, err := parser.Parse(ctx, io.NewSectionReader(r, 0, size), c.parseOptions(c.sourceName)...)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &Package{Package: pkg}, nil, nil
+	}
+	return nil, binaryTried(head), ErrUnknownSource
+}
+
 // spoolImage copies an image stream to a temporary file, at most
 // MaxReaderSize bytes, and loads it.
 func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []string, error) {

@@ -80,19 +80,22 @@ const raceSampleEvery = 8
 func raceSample(i int) bool { return !raceEnabled || i%raceSampleEvery == 0 }
 
 // costSampleEvery is how many worst cases of cost ("*-cost-*": each built
-// to cost the CLI seconds of CPU) TestHostileCLI has for each one it runs
-// when the budgets are off (costSample).
+// to cost the CLI seconds of CPU) and heavy cases TestHostileCLI (and
+// TestHostileCLIDeps) has for each one it runs when the budgets are off
+// (costSample).
 const costSampleEvery = 4
 
 // costSample reports whether TestHostileCLI runs the i-th case: every case
 // with the budgets on (testbudget: .ci/run's hostile step, which measures
-// each), and without them every case but the worst cases of cost, one in
-// costSampleEvery of those. Those cases exist to be measured, and took
-// most of the package's ten minutes of an ordinary go test ./... on a
-// loaded 2-core machine; their verdicts and typed errors are checked on
-// every go test ./... by xpkg's TestHostile, which runs every case.
+// each), and without them every case but the worst cases of cost and the
+// heavy cases, one in costSampleEvery of those. Those cases exist to be
+// measured, and took most of the package's ten minutes of an ordinary go
+// test ./... on a loaded 2-core machine; their verdicts and typed errors
+// are checked on every go test ./... by xpkg's TestHostile, which runs
+// every case (and the dependency cases' by internal/hostile's
+// TestDepsWorstCasesExercise).
 func costSample(i int, c hostile.Case) bool {
-	return testbudget.On() || !strings.Contains(c.Name, "-cost-") || i%costSampleEvery == 0
+	return testbudget.On() || !c.Heavy && !strings.Contains(c.Name, "-cost-") || i%costSampleEvery == 0
 }
 
 // cliArgs are the arguments xpkg-lint gets before the source: a target

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,5 +92,27 @@ func TestVerifyRefusedIsAFinding(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := New().Run(context.Background(), []string{"--explain", "XP510"}, nil, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "signature-refused") {
 		t.Errorf("--explain XP510: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestFixUnfixableSourceOnce: --fix on a source that is no package
+// directory or file (standard input here, an image alike) says once that
+// its fixes were not applied, and fails (issue 34, item 8: it printed a
+// line per finding and exited 0).
+func TestFixUnfixableSourceOnce(t *testing.T) {
+	t.Parallel()
+	var stream []byte
+	for _, f := range []string{"crossplane.yaml", "composition.yaml"} {
+		b, err := os.ReadFile(filepath.Join(fixPackage, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream = append(append(stream, "---\n"...), b...)
+	}
+	for _, flag := range []string{"--fix", "--diff"} {
+		r := runCLI(t, stream, flag, "-")
+		if r.code != exitError || strings.Count(r.stderr, "not applied") != 1 {
+			t.Errorf("%s -: exit %d, want %d and one line that says so:\n%s", flag, r.code, exitError, r.stderr)
+		}
 	}
 }

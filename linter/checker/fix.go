@@ -37,6 +37,7 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 	byFile := map[string][]fileFix{}
 	var files []string
 	code := exitOK
+	unfixable := 0 // fixes in sources that are no package directory or file
 	lintAll(ctx, c, l, stdin, func(o outcome) {
 		s := o.src
 		if s.Err != nil {
@@ -44,12 +45,23 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 			code = exitError
 			return
 		}
+		if s.Image || s.Name == stdinSource || s.Name == "<stdin>" {
+			// Said once per source, not per finding; and the run fails:
+			// what was asked cannot be done.
+			n := 0
+			for _, d := range s.Diagnostics {
+				if len(d.SuggestedFixes) > 0 {
+					n++
+				}
+			}
+			if n > 0 {
+				fmt.Fprintf(stderr, "%s: %s: %s not applied: the source is not a package directory or file (fix the files it was built from)\n", ck.name, s.Name, plural(n, "fix"))
+				unfixable += n
+			}
+			return
+		}
 		for _, d := range s.Diagnostics {
 			if len(d.SuggestedFixes) == 0 {
-				continue
-			}
-			if s.Image || s.Name == stdinSource || s.Name == "<stdin>" {
-				fmt.Fprintf(stderr, "%s: %s: %s %s not fixed: the source is not a package directory or file\n", ck.name, s.Name, d.Where(), d.RuleID)
 				continue
 			}
 			f := d.SuggestedFixes[0]
@@ -98,6 +110,9 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 		fmt.Fprintf(stderr, "; %s skipped", plural(skipped, "fix"))
 	}
 	fmt.Fprintln(stderr)
+	if unfixable > 0 {
+		return exitError
+	}
 	return code
 }
 

@@ -98,6 +98,31 @@ type Dependency struct {
 	Err error `json:"-"`
 }
 
+// String returns the entry as a user reads it: "[KIND ]PACKAGE VERSION",
+// e.g. "Provider xpkg.crossplane.io/crossplane-contrib/provider-nop
+// >=v0.1.0", each value escaped and shortened (a package's text), with
+// "(no package)" or "(no version)" for what the entry lacks.
+func (d *Dependency) String() string {
+	if d == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	if d.Kind != "" {
+		b.WriteString(token(string(d.Kind)) + " ")
+	}
+	if d.Package == "" {
+		b.WriteString("(no package)")
+	} else {
+		b.WriteString(token(d.Package))
+	}
+	if d.Constraint == "" {
+		b.WriteString(" (no version)")
+	} else {
+		b.WriteString(" " + token(d.Constraint))
+	}
+	return b.String()
+}
+
 // Type is a type (group, kind) some CRD, XRD or MRD of a package serves.
 type Type struct {
 	Group    string   `json:"group"`

@@ -230,6 +230,9 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 					if gvk.Kind == "CompositeResourceDefinition" && slices.Contains(xrdClaimMessages, e.Detail) {
 						continue // XP406 xrd-claim-names
 					}
+					if gvk.Kind == "Composition" && compositionModeError(o.Outline(), e) {
+						continue // XP410 composition-mode
+					}
 					fs = append(fs, finding{path: splitFieldPath(e.Field), msg: errorText(e)})
 				}
 				report(p, o, fs, what)
@@ -237,6 +240,28 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 			return nil
 		},
 	}
+}
+
+// compositionModeError reports whether e is the API server's refusal of a
+// Composition that XP410 composition-mode reports, at its field, as one
+// problem: a mode other than Pipeline (the enum, at spec.mode), or
+// spec.resources without a mode, which defaults to Pipeline and then lacks
+// its pipeline (the CRD's rule "an array of pipeline steps is required in
+// Pipeline mode", at spec; crossplane v2.x
+// cluster/crds/apiextensions.crossplane.io_compositions.yaml). obj is the
+// object as written (its outline), not as defaulted for validation.
+func compositionModeError(obj map[string]any, e *field.Error) bool {
+	spec, _ := obj["spec"].(map[string]any)
+	mode, hasMode := spec["mode"].(string)
+	_, hasResources := spec["resources"]
+	_, hasPipeline := spec["pipeline"]
+	switch {
+	case hasMode && mode != "Pipeline":
+		return e.Field == "spec.mode"
+	case !hasMode && hasResources && !hasPipeline:
+		return e.Field == "spec" && strings.Contains(e.Detail, "pipeline steps is required")
+	}
+	return false
 }
 
 // xrdClaimMessages are the messages of the XRD CRD's rules on claims and
