@@ -223,6 +223,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		Severities:  c.severities,
 		ToolVersion: ck.toolVersion(),
 		ToolName:    ck.name,
+		MinSeverity: c.minSeverity,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", ck.name, err)

@@ -116,3 +116,22 @@ func TestFixUnfixableSourceOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitAndMinSeverity: -o junit writes JUnit XML with a failing test
+// case per finding; --min-severity warning hides info from the text
+// output, counted in the summary (issue 34, item 10).
+func TestJUnitAndMinSeverity(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "-o", "junit", warnPackage)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "<?xml") || !strings.Contains(r.stdout, `<failure message=`) || !strings.Contains(r.stdout, `classname="XP206 description"`) {
+		t.Errorf("-o junit: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	all := runCLI(t, nil, warnPackage)
+	hid := runCLI(t, nil, "--min-severity", "warning", warnPackage)
+	if !strings.Contains(all.stdout, "info XP206") || strings.Contains(hid.stdout, "info XP206") || !strings.Contains(hid.stdout, "1 info; 1 below --min-severity not shown") {
+		t.Errorf("--min-severity warning:\n%s\nwithout it:\n%s", hid.stdout, all.stdout)
+	}
+	if r := runCLI(t, nil, "--min-severity", "loud", warnPackage); r.code != exitError || !strings.Contains(r.stderr, "--min-severity") {
+		t.Errorf("--min-severity loud: exit %d, %s", r.code, r.stderr)
+	}
+}

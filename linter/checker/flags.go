@@ -26,17 +26,20 @@ type config struct {
 	disabled   []string                   // rule IDs
 	severities map[string]linter.Severity // rule ID -> severity
 	failOn     linter.Severity
-	platform   *ocispec.Platform
-	limits     *xpkg.Limits // nil: the defaults
-	jobs       int
-	explain    string
-	listRules  bool
-	version    bool
-	ck         *Checker // the rule set
-	failOnSet  bool     // --fail-on was given: it wins over the configuration
-	ignore     []string // --ignore globs
-	baseline   string   // --baseline FILE
-	fix, diff  bool     // --fix, --diff
+	// minSeverity is --min-severity: the least severity the text and
+	// github output show.
+	minSeverity linter.Severity
+	platform    *ocispec.Platform
+	limits      *xpkg.Limits // nil: the defaults
+	jobs        int
+	explain     string
+	listRules   bool
+	version     bool
+	ck          *Checker // the rule set
+	failOnSet   bool     // --fail-on was given: it wins over the configuration
+	ignore      []string // --ignore globs
+	baseline    string   // --baseline FILE
+	fix, diff   bool     // --fix, --diff
 	// project is the configuration --config names; nil to look for
 	// ConfigFile from each source upward (configs).
 	project  *projectConfig
@@ -88,11 +91,15 @@ Examples:
 
 Flags:
 
-  -o, --output FORMAT        text (default), json, sarif or github (GitHub
-                             Actions annotations); text is coloured on a
+  -o, --output FORMAT        text (default), json, sarif, github (GitHub
+                             Actions annotations) or junit (JUnit XML, one
+                             test case per finding); text is coloured on a
                              terminal unless NO_COLOR is set
   --fail-on LEVEL            exit 1 when a diagnostic is at or above LEVEL:
                              error (default), warning or info
+  --min-severity LEVEL       text and github output: show only diagnostics at
+                             or above LEVEL (warning hides info), counted in
+                             the summary all the same; default info
   --disable RULES            turn off rules, by ID or name (comma-separated;
                              repeatable)
   --severity RULE=LEVEL      regrade a rule's diagnostics to error, warning or
@@ -248,6 +255,7 @@ func newFlagSet() *flag.FlagSet {
 // flagValues holds the raw flag values before they are checked.
 type flagValues struct {
 	output, failOn, xpVersion, platform, explain string
+	minSeverity                                  string
 	configFile, baseline                         string
 	disable, ignore                              listFlag
 	severity                                     listFlag
@@ -266,6 +274,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.output, "o", string(report.FormatText), "output format")
 	fs.StringVar(&f.output, "output", string(report.FormatText), "output format")
 	fs.StringVar(&f.failOn, "fail-on", "error", "least severity that fails the run")
+	fs.StringVar(&f.minSeverity, "min-severity", "info", "least severity the text and github output show")
 	fs.Var(&f.disable, "disable", "rules to turn off")
 	fs.Var(&f.severity, "severity", "RULE=LEVEL regrading")
 	fs.StringVar(&f.xpVersion, "crossplane-version", "", "target Crossplane version")
@@ -298,6 +307,9 @@ func (f *flagValues) apply(c *config) error {
 	}
 	if c.failOn, err = linter.ParseSeverity(f.failOn); err != nil {
 		return fmt.Errorf("--fail-on: unknown level %q (want error, warning or info)", f.failOn)
+	}
+	if c.minSeverity, err = linter.ParseSeverity(f.minSeverity); err != nil {
+		return fmt.Errorf("--min-severity: unknown level %q (want error, warning or info)", f.minSeverity)
 	}
 	for _, name := range f.disable {
 		r := c.ck.lookupRule(name)

@@ -12,7 +12,8 @@ import (
 // diagnostic, then a summary line.
 type githubWriter struct {
 	w    errWriter
-	name string // the tool's name
+	name string          // the tool's name
+	min  linter.Severity // Options.MinSeverity
 	sum  Summary
 }
 
@@ -21,7 +22,9 @@ func (g *githubWriter) Source(s *Source) error {
 	if s.Err != nil {
 		return g.w.err
 	}
-	for _, d := range s.Diagnostics {
+	ds, hidden := shown(s.Diagnostics, g.min)
+	g.sum.Hidden += hidden
+	for _, d := range ds {
 		g.w.printf("%s\n", GitHubCommand(s, d))
 	}
 	return g.w.err

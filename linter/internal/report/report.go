@@ -26,11 +26,16 @@ const (
 	// FormatGitHub is GitHub Actions workflow commands (::error, ::warning,
 	// ::notice), one per diagnostic.
 	FormatGitHub Format = "github"
+	// FormatJUnit is JUnit XML, which CI systems read natively: one test
+	// suite per source, one failing test case per diagnostic (a source
+	// without any has one passing test case), an unreadable source one
+	// test case in error.
+	FormatJUnit Format = "junit"
 )
 
 // Formats returns every format, in the order usage lists them.
 func Formats() []Format {
-	return []Format{FormatText, FormatJSON, FormatSARIF, FormatGitHub}
+	return []Format{FormatText, FormatJSON, FormatSARIF, FormatGitHub, FormatJUnit}
 }
 
 // ParseFormat returns the format named s.
@@ -177,6 +182,11 @@ type Options struct {
 	// Baseline says a baseline is in use: SARIF results carry a
 	// baselineState, "new" or "unchanged" (for Source.Baselined).
 	Baseline bool
+	// MinSeverity is the least severity the text and GitHub formats show
+	// (SeverityWarning hides info); the summary counts every diagnostic
+	// all the same, and says how many it did not show. Zero shows all.
+	// JSON, SARIF and JUnit carry every diagnostic.
+	MinSeverity linter.Severity
 }
 
 // Writer writes a report: Source once for each source, in the order they
@@ -211,6 +221,10 @@ type Summary struct {
 	// StaleBaseline counts the baseline's entries that no finding matched
 	// (fixed, or moved out of what the key names).
 	StaleBaseline int `json:"staleBaseline"`
+	// Hidden counts the diagnostics below Options.MinSeverity that the
+	// text and GitHub formats did not show (counted in Errors, Warnings
+	// and Info too); absent from JSON, which shows every one.
+	Hidden int `json:"-"`
 	// SkippedCEL counts the CEL rule evaluations left out, by reason
 	// (transition rules, cost, ...); absent from JSON when none were.
 	SkippedCEL linter.CELSkipped `json:"skippedCEL,omitzero"`
@@ -253,6 +267,9 @@ func (s Summary) Line() string {
 	if s.Baselined > 0 {
 		more = append(more, fmt.Sprintf("%d in the baseline", s.Baselined))
 	}
+	if s.Hidden > 0 {
+		more = append(more, fmt.Sprintf("%d below --min-severity not shown", s.Hidden))
+	}
 	if s.StaleBaseline > 0 {
 		more = append(more, plural(s.StaleBaseline, "baseline entry")+" no longer "+map[bool]string{true: "matches", false: "match"}[s.StaleBaseline == 1])
 	}
@@ -278,13 +295,15 @@ func (s Summary) Line() string {
 func New(f Format, w io.Writer, opts Options) (Writer, error) {
 	switch f {
 	case FormatText:
-		return &textWriter{w: errWriter{w: w}, color: opts.Color}, nil
+		return &textWriter{w: errWriter{w: w}, color: opts.Color, min: opts.MinSeverity}, nil
 	case FormatJSON:
 		return &jsonWriter{w: w}, nil
 	case FormatSARIF:
 		return newSARIFWriter(w, opts), nil
 	case FormatGitHub:
-		return &githubWriter{w: errWriter{w: w}, name: cmp.Or(opts.ToolName, ToolName)}, nil
+		return &githubWriter{w: errWriter{w: w}, name: cmp.Or(opts.ToolName, ToolName), min: opts.MinSeverity}, nil
+	case FormatJUnit:
+		return newJUnitWriter(w, cmp.Or(opts.ToolName, ToolName)), nil
 	}
 	_, err := ParseFormat(string(f))
 	return nil, err
@@ -376,4 +395,19 @@ func (e *errWriter) printf(format string, args ...any) {
 		}
 	}
 	_, e.err = fmt.Fprintf(e.w, format, safe...)
+}
+
+// shown returns the diagnostics of ds at or above min, and how many it left
+// out.
+func shown(ds []linter.Diagnostic, min linter.Severity) ([]linter.Diagnostic, int) {
+	if min <= linter.SeverityInfo {
+		return ds, 0
+	}
+	out := make([]linter.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		if d.Severity >= min {
+			out = append(out, d)
+		}
+	}
+	return out, len(ds) - len(out)
 }

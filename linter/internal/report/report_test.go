@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"strings"
 	"testing"
@@ -319,5 +320,84 @@ func TestTextGitHubEscapeEveryValue(t *testing.T) {
 		if len(lines) != want {
 			t.Errorf("%s (colour %v): %d lines, want %d:\n%s", tc.format, tc.color, len(lines), want, out)
 		}
+	}
+}
+
+// TestMinSeverity: the text and GitHub formats hide diagnostics below
+// MinSeverity and say how many in the summary, which counts them all
+// (issue 34, item 10).
+func TestMinSeverity(t *testing.T) {
+	t.Parallel()
+	src := &Source{Name: "a", Kind: "directory", Diagnostics: []linter.Diagnostic{
+		diag("XP1", linter.SeverityError, "a/x.yaml", 2, 3, "e"),
+		diag("XP2", linter.SeverityWarning, "a/x.yaml", 4, 0, "w"),
+		diag("XP3", linter.SeverityInfo, "a/x.yaml", 5, 1, "i"),
+	}}
+	for _, tc := range []struct {
+		format Format
+		min    linter.Severity
+		lines  []string
+		gone   []string
+	}{
+		{FormatText, linter.SeverityWarning, []string{"XP1", "XP2", "1 source: 1 error, 1 warning, 1 info; 1 below --min-severity not shown"}, []string{"XP3"}},
+		{FormatText, linter.SeverityError, []string{"XP1", "2 below --min-severity not shown"}, []string{"XP2", "XP3"}},
+		{FormatText, 0, []string{"XP1", "XP2", "XP3"}, []string{"not shown"}},
+		{FormatGitHub, linter.SeverityWarning, []string{"title=XP1", "title=XP2", "1 below --min-severity not shown"}, []string{"title=XP3"}},
+	} {
+		var buf bytes.Buffer
+		w, err := New(tc.format, &buf, Options{MinSeverity: tc.min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Source(src)
+		if err := w.Close(0); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range tc.lines {
+			if !strings.Contains(buf.String(), s) {
+				t.Errorf("%s at %v: lacks %q:\n%s", tc.format, tc.min, s, buf.String())
+			}
+		}
+		for _, s := range tc.gone {
+			if strings.Contains(buf.String(), s) {
+				t.Errorf("%s at %v: shows %q:\n%s", tc.format, tc.min, s, buf.String())
+			}
+		}
+	}
+}
+
+// TestJUnit: a JUnit XML report decodes, with one suite per source, one
+// failing test case per diagnostic, one passing case for a clean source,
+// one case in error for an unreadable one, and every text escaped.
+func TestJUnit(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w, err := New(FormatJUnit, &buf, Options{ToolName: "xpkg-lint"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Source(&Source{Name: "a", Kind: "directory", Diagnostics: []linter.Diagnostic{
+		diag("XP1", linter.SeverityError, "a/x.yaml", 2, 3, "bad \x1b[2J <value> & more"),
+		diag("XP3", linter.SeverityInfo, "a/x.yaml", 5, 1, "i"),
+	}})
+	w.Source(&Source{Name: "clean", Kind: "xpkg"})
+	w.Source(&Source{Name: "gone", Err: errors.New("no such file")})
+	if err := w.Close(0); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, buf.String())
+	}
+	if doc.Tests != 4 || doc.Failures != 2 || doc.Errors != 1 || len(doc.Suites) != 3 {
+		t.Errorf("tests %d, failures %d, errors %d, suites %d; want 4, 2, 1, 3\n%s", doc.Tests, doc.Failures, doc.Errors, len(doc.Suites), buf.String())
+	}
+	first := doc.Suites[0].Cases[0]
+	if first.Classname != "XP1 rule-xp1" || first.Name != "a/x.yaml:2:3" || first.Failure == nil || first.Failure.Type != "error" ||
+		first.Failure.Message != `bad \x1b[2J <value> & more` {
+		t.Errorf("first case %+v, failure %+v", first, first.Failure)
+	}
+	if err := safetext.CheckTerminal(buf.String()); err != nil {
+		t.Errorf("JUnit output: %v", err)
 	}
 }

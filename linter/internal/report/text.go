@@ -20,6 +20,7 @@ const (
 type textWriter struct {
 	w       errWriter
 	color   bool
+	min     linter.Severity // Options.MinSeverity
 	printed int
 	sum     Summary
 }
@@ -55,7 +56,9 @@ func (t *textWriter) Source(s *Source) error {
 		return t.w.err
 	}
 	t.w.printf("%s: %s\n", t.paint(ansiBold, head), c)
-	for _, d := range s.Diagnostics {
+	ds, hidden := shown(s.Diagnostics, t.min)
+	t.sum.Hidden += hidden
+	for _, d := range ds {
 		// linter.Diagnostic.String's format, every part escaped (printf)
 		// and the severity coloured.
 		t.w.printf("%s: %s %s %s: %s\n", Position(d), t.severity(d.Severity), d.RuleID, d.RuleName, d.Message)
