@@ -19,6 +19,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
 	"github.com/xpkgkit/xpkgkit/internal/testbudget"
+	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -90,12 +91,13 @@ func hostileDeadline() time.Duration {
 const hostileSourceEnv = "XPKGKIT_HOSTILE_SOURCE"
 
 // TestMain runs the test binary as a TestHostile child when
-// hostileSourceEnv is set, and the tests otherwise.
+// hostileSourceEnv is set, and the tests otherwise (saying how many corpus
+// tests were skipped, testcorpus.Main).
 func TestMain(m *testing.M) {
 	if src := os.Getenv(hostileSourceEnv); src != "" {
 		os.Exit(hostileChild(src))
 	}
-	os.Exit(m.Run())
+	os.Exit(testcorpus.Main(m))
 }
 
 // hostileReport is what a TestHostile child reports of one case.

@@ -3,8 +3,10 @@
 package testcorpus
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -43,8 +45,25 @@ func Dir(tb testing.TB) string {
 	if os.Getenv("CI") != "" {
 		tb.Fatalf("corpus not found: set %s or place shared/corpus beside the repository", EnvVar)
 	}
+	skipped.Add(1)
 	tb.Skipf("corpus not found: set %s to run this test", EnvVar)
 	return ""
+}
+
+// skipped counts the tests of this test binary that Dir skipped.
+var skipped atomic.Int64
+
+// Main runs the tests of a package that reads the corpus (its TestMain
+// calls it: os.Exit(testcorpus.Main(m))) and, when Dir skipped any for
+// want of the corpus, says once, at the end, how many and why. go test
+// ./... shows a passing package's output only with -v: go test -v ./... |
+// grep testcorpus: lists them.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if n := skipped.Load(); n > 0 {
+		fmt.Printf("testcorpus: %d tests skipped: the corpus of real packages was not found (../shared/corpus beside the repository, or $%s)\n", n, EnvVar)
+	}
+	return code
 }
 
 // Path returns the path of name inside the corpus (see Dir).
