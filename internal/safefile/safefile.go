@@ -97,6 +97,8 @@ func Read(ctx context.Context, name string, max int64) ([]byte, error) {
 	var buf bytes.Buffer
 	if fi, err := f.Stat(); err == nil && fi.Size() > max {
 		return nil, &Error{Op: "read", Path: name, Limit: max, Err: ErrTooLarge}
+	} else if err == nil {
+		buf.Grow(int(fi.Size()) + 1) // one allocation for a file that does not grow
 	}
 	r := io.LimitReader(f, max+1)
 	for {
@@ -143,20 +145,29 @@ func Write(ctx context.Context, name string, data []byte, opts WriteOptions) err
 	return nil
 }
 
-func write(ctx context.Context, name string, data []byte, opts WriteOptions) error {
-	if err := ctx.Err(); err != nil {
-		return err
+// CheckWrite reports the error Write would refuse name with, without
+// writing: a program checks its output files before it does the work whose
+// result they hold. Write checks again.
+func CheckWrite(name string, opts WriteOptions) error {
+	if _, _, err := check(name, opts); err != nil {
+		return &Error{Op: "write", Path: name, Err: err}
 	}
+	return nil
+}
+
+// check returns name's directory and the permission bits of the file to
+// write, or why name cannot be written.
+func check(name string, opts WriteOptions) (string, fs.FileMode, error) {
 	dir, base := filepath.Split(name)
 	if dir == "" {
 		dir = "."
 	}
 	if base == "" || base == "." || base == ".." {
-		return ErrNotRegular
+		return "", 0, ErrNotRegular
 	}
 	if opts.Root != "" {
 		if err := within(opts.Root, dir); err != nil {
-			return err
+			return "", 0, err
 		}
 	}
 	perm := opts.Perm
@@ -165,19 +176,30 @@ func write(ctx context.Context, name string, data []byte, opts WriteOptions) err
 	}
 	switch fi, err := os.Lstat(name); {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return ErrLink
+		return "", 0, ErrLink
 	case err == nil && !fi.Mode().IsRegular():
-		return ErrNotRegular
+		return "", 0, ErrNotRegular
 	case err == nil:
 		perm = fi.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
-		return err
+		return "", 0, err
 	case opts.MustExist:
+		return "", 0, err
+	}
+	return dir, perm, nil
+}
+
+func write(ctx context.Context, name string, data []byte, opts WriteOptions) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dir, perm, err := check(name, opts)
+	if err != nil {
 		return err
 	}
 	// CreateTemp opens with O_CREATE|O_EXCL: a link planted at the
 	// temporary name makes it fail, never writes through.
-	tmp, err := os.CreateTemp(dir, "."+base+".xpkgkit-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".xpkgkit-*")
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,12 +87,8 @@ func openBaseline(ctx context.Context, path string, write bool, root string) (*b
 	b := &baseline{path: path, dir: filepath.Dir(abs), write: write, root: root, left: map[baselineKey]int{}, index: map[baselineKey]int{}}
 	if write {
 		// Refused now, before the lint, rather than after it.
-		if fi, err := os.Lstat(path); err == nil && (fi.Mode()&fs.ModeSymlink != 0 || !fi.Mode().IsRegular()) {
-			kind := safefile.ErrNotRegular
-			if fi.Mode()&fs.ModeSymlink != 0 {
-				kind = safefile.ErrLink
-			}
-			return nil, &safefile.Error{Op: "write", Path: path, Err: kind}
+		if err := safefile.CheckWrite(path, safefile.WriteOptions{Root: root}); err != nil {
+			return nil, err
 		}
 		return b, nil
 	}
