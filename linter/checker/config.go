@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -393,6 +394,7 @@ func checkGlobs(globs []string) error {
 type globSet struct {
 	ctx   context.Context
 	globs []string // cleaned, slash-separated
+	used  []bool   // the glob of the same index matched a path
 	seen  map[string]bool
 	err   error // the context's, once done
 }
@@ -402,6 +404,7 @@ func newGlobSet(ctx context.Context, globs []string) *globSet {
 	for _, p := range globs {
 		g.globs = append(g.globs, path.Clean(filepath.ToSlash(p)))
 	}
+	g.used = make([]bool, len(g.globs))
 	return g
 }
 
@@ -421,15 +424,28 @@ func (g *globSet) match(p string) bool {
 	if r, ok := strings.CutPrefix(p, xpkg.ExamplesDir+"/"); ok {
 		rel = r
 	}
+	// Every glob is tried (not only up to the first that matches), so
+	// that a glob matching no file can be reported: the same bound,
+	// globs times distinct paths.
 	m := false
-	for _, glob := range g.globs {
+	for i, glob := range g.globs {
 		if ok, _ := path.Match(glob, rel); ok {
-			m = true
-			break
+			m, g.used[i] = true, true
 		}
 	}
 	g.seen[p] = m
 	return m
+}
+
+// unused returns the globs among the first n that matched no path.
+func (g *globSet) unused(n int, globs []string) []string {
+	var out []string
+	for i := range min(n, len(globs)) {
+		if !g.used[i] {
+			out = append(out, globs[i])
+		}
+	}
+	return out
 }
 
 // ignored reports whether the file at p matches a glob of ignore (see
@@ -440,15 +456,16 @@ func ignored(ignore []string, p string) bool {
 
 // applyIgnore leaves out of a package read from a directory what ignore
 // matches: objects, documents that could not be parsed, files passed over
-// (XP006), and examples. It fails only when ctx is done.
+// (XP006), and examples. It returns the globs of ignore that matched no
+// file, and fails only when ctx is done.
 //
 // ConfigFile (and ConfigFileAlt) at the package root is always left out: it
 // configures the linter and is no part of the package (crossplane xpkg
 // build would read it as one: build with --ignore=.xpkg-lint.yaml, or keep
 // it above the package root).
-func applyIgnore(ctx context.Context, p *xpkg.Package, ignore []string) error {
+func applyIgnore(ctx context.Context, p *xpkg.Package, ignore []string) ([]string, error) {
 	if p.Package == nil || p.SourceKind != xpkg.SourceDirectory {
-		return nil
+		return nil, nil
 	}
 	g := newGlobSet(ctx, append(slices.Clip(ignore), ConfigFile, ConfigFileAlt))
 	drop := func(pkg *parser.Package) {
@@ -464,5 +481,23 @@ func applyIgnore(ctx context.Context, p *xpkg.Package, ignore []string) error {
 	}
 	drop(p.Package)
 	drop(p.Examples)
-	return g.err
+	if g.err != nil {
+		return nil, g.err
+	}
+	return g.unused(len(ignore), ignore), nil
+}
+
+// maxIgnoreNotes is how many ignore globs that match no file are named, one
+// line each; a line counts the rest.
+const maxIgnoreNotes = 5
+
+// unusedIgnoreNote is the note of an ignore glob that matched no file: as
+// crossplane xpkg build reads it, a pattern naming a directory leaves none
+// of its files out.
+func unusedIgnoreNote(glob string) string {
+	hint := ""
+	if d := strings.TrimSuffix(glob, "/"); !strings.ContainsAny(d, "*?[") {
+		hint = fmt.Sprintf(" (a directory's files are %s/*, one level: crossplane xpkg build --ignore matches files, not directories)", d)
+	}
+	return fmt.Sprintf("ignore: %s matches no file of the package%s", safetext.Quote(glob), hint)
 }

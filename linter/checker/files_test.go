@@ -209,6 +209,10 @@ func TestConfigFiles(t *testing.T) {
 		{name: "exclude unknown rule", files: map[string]string{".xpkg-lint.yaml": "exclude:\n  - path: '*'\n    rules: [XP999]\n"}, code: exitError, stderr: []string{".xpkg-lint.yaml:3: exclude: rules: unknown rule"}},
 		{name: "glob too long", files: map[string]string{".xpkg-lint.yaml": "ignore: [" + strings.Repeat("a", maxGlobLength+1) + "]\n"}, code: exitError, stderr: []string{"longer than 256"}},
 		{name: "1000 globs at the length cap", files: map[string]string{".xpkg-lint.yaml": "ignore:\n" + strings.Repeat("  - '"+strings.Repeat("*a", maxGlobLength/2)+"'\n", maxIgnoreGlobs)}, code: exitOK},
+		{name: "ignore of a directory matches nothing", files: map[string]string{".xpkg-lint.yaml": "ignore: [.github/, '*.md']\n", "pkg/.github/workflows/ci.yaml": "on: push\n"}, code: exitOK,
+			stderr: []string{`ignore: ".github/" matches no file of the package (a directory's files are .github/*`, `ignore: "*.md" matches no file`}},
+		{name: "ignore that matches", files: map[string]string{".xpkg-lint.yaml": "ignore: [.github/workflows/*]\n", "pkg/.github/workflows/ci.yaml": "on: push\n"}, code: exitOK,
+			noStderr: []string{"matches no file", "XP006"}},
 		{name: "--against-version without --against", args: []string{"--against-version", "v1.0.0"}, code: exitError, stderr: []string{"need --against"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -193,8 +193,17 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
-	if err := applyIgnore(ctx, p, c.ignore); err != nil {
+	unusedGlobs, err := applyIgnore(ctx, p, c.ignore)
+	if err != nil {
 		return outcome{src: unreadable(source, err)}
+	}
+	var notes []string
+	for i, g := range unusedGlobs {
+		if i == maxIgnoreNotes {
+			notes = append(notes, fmt.Sprintf("ignore: %d more globs match no file of the package", len(unusedGlobs)-i))
+			break
+		}
+		notes = append(notes, unusedIgnoreNote(g))
 	}
 	res, err := p.Lint(ctx, c.lintOptions()...)
 	if err != nil {
@@ -216,7 +225,6 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 			}
 		}
 	}
-	var notes []string
 	if c.against.source != "" {
 		ds, silenced, note, err := lintAgainst(ctx, c, l, p, source)
 		if err != nil {
