@@ -46,6 +46,11 @@ const fixableMeta = "apiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider
 	"    meta.crossplane.io/maintainer: Hostile <hostile@example.org>\n    meta.crossplane.io/source: https://github.com/example/provider-hostile\n" +
 	"    meta.crossplane.io/license: Apache-2.0\nspec:\n  crossplane:\n    version: \">=v1.14.0\"\n"
 
+// depsCacheRoot is a Configuration depending on one Provider,
+// xpkg.example.org/acme/provider-a.
+const depsCacheRoot = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: configuration-hostile\nspec:\n  dependsOn:\n" +
+	"  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.example.org/acme/provider-a\n    version: \">=v1.0.0\"\n"
+
 // victimContent is what a file outside the package holds; a case's link
 // points at it, and it must hold the same after the run.
 const victimContent = "a file outside the package\n"
@@ -352,6 +357,11 @@ func baseFileCases() []FileCase {
 			[]string{"flag:--verify-key"}, 2,
 			fileLayout{files: pkgFiles(nil), fifos: []string{"key.pem"}},
 			"--verify", "--verify-key", "secret/key=key.pem", "pkg"),
+		fileCase("files-deps-cache-fifo",
+			"--deps-cache names a Crossplane package cache whose entry for the one dependency (acme-provider-a-<12 hex>.gz) is a FIFO: the read blocked forever; the entry is refused as not a regular file, a dependency that cannot be read (exit 2).",
+			[]string{"flag:--deps-cache"}, 2,
+			fileLayout{files: map[string]string{"pkg/crossplane.yaml": depsCacheRoot, ".git/HEAD": "ref: refs/heads/main\n"}, fifos: []string{"cache/acme-provider-a-0123456789ab.gz"}},
+			"--deps", "--offline", "--deps-cache", "cache", "pkg"),
 		fileCase("files-trusted-root-fifo",
 			"--trusted-root names a FIFO: refused (exit 2).",
 			[]string{"flag:--trusted-root"}, 2,

@@ -52,6 +52,7 @@ func Surfaces() []Surface {
 		{"flag:--trusted-root", "files-trusted-root-fifo"},
 		{"flag:--deps-from", "deps-cost-unresolved"},
 		{"flag:--deps-from", "deps-cost-version-choice"},
+		{"flag:--deps-cache", "files-deps-cache-fifo"},
 		{"config:ignore", "files-ignore-long-globs"},
 		{"config:ignore", "files-ignore-globs-at-cap"},
 		{"config:disable", "files-config-disable-over-cap"},
@@ -81,7 +82,6 @@ func Surfaces() []Surface {
 func surfaceGaps() map[string]string {
 	return map[string]string{
 		"flag:--cache-dir":                              "a hostile cache directory is exercised by examples/xpkg-lint's TestRegistryCostCLI (cache-cost-hostile-cache-dir), not yet by a generator here",
-		"flag:--deps-cache":                             "Crossplane's package cache directory as a --deps source: no generator yet",
 		"validator:apiextensions-apiserver-crd":         "XP420's call into apiextensions-apiserver's CRD validation: the gateway's cases (issue 30 class 1) are not in this tree yet",
 		"validator:apiextensions-apiserver-derived-crd": "XP421's validation of an XRD's derived CRD: the gateway's cases (issue 30 classes 1 and 10) are not in this tree yet",
 		"validator:apiextensions-apiserver-composition": "XP422: the gateway's cases (issue 30 class 10) are not in this tree yet",
