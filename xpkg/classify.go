@@ -153,21 +153,20 @@ func classifyDir(ctx context.Context, dir string) found {
 		return found{tried: []string{fmt.Sprintf("Crossplane package cache: %d packages (%s); give the path of one of them",
 			len(ents), listEntries(ents))}, err: ErrUnknownSource}
 	}
-	holdsPackageFile := isFile(filepath.Join(dir, PackageFile))
-	if !irregular && !holdsPackageFile && (hasYAML(dir) || hasYAMLBelow(ctx, dir)) {
+	if !irregular && (hasYAML(dir) || hasYAMLBelow(ctx, dir)) {
 		// crossplane xpkg build finds the meta object in any YAML file of
 		// the package root, not only in crossplane.yaml, and reads every
 		// YAML file of the whole tree, a subdirectory's included
 		// (crossplane v2.1.0, internal/xpkg/build.go Builder.Build over the
 		// parser's filesystem backend, which walks the tree): so does
-		// ParseFS (and the linter notes the file's name, XP008).
+		// ParseFS (and the linter notes the file's name, XP008). A
+		// directory holding only PackageFile (an image's root, or a
+		// repository that ships its stream that way) is such a package
+		// root too: --package-root reads it.
 		return found{kind: SourceDirectory, path: dir}
 	}
 	if !irregular {
 		tried = append(tried, "package directory: no "+parser.MetaFile+" at its root or in "+packageSubdir+"/, nor any other YAML file in its tree")
-	}
-	if holdsPackageFile {
-		tried = append(tried, "it holds "+PackageFile+": give that file's path to read it as a package stream")
 	}
 	return found{tried: tried, err: ErrUnknownSource}
 }

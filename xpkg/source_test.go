@@ -61,6 +61,20 @@ func gzipOf(t *testing.T, data []byte) []byte {
 	return buf.Bytes()
 }
 
+// TestOpenDirectoryHoldingPackageYAML: a directory holding only
+// package.yaml is a package root, as crossplane xpkg build --package-root
+// reads it (it used to be "not a package source").
+func TestOpenDirectoryHoldingPackageYAML(t *testing.T) {
+	t.Parallel()
+	p, err := xpkg.Open(t.Context(), "testdata/open/stream-only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SourceKind != xpkg.SourceDirectory || len(p.Package.Meta) != 1 {
+		t.Errorf("kind %v, %d meta objects; want a package directory with its meta object", p.SourceKind, len(p.Package.Meta))
+	}
+}
+
 // TestOpenDetectionFailures checks that a source no kind fits is an
 // ErrUnknownSource that says what was tried.
 func TestOpenDetectionFailures(t *testing.T) {
@@ -81,12 +95,6 @@ func TestOpenDetectionFailures(t *testing.T) {
 			source: func(*testing.T) string { return "testdata/open/not-a-package" },
 			want:   xpkg.ErrUnknownSource,
 			tried:  []string{"no oci-layout file", "no crossplane.yaml at its root or in package/"},
-		},
-		{
-			name:   "directory holding package.yaml",
-			source: func(*testing.T) string { return "testdata/open/stream-only" },
-			want:   xpkg.ErrUnknownSource,
-			tried:  []string{"give that file's path"},
 		},
 		{
 			name:   "binary file",

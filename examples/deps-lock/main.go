@@ -39,6 +39,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci/cache"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -175,7 +176,7 @@ func readImageConfigs(ctx context.Context, files []string) (*imageconfig.Set, er
 	}
 	var inputs []imageconfig.Input
 	for _, f := range files {
-		fh, err := os.Open(f)
+		fh, err := safefile.Open(f) // a regular file, never a FIFO
 		if err != nil {
 			return nil, err
 		}

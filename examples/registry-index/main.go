@@ -36,6 +36,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -172,7 +173,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		_, err = stdout.Write(buf.Bytes())
 	} else {
-		err = os.WriteFile(*out, buf.Bytes(), 0o644)
+		err = safefile.Write(ctx, *out, buf.Bytes(), safefile.WriteOptions{})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "registry-index: %v\n", err)
@@ -290,7 +291,7 @@ func read(ctx context.Context, dir, path string) Entry {
 // openUpload feeds the file at path to xpkg.OpenReader, as a registry feeds
 // the body of an upload.
 func openUpload(ctx context.Context, path string, opts ...xpkg.Option) (*xpkg.Package, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path) // a regular file, never a FIFO
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -154,7 +155,7 @@ func readManifests(ctx context.Context, dir string) ([]*parser.Object, error) {
 		if !d.Type().IsRegular() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
 			return nil
 		}
-		f, err := os.Open(path)
+		f, err := safefile.Open(path) // a regular file, never a FIFO
 		if err != nil {
 			return err
 		}

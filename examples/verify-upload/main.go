@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/verify"
@@ -85,13 +86,20 @@ type handler struct {
 // newHandler reads the policies, keys and trusted root once, at start-up
 // (a request reads no file); newClient makes each request's registry
 // client (nil: Docker's credentials).
+// Bounds of the files the flags name: a PEM public key, and a Sigstore
+// trusted root (a few KiB in practice).
+const (
+	maxKeyFile         = 1 << 20
+	maxTrustedRootFile = 16 << 20
+)
+
 func newHandler(icFiles, keys []string, trustedRoot string, newClient func() (*remote.Client, error)) (*handler, error) {
 	if len(icFiles) == 0 {
 		return nil, errors.New("give the ImageConfig policies (--image-config)")
 	}
 	var inputs []imageconfig.Input
 	for _, f := range icFiles {
-		fh, err := os.Open(f)
+		fh, err := safefile.Open(f) // a regular file, never a FIFO
 		if err != nil {
 			return nil, err
 		}
@@ -109,14 +117,14 @@ func newHandler(icFiles, keys []string, trustedRoot string, newClient func() (*r
 		if !ok || i < 0 {
 			return nil, fmt.Errorf("--verify-key %q is not SECRET/KEY=FILE", k)
 		}
-		pem, err := os.ReadFile(file)
+		pem, err := safefile.Read(context.Background(), file, maxKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("--verify-key: %w", err)
 		}
 		h.opts = append(h.opts, verify.WithPublicKey(ref[:i], ref[i+1:], pem))
 	}
 	if trustedRoot != "" {
-		data, err := os.ReadFile(trustedRoot)
+		data, err := safefile.Read(context.Background(), trustedRoot, maxTrustedRootFile)
 		if err != nil {
 			return nil, fmt.Errorf("--trusted-root: %w", err)
 		}

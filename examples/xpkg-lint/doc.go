@@ -52,8 +52,8 @@
 // (typically its previous tag in a registry), and reports each change as a
 // finding of rules XP701-XP724 (linter/apidiff) at its position in SOURCE;
 // a breaking change is an error when the version change (the references'
-// tags, or --package-version) is not a major semver bump on a package at
-// 1.0 or later.
+// tags, or --package-version and --against-version) is not a major semver
+// bump on a package at 1.0 or later.
 //
 // The exit status is 0 when no diagnostic is at or above --fail-on (error
 // by default), 1 when one is, and 2 when a source cannot be read or linted
@@ -61,11 +61,12 @@
 // nothing about it, such as a network or registry failure) or the flags are
 // wrong; each unreadable source gets one line on standard error.
 //
-// A repository configures it in .xpkg-lint.yaml (found from each source
-// upward, or --config FILE; keys named like the flags: ignore, disable,
-// severity, fail-on, crossplane-version, deps-from). --baseline FILE
-// accepts the findings FILE holds (writing it when absent), so that only
-// new ones fail the run. --fix applies the rules' suggested fixes to a
+// A repository configures it in .xpkg-lint.yaml or .xpkg-lint.yml (found
+// from each source upward, or --config FILE; keys named like the flags:
+// ignore, disable, severity, fail-on, crossplane-version, deps-from,
+// against, image-config, baseline, and exclude, findings left out by path
+// and rule). --baseline FILE accepts the findings FILE holds (which must
+// exist; --write-baseline writes it), so that only new ones fail the run. --fix applies the rules' suggested fixes to a
 // package directory in place, --diff prints them as a unified diff.
 //
 // It is package linter/checker with the built-in rules: a program of one

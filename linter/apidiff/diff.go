@@ -558,9 +558,11 @@ func (d *differ) definition(o, n *definition) error {
 		case n.conversionWebhook():
 			d.add(StorageChanged, Compatible, n, o, ns.name, "", oldPath, newPath,
 				"%s: the storage version changed from %s to %s, through the conversion webhook", n.what(), safetext.Token(os.name), safetext.Token(ns.name))
-		case os.schema != nil && ns.schema != nil && bytes.Equal(os.canonical(), ns.canonical()):
+		case os.schema != nil && ns.schema != nil && (bytes.Equal(os.canonical(), ns.canonical()) || sameSchema(os.schema, ns.schema)):
+			// Equal, or equal but for descriptions: nothing needs
+			// converting (issue 34 item 6).
 			d.add(StorageChanged, Compatible, n, o, ns.name, "", oldPath, newPath,
-				"%s: the storage version changed from %s to %s, whose schemas are equal (conversion None is enough)", n.what(), safetext.Token(os.name), safetext.Token(ns.name))
+				"%s: the storage version changed from %s to %s, whose schemas are equal but for their documentation (conversion None is enough)", n.what(), safetext.Token(os.name), safetext.Token(ns.name))
 		default:
 			d.add(StorageChanged, Breaking, n, o, ns.name, "", oldPath, newPath,
 				"%s: the storage version changed from %s to %s without a conversion webhook: objects stored as %s are served as %s unconverted", n.what(), safetext.Token(os.name), safetext.Token(ns.name), safetext.Token(os.name), safetext.Token(ns.name))

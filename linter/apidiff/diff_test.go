@@ -226,6 +226,12 @@ func TestDiff(t *testing.T) {
 		{name: "storage version changed with a webhook", kind: apidiff.StorageChanged, class: apidiff.Compatible, sev: linter.SeverityInfo,
 			old: crdHead + strings.Replace(version("v1", true, "properties: {size: {type: integer}}"), "storage: true", "storage: true #O", 1) + version("v2", false, "properties: {capacity: {type: integer}}"),
 			new: strings.Replace(crdHead, "  versions:", "  conversion: {strategy: Webhook}\n  versions:", 1) + version("v1", false, "properties: {size: {type: integer}}") + strings.Replace(version("v2", true, "properties: {capacity: {type: integer}}"), "storage: true", "storage: true #N", 1)},
+		{name: "storage version changed, schemas equal but for descriptions", kind: apidiff.StorageChanged, class: apidiff.Compatible, sev: linter.SeverityInfo, msg: "equal but for their documentation",
+			old: crdHead + strings.Replace(version("v1", true, "description: old\nproperties: {size: {type: integer, description: the size}}"), "storage: true", "storage: true #O", 1) + version("v2", false, "properties: {size: {type: integer, description: how big}}"),
+			new: crdHead + version("v1", false, "description: old\nproperties: {size: {type: integer, description: the size}}") + strings.Replace(version("v2", true, "properties: {size: {type: integer, description: how big}}"), "storage: true", "storage: true #N", 1)},
+		{name: "storage version changed, a field named description differs", kind: apidiff.StorageChanged, class: apidiff.Breaking, sev: linter.SeverityError,
+			old: crdHead + strings.Replace(version("v1", true, "properties: {description: {type: string}}"), "storage: true", "storage: true #O", 1) + version("v2", false, "properties: {description: {type: integer}}"),
+			new: crdHead + version("v1", false, "properties: {description: {type: string}}") + strings.Replace(version("v2", true, "properties: {description: {type: integer}}"), "storage: true", "storage: true #N", 1)},
 		// Definitions.
 		{name: "scope changed", kind: apidiff.ScopeChanged, class: apidiff.Breaking, sev: linter.SeverityError,
 			old: strings.Replace(crd("type: object"), "scope: Cluster", "scope: Cluster #O", 1), new: strings.Replace(crd("type: object"), "scope: Cluster", "scope: Namespaced #N", 1)},

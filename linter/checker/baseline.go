@@ -2,18 +2,19 @@ package checker
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
 )
@@ -21,9 +22,13 @@ import (
 // baselineVersion is the version of the baseline file's format.
 const baselineVersion = 1
 
-// maxBaselineSize bounds a baseline file (about 100 000 entries; decoded,
-// well within the CLI's memory budget).
-const maxBaselineSize = 16 << 20
+// Bounds of a baseline file: its bytes, and its entries, counted as they
+// are decoded (5.6 million empty entries fit in 16 MiB and would take a
+// gigabyte decoded at once).
+const (
+	maxBaselineSize    = 16 << 20
+	maxBaselineEntries = 100_000
+)
 
 // baselineFile is the baseline's JSON: the findings a project accepted,
 // each keyed by what survives unrelated edits (rule, file, object and
@@ -58,53 +63,116 @@ type baselineKey struct{ rule, file, object, field string }
 type baseline struct {
 	path  string
 	dir   string // absolute directory of path
-	write bool   // the file did not exist: this run writes it
+	write bool   // --write-baseline: this run writes it
+	root  string // a write must stay in it ("": anywhere the user named)
 	left  map[baselineKey]int
 	// written are the entries to write, in the order first met.
 	written []baselineEntry
 	index   map[baselineKey]int
 }
 
-// openBaseline reads the baseline at path, or prepares to write it when
-// there is no such file.
-func openBaseline(path string) (*baseline, error) {
+// errNoBaseline is the error of --baseline naming no file without
+// --write-baseline: a mistyped name must not pass as an empty baseline.
+var errNoBaseline = errors.New("no such baseline (give --write-baseline to write it)")
+
+// openBaseline reads the baseline at path (a missing file is
+// errNoBaseline), or, with write, prepares to write it there, within root
+// when root is not empty. Both go through safefile: a link, a FIFO or a
+// device is refused.
+func openBaseline(ctx context.Context, path string, write bool, root string) (*baseline, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	b := &baseline{path: path, dir: filepath.Dir(abs), left: map[baselineKey]int{}, index: map[baselineKey]int{}}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		b.write = true
+	b := &baseline{path: path, dir: filepath.Dir(abs), write: write, root: root, left: map[baselineKey]int{}, index: map[baselineKey]int{}}
+	if write {
+		// Refused now, before the lint, rather than after it.
+		if err := safefile.CheckWrite(path, safefile.WriteOptions{Root: root}); err != nil {
+			return nil, err
+		}
 		return b, nil
+	}
+	data, err := safefile.Read(ctx, path, maxBaselineSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, errNoBaseline)
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxBaselineSize+1)); err != nil {
-		return nil, err
-	}
-	if buf.Len() > maxBaselineSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxBaselineSize)
-	}
-	var bf baselineFile
-	dec := json.NewDecoder(&buf)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&bf); err != nil {
+	if err := b.decode(ctx, data); err != nil {
 		return nil, fmt.Errorf("%s: not a baseline: %w", path, err)
 	}
-	if bf.Version != baselineVersion {
-		return nil, fmt.Errorf("%s: baseline version %d, want %d", path, bf.Version, baselineVersion)
-	}
-	for _, e := range bf.Entries {
-		if e.Count <= 0 {
-			e.Count = 1
-		}
-		b.left[baselineKey{e.Rule, e.File, e.Object, e.Field}] += e.Count
-	}
 	return b, nil
+}
+
+// decode reads the baseline's JSON into b.left, one entry at a time, at
+// most maxBaselineEntries of them.
+func (b *baseline) decode(ctx context.Context, data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("want a JSON object")
+	}
+	version := -1
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case "version":
+			if err := dec.Decode(&version); err != nil {
+				return fmt.Errorf("version: %w", err)
+			}
+		case "tool":
+			var tool string
+			if err := dec.Decode(&tool); err != nil {
+				return fmt.Errorf("tool: %w", err)
+			}
+		case "entries":
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				if t == nil && err == nil {
+					continue // null: no entries
+				}
+				return errors.New("entries: want a list")
+			}
+			n := 0
+			for dec.More() {
+				if n++; n > maxBaselineEntries {
+					return fmt.Errorf("more than %d entries", maxBaselineEntries)
+				}
+				if n%1024 == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				var e baselineEntry
+				if err := dec.Decode(&e); err != nil {
+					return fmt.Errorf("entry %d: %w", n, err)
+				}
+				if e.Count <= 0 {
+					e.Count = 1
+				}
+				k := baselineKey{e.Rule, e.File, e.Object, e.Field}
+				b.left[k] = min(b.left[k]+e.Count, maxBaselineEntries*1000)
+			}
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unknown field %q", t)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the baseline's object")
+	}
+	if version != baselineVersion {
+		return fmt.Errorf("baseline version %d, want %d", version, baselineVersion)
+	}
+	return nil
 }
 
 // key returns the key of d, found in source s.
@@ -167,7 +235,7 @@ func (b *baseline) stale() int {
 }
 
 // save writes the baseline when this run is to write it.
-func (b *baseline) save(tool string) error {
+func (b *baseline) save(ctx context.Context, tool string) error {
 	if !b.write {
 		return nil
 	}
@@ -182,5 +250,5 @@ func (b *baseline) save(tool string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(b.path, append(data, '\n'), 0o644)
+	return safefile.Write(ctx, b.path, append(data, '\n'), safefile.WriteOptions{Root: b.root})
 }

@@ -22,7 +22,7 @@ func TestBaselineSurvivesEdits(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "baseline.json")
 
 	// Written: every finding is in the baseline, the run passes.
-	ds, r := jsonOutput(t, nil, "--fail-on", "info", "--baseline", base, pkg)
+	ds, r := jsonOutput(t, nil, "--fail-on", "info", "--baseline", base, "--write-baseline", pkg)
 	if r.code != exitOK || !strings.Contains(r.stderr, "wrote the baseline") {
 		t.Fatalf("writing: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -105,7 +105,7 @@ func TestBaselineBound(t *testing.T) {
 	if err := os.WriteFile(big, []byte(`{"version":1,"entries":[`+strings.Repeat(" ", maxBaselineSize)+`]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openBaseline(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := openBaseline(t.Context(), big, false, ""); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("too large: %v", err)
 	}
 }

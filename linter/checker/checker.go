@@ -173,7 +173,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			code = exitError
 		}
 	}()
-	c, err := ck.parseArgs(args)
+	c, err := ck.parseArgs(ctx, args)
 	if errors.Is(err, errUsage) {
 		fmt.Fprint(stdout, ck.usage())
 		return exitOK
@@ -200,19 +200,19 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		return ck.done(stderr, ck.listRules(stdout, c.format))
 	}
 
+	// The configuration files of every source, and the baseline, are
+	// read before anything is linted or written (files.go).
+	bl, err := ck.prepare(ctx, c)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", ck.name, err)
+		return exitError
+	}
 	if c.diff {
 		return ck.fixAll(ctx, c, l, stdin, stdout, stderr)
 	}
 	if c.fix {
 		if code := ck.fixAll(ctx, c, l, stdin, io.Discard, stderr); code != exitOK {
 			return code
-		}
-	}
-	var bl *baseline
-	if c.baseline != "" {
-		if bl, err = openBaseline(c.baseline); err != nil {
-			fmt.Fprintf(stderr, "%s: --baseline: %v\n", ck.name, err)
-			return exitError
 		}
 	}
 	w, err := report.New(c.format, stdout, report.Options{
@@ -248,6 +248,9 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			linter.SortDiagnostics(s.Diagnostics)
 			code = exitError
 		}
+		for _, n := range o.notes {
+			fmt.Fprintf(stderr, "%s: %s: note: %s\n", ck.name, s.Name, n)
+		}
 		for _, f := range o.failures {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", ck.name, s.Name, errorLine(s.Name, f))
 			code = exitError
@@ -272,15 +275,15 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		writeErr = err
 	}
 	if bl != nil && bl.write {
-		if err := bl.save(ck.name); err != nil {
-			fmt.Fprintf(stderr, "%s: --baseline: %v\n", ck.name, err)
+		if err := bl.save(ctx, ck.name); err != nil {
+			fmt.Fprintf(stderr, "%s: baseline: %v\n", ck.name, err)
 			return exitError
 		}
 		n := 0
 		for _, e := range bl.written {
 			n += e.Count
 		}
-		fmt.Fprintf(stderr, "%s: wrote the baseline %s (%d findings)\n", ck.name, c.baseline, n)
+		fmt.Fprintf(stderr, "%s: wrote the baseline %s (%d findings)\n", ck.name, bl.path, n)
 	}
 	if writeErr != nil {
 		fmt.Fprintf(stderr, "%s: writing the report: %v\n", ck.name, writeErr)

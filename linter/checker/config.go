@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"context"
 	_ "embed" // the configuration's JSON schema
 	"errors"
 	"fmt"
@@ -13,21 +14,26 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
-
 	"github.com/Masterminds/semver/v3"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
+	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // ConfigFile is the name of a project's configuration file, looked for in
 // the directory of each source and its parents (up to the repository root,
 // a directory holding .git, or the filesystem root), unless --config names
-// one.
+// one. ConfigFileAlt, its .yml spelling, is found too (a directory holding
+// both is an error).
 const ConfigFile = ".xpkg-lint.yaml"
+
+// ConfigFileAlt is ConfigFile spelled with the .yml extension.
+const ConfigFileAlt = ".xpkg-lint.yml"
 
 //go:embed config.schema.json
 var configSchema []byte
@@ -35,11 +41,14 @@ var configSchema []byte
 // ConfigSchema returns the JSON Schema (draft-04) of ConfigFile.
 func ConfigSchema() []byte { return slices.Clone(configSchema) }
 
-// Bounds of a configuration file: its size, and its ignore globs (every
-// file of a package is matched against each).
+// Bounds of a configuration file, per unit: its size; its ignore and
+// exclude globs (every file of a package is matched against each) and
+// their length; and the entries of every other list.
 const (
 	maxConfigSize  = 1 << 20
 	maxIgnoreGlobs = 1000
+	maxGlobLength  = 256
+	maxConfigList  = 1000
 )
 
 // projectConfig is what a configuration file says. Keys are named like the
@@ -55,10 +64,20 @@ type projectConfig struct {
 	depsFrom   []string
 	against    string           // an older version of the package (--against)
 	images     *imageconfig.Set // ImageConfig files' objects (--image-config)
+	baseline   string           // the baseline file (--baseline), relative to the working directory
+	exclude    []excludeRule    // findings left out by path and rule
+}
+
+// excludeRule leaves out the findings of some rules (every rule when rules
+// is empty) in the files a glob matches, as golangci-lint's
+// issues.exclude-rules does: the files are still linted.
+type excludeRule struct {
+	path  string   // a glob, relative to the package root
+	rules []string // rule IDs
 }
 
 // configKeys are the keys a configuration file may hold.
-var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config"}
+var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config", "baseline", "exclude"}
 
 // configError is an error of a configuration file, at a line.
 func configError(file string, n *yaml.Node, format string, args ...any) error {
@@ -69,25 +88,18 @@ func configError(file string, n *yaml.Node, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))
 }
 
-// readConfig reads and checks a configuration file.
-func (ck *Checker) readConfig(file string) (*projectConfig, error) {
-	f, err := os.Open(file)
+// readConfig reads and checks a configuration file, through safefile: a
+// regular file, no link followed, never blocking, at most maxConfigSize.
+func (ck *Checker) readConfig(ctx context.Context, file string) (*projectConfig, error) {
+	data, err := safefile.Read(ctx, file, maxConfigSize)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxConfigSize+1)); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if buf.Len() > maxConfigSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", file, maxConfigSize)
-	}
-	return ck.parseConfig(file, buf.Bytes())
+	return ck.parseConfig(ctx, file, data)
 }
 
 // parseConfig checks the content of a configuration file.
-func (ck *Checker) parseConfig(file string, data []byte) (*projectConfig, error) {
+func (ck *Checker) parseConfig(ctx context.Context, file string, data []byte) (*projectConfig, error) {
 	c := &projectConfig{file: file, dir: filepath.Dir(file), severities: map[string]linter.Severity{}}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -125,10 +137,8 @@ func (ck *Checker) parseConfig(file string, data []byte) (*projectConfig, error)
 			if len(c.ignore) > maxIgnoreGlobs {
 				return nil, configError(file, v, "ignore: %d globs, more than %d", len(c.ignore), maxIgnoreGlobs)
 			}
-			for _, g := range c.ignore {
-				if _, merr := filepath.Match(g, ""); merr != nil || g == "" {
-					return nil, configError(file, v, "ignore: %q is not a glob (the syntax of crossplane xpkg build --ignore, Go's filepath.Match)", g)
-				}
+			if gerr := checkGlobs(c.ignore); gerr != nil {
+				return nil, configError(file, v, "ignore: %v", gerr)
 			}
 		case "disable":
 			var names []string
@@ -144,6 +154,9 @@ func (ck *Checker) parseConfig(file string, data []byte) (*projectConfig, error)
 		case "severity":
 			if v.Kind != yaml.MappingNode {
 				return nil, configError(file, v, "severity: want a mapping of rules to levels (XP104: error)")
+			}
+			if len(v.Content)/2 > maxConfigList {
+				return nil, configError(file, v, "severity: %d rules, more than %d", len(v.Content)/2, maxConfigList)
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				rk, rv := v.Content[j], v.Content[j+1]
@@ -201,10 +214,20 @@ func (ck *Checker) parseConfig(file string, data []byte) (*projectConfig, error)
 						files[i] = filepath.Join(c.dir, f)
 					}
 				}
-				if c.images, err = readImageConfigs(files); err != nil {
+				if c.images, err = readImageConfigs(ctx, files); err != nil {
 					return nil, configError(file, v, "image-config: %v", err)
 				}
 			}
+		case "baseline":
+			if v.Kind != yaml.ScalarNode || v.Value == "" || v.Tag == "!!null" {
+				return nil, configError(file, v, "baseline: want a file name")
+			}
+			c.baseline = v.Value
+			if !filepath.IsAbs(c.baseline) {
+				c.baseline = filepath.Join(c.dir, c.baseline)
+			}
+		case "exclude":
+			c.exclude, err = ck.excludeRules(file, v)
 		default:
 			return nil, configError(file, k, "unknown key %q (want %s)", k.Value, strings.Join(configKeys, ", "))
 		}
@@ -223,8 +246,11 @@ func stringList(file, key string, v *yaml.Node) ([]string, error) {
 		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 			return configError(file, n, "%s: want a string or a list of strings", key)
 		}
-		for _, item := range strings.Split(n.Value, ",") {
+		for item := range strings.SplitSeq(n.Value, ",") {
 			if item = strings.TrimSpace(item); item != "" {
+				if len(out) >= maxConfigList {
+					return configError(file, n, "%s: more than %d entries", key, maxConfigList)
+				}
 				out = append(out, item)
 			}
 		}
@@ -234,6 +260,9 @@ func stringList(file, key string, v *yaml.Node) ([]string, error) {
 	case yaml.ScalarNode:
 		return out, add(v)
 	case yaml.SequenceNode:
+		if len(v.Content) > maxConfigList {
+			return nil, configError(file, v, "%s: %d entries, more than %d", key, len(v.Content), maxConfigList)
+		}
 		for _, n := range v.Content {
 			if err := add(n); err != nil {
 				return nil, err
@@ -261,7 +290,7 @@ type configResult struct {
 // ConfigFile in the source's directory (its own, for a directory) or a
 // parent, stopping after a directory that holds .git; nil when there is
 // none.
-func (f *configFinder) find(source string) (*projectConfig, error) {
+func (f *configFinder) find(ctx context.Context, source string) (*projectConfig, error) {
 	start := "."
 	if source != stdinSource {
 		if fi, err := os.Stat(source); err == nil {
@@ -285,10 +314,11 @@ func (f *configFinder) find(source string) (*projectConfig, error) {
 			break
 		}
 		visited = append(visited, dir)
-		file := filepath.Join(dir, ConfigFile)
-		if fi, err := os.Stat(file); err == nil && fi.Mode().IsRegular() {
-			c, err := f.ck.readConfig(relIfShorter(file))
-			res = configResult{c, err}
+		if file, err := configIn(dir); file != "" || err != nil {
+			res = configResult{err: err}
+			if err == nil {
+				res.c, res.err = f.ck.readConfig(ctx, relIfShorter(file))
+			}
 			break
 		}
 		if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi != nil {
@@ -306,6 +336,26 @@ func (f *configFinder) find(source string) (*projectConfig, error) {
 	return res.c, res.err
 }
 
+// configIn returns the configuration file of dir: ConfigFile or
+// ConfigFileAlt, "" when there is neither, an error when there are both.
+// Anything at either name counts, a link or a FIFO too: readConfig then
+// refuses it rather than the search passing it over.
+func configIn(dir string) (string, error) {
+	var found []string
+	for _, name := range []string{ConfigFile, ConfigFileAlt} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			found = append(found, filepath.Join(dir, name))
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", nil
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%s: both %s and %s: keep one", relIfShorter(dir), ConfigFile, ConfigFileAlt)
+}
+
 // relIfShorter returns file relative to the working directory when that
 // is shorter, for messages.
 func relIfShorter(file string) string {
@@ -319,49 +369,135 @@ func relIfShorter(file string) string {
 	return file
 }
 
-// ignored reports whether the file at p (slash-separated, relative to the
-// package root) matches a glob of ignore, as crossplane xpkg build
-// --ignore matches it: filepath.Match of the pattern joined to the root
+// checkGlobs checks globs of --ignore, the ignore key or an exclude
+// path: Go's filepath.Match syntax, each at most maxGlobLength bytes.
+func checkGlobs(globs []string) error {
+	for _, g := range globs {
+		if len(g) > maxGlobLength {
+			return fmt.Errorf("a glob of %d bytes, longer than %d", len(g), maxGlobLength)
+		}
+		if _, err := filepath.Match(g, ""); err != nil || g == "" {
+			return fmt.Errorf("%q is not a glob (the syntax of crossplane xpkg build --ignore, Go's filepath.Match)", g)
+		}
+	}
+	return nil
+}
+
+// globSet matches package paths against globs as crossplane xpkg build
+// --ignore matches them: filepath.Match of the pattern joined to the root
 // against the path, so that "*" stays within one directory and a pattern
 // naming a directory matches none of its files. Files of the examples
-// directory are matched relative to it, as the build matches them.
-func ignored(ignore []string, p string) bool {
+// directory are matched relative to it, as the build matches them. Each
+// path is matched once (the answer is kept), and the context is looked at
+// before each: the work is globs times distinct paths, each glob at most
+// maxGlobLength bytes.
+type globSet struct {
+	ctx   context.Context
+	globs []string // cleaned, slash-separated
+	used  []bool   // the glob of the same index matched a path
+	seen  map[string]bool
+	err   error // the context's, once done
+}
+
+func newGlobSet(ctx context.Context, globs []string) *globSet {
+	g := &globSet{ctx: ctx, seen: map[string]bool{}}
+	for _, p := range globs {
+		g.globs = append(g.globs, path.Clean(filepath.ToSlash(p)))
+	}
+	g.used = make([]bool, len(g.globs))
+	return g
+}
+
+// match reports whether p (slash-separated, relative to the package root)
+// matches a glob; false once the context is done (g.err says so).
+func (g *globSet) match(p string) bool {
+	if m, ok := g.seen[p]; ok {
+		return m
+	}
+	if g.err != nil {
+		return false
+	}
+	if g.err = g.ctx.Err(); g.err != nil {
+		return false
+	}
 	rel := p
 	if r, ok := strings.CutPrefix(p, xpkg.ExamplesDir+"/"); ok {
 		rel = r
 	}
-	for _, g := range ignore {
-		if ok, _ := path.Match(path.Clean(filepath.ToSlash(g)), rel); ok {
-			return true
+	// Every glob is tried (not only up to the first that matches), so
+	// that a glob matching no file can be reported: the same bound,
+	// globs times distinct paths.
+	m := false
+	for i, glob := range g.globs {
+		if ok, _ := path.Match(glob, rel); ok {
+			m, g.used[i] = true, true
 		}
 	}
-	return false
+	g.seen[p] = m
+	return m
+}
+
+// unused returns the globs among the first n that matched no path.
+func (g *globSet) unused(n int, globs []string) []string {
+	var out []string
+	for i := range min(n, len(globs)) {
+		if !g.used[i] {
+			out = append(out, globs[i])
+		}
+	}
+	return out
+}
+
+// ignored reports whether the file at p matches a glob of ignore (see
+// globSet).
+func ignored(ignore []string, p string) bool {
+	return newGlobSet(context.Background(), ignore).match(p)
 }
 
 // applyIgnore leaves out of a package read from a directory what ignore
 // matches: objects, documents that could not be parsed, files passed over
-// (XP006), and examples.
+// (XP006), and examples. It returns the globs of ignore that matched no
+// file, and fails only when ctx is done.
 //
-// ConfigFile at the package root is always left out: it configures the
-// linter and is no part of the package (crossplane xpkg build would read it
-// as one: build with --ignore=.xpkg-lint.yaml, or keep it above the package
-// root).
-func applyIgnore(p *xpkg.Package, ignore []string) {
+// ConfigFile (and ConfigFileAlt) at the package root is always left out: it
+// configures the linter and is no part of the package (crossplane xpkg
+// build would read it as one: build with --ignore=.xpkg-lint.yaml, or keep
+// it above the package root).
+func applyIgnore(ctx context.Context, p *xpkg.Package, ignore []string) ([]string, error) {
 	if p.Package == nil || p.SourceKind != xpkg.SourceDirectory {
-		return
+		return nil, nil
 	}
-	ignore = append(slices.Clip(ignore), ConfigFile)
+	g := newGlobSet(ctx, append(slices.Clip(ignore), ConfigFile, ConfigFileAlt))
 	drop := func(pkg *parser.Package) {
 		if pkg == nil {
 			return
 		}
-		keepObj := func(o *parser.Object) bool { return ignored(ignore, o.Pos.File) }
+		keepObj := func(o *parser.Object) bool { return g.match(o.Pos.File) }
 		pkg.Meta = slices.DeleteFunc(pkg.Meta, keepObj)
 		pkg.Objects = slices.DeleteFunc(pkg.Objects, keepObj)
-		pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e *parser.DocumentError) bool { return ignored(ignore, e.Pos.File) })
-		pkg.Skipped = slices.DeleteFunc(pkg.Skipped, func(s parser.SkippedFile) bool { return ignored(ignore, s.Path) })
-		pkg.Files = slices.DeleteFunc(pkg.Files, func(f string) bool { return ignored(ignore, f) })
+		pkg.Errors = slices.DeleteFunc(pkg.Errors, func(e *parser.DocumentError) bool { return g.match(e.Pos.File) })
+		pkg.Skipped = slices.DeleteFunc(pkg.Skipped, func(s parser.SkippedFile) bool { return g.match(s.Path) })
+		pkg.Files = slices.DeleteFunc(pkg.Files, func(f string) bool { return g.match(f) })
 	}
 	drop(p.Package)
 	drop(p.Examples)
+	if g.err != nil {
+		return nil, g.err
+	}
+	return g.unused(len(ignore), ignore), nil
+}
+
+// maxIgnoreNotes is how many ignore globs that match no file are named, one
+// line each; a line counts the rest.
+const maxIgnoreNotes = 5
+
+// unusedIgnoreNote is the note of an ignore glob that matched no file: as
+// crossplane xpkg build reads it, a pattern naming a directory leaves none
+// of its files out.
+func unusedIgnoreNote(glob string) string {
+	hint := ""
+	if d := strings.TrimSuffix(glob, "/"); !strings.ContainsAny(d, "*?[") {
+		hint = fmt.Sprintf(" (a directory's files are %s/*, one level: crossplane xpkg build --ignore matches files, not directories)", d)
+	}
+	return fmt.Sprintf("ignore: %s matches no file of the package%s", safetext.Quote(glob), hint)
 }

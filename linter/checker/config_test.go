@@ -17,11 +17,11 @@ import (
 func TestParseConfig(t *testing.T) {
 	t.Parallel()
 	ok := "# the project's lint configuration\nignore:\n  - .github/workflows/*\ndisable: [XP206, source-url]\nseverity:\n  XP104: error\nfail-on: warning\ncrossplane-version: v2.1.0\ndeps-from: testdata\n"
-	c, err := builtinChecker.parseConfig("cfg/.xpkg-lint.yaml", []byte(ok))
+	c, err := builtinChecker.parseConfig(t.Context(), "cfg/.xpkg-lint.yaml", []byte(ok))
 	if err == nil {
 		t.Fatalf("deps-from relative to cfg/ must not exist; got %+v", c)
 	}
-	c, err = builtinChecker.parseConfig(".xpkg-lint.yaml", []byte(ok))
+	c, err = builtinChecker.parseConfig(t.Context(), ".xpkg-lint.yaml", []byte(ok))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestParseConfig(t *testing.T) {
 		t.Errorf("config %+v", c)
 	}
 	for _, empty := range []string{"", "# nothing\n", "---\n"} {
-		if _, err := builtinChecker.parseConfig("e.yaml", []byte(empty)); err != nil {
+		if _, err := builtinChecker.parseConfig(t.Context(), "e.yaml", []byte(empty)); err != nil {
 			t.Errorf("%q: %v", empty, err)
 		}
 	}
@@ -52,7 +52,7 @@ func TestParseConfig(t *testing.T) {
 		{"ignore: [a]\n---\nfail-on: error\n", "f.yaml:2: a second YAML document"},
 		{"ignore: [a\n", "f.yaml: "},
 	} {
-		_, err := builtinChecker.parseConfig("f.yaml", []byte(tc.in))
+		_, err := builtinChecker.parseConfig(t.Context(), "f.yaml", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.in, err, tc.want)
 		}
@@ -259,14 +259,14 @@ func warnPackageDir(t *testing.T) string {
 func TestConfigBounds(t *testing.T) {
 	t.Parallel()
 	globs := "ignore:\n" + strings.Repeat("  - a/*\n", maxIgnoreGlobs+1)
-	if _, err := builtinChecker.parseConfig("f.yaml", []byte(globs)); err == nil || !strings.Contains(err.Error(), "f.yaml:2: ignore: 1001 globs") {
+	if _, err := builtinChecker.parseConfig(t.Context(), "f.yaml", []byte(globs)); err == nil || !strings.Contains(err.Error(), "f.yaml:2: ignore: 1001 entries") {
 		t.Errorf("too many globs: %v", err)
 	}
 	big := filepath.Join(t.TempDir(), ConfigFile)
 	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", maxConfigSize)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := builtinChecker.readConfig(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := builtinChecker.readConfig(t.Context(), big); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("too large: %v", err)
 	}
 }
@@ -321,7 +321,7 @@ func TestConfigImageConfig(t *testing.T) {
 	if err := os.WriteFile(file, []byte("image-config: [mirror.yaml]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := builtinChecker.readConfig(file)
+	p, err := builtinChecker.readConfig(t.Context(), file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestConfigImageConfig(t *testing.T) {
 	if err := os.WriteFile(file, []byte("image-config: [missing.yaml]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := builtinChecker.readConfig(file); err == nil || !strings.Contains(err.Error(), "image-config") || !strings.Contains(err.Error(), ":1:") {
+	if _, err := builtinChecker.readConfig(t.Context(), file); err == nil || !strings.Contains(err.Error(), "image-config") || !strings.Contains(err.Error(), ":1:") {
 		t.Errorf("missing file: %v", err)
 	}
 }

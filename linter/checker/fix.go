@@ -6,10 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 )
@@ -35,6 +35,7 @@ type fixResult struct {
 // then linted again for the report; with --diff the diff is the output.
 func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Reader, stdout, stderr io.Writer) int {
 	byFile := map[string][]fileFix{}
+	roots := map[string]string{} // file -> the package root it must lie in
 	var files []string
 	code := exitOK
 	unfixable := 0 // fixes in sources that are no package directory or file
@@ -71,6 +72,7 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 			file := f.TextEdits[0].File
 			if _, ok := byFile[file]; !ok {
 				files = append(files, file)
+				roots[file] = o.root
 			}
 			byFile[file] = append(byFile[file], fileFix{diag: d, fix: f})
 		}
@@ -80,7 +82,7 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 	}
 	fixed, skipped := 0, 0
 	for _, file := range files {
-		r := applyFixes(file, byFile[file])
+		r := applyFixes(ctx, file, byFile[file])
 		fixed += r.applied
 		skipped += len(r.skipped)
 		for _, why := range r.skipped {
@@ -96,7 +98,7 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 			}
 			continue
 		}
-		if err := writeFile(file, r.new); err != nil {
+		if err := writeFile(ctx, file, roots[file], r.new); err != nil {
 			fmt.Fprintf(stderr, "%s: %s: %v\n", ck.name, safetext.Escape(file), err)
 			return exitError
 		}
@@ -140,9 +142,9 @@ func countApplied(files []string, byFile map[string][]fileFix) int {
 
 // applyFixes applies to the file the fixes that apply cleanly: every edit
 // in the file's bounds and overlapping no edit of a fix already taken.
-func applyFixes(file string, fixes []fileFix) fixResult {
+func applyFixes(ctx context.Context, file string, fixes []fileFix) fixResult {
 	r := fixResult{file: file}
-	old, err := os.ReadFile(file)
+	old, err := safefile.Read(ctx, file, maxFixFileSize)
 	if err != nil {
 		for _, f := range fixes {
 			r.skipped = append(r.skipped, fmt.Sprintf("%s %s: %v", f.diag.Where(), f.diag.RuleID, err))
@@ -199,21 +201,16 @@ func overlaps(taken []linter.TextEdit, e linter.TextEdit) bool {
 	return false
 }
 
-// writeFile replaces the file's content, keeping its mode.
-func writeFile(file string, data []byte) error {
-	fi, err := os.Stat(file)
-	if err != nil {
-		return err
-	}
-	tmp := file + ".xpkg-lint-fix"
-	if err := os.WriteFile(tmp, data, fi.Mode().Perm()); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, file); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+// maxFixFileSize bounds a file --fix and --diff read: the largest package
+// stream the parser reads by default.
+const maxFixFileSize = 1 << 30
+
+// writeFile replaces the file's content, keeping its mode, through
+// safefile: an exclusive temporary file in the file's directory, renamed
+// over it; a file that is a link, is not regular, or lies outside root (the
+// package's directory, when known) is refused.
+func writeFile(ctx context.Context, file, root string, data []byte) error {
+	return safefile.Write(ctx, file, data, safefile.WriteOptions{Root: root, MustExist: true})
 }
 
 // diffContext is the number of unchanged lines a hunk shows around a change.

@@ -128,7 +128,7 @@ func TestApplyFixesSkips(t *testing.T) {
 	fix := func(off, end int64, text string) fileFix {
 		return fileFix{diag: linter.Diagnostic{RuleID: "XP999"}, fix: linter.SuggestedFix{Message: "m", TextEdits: []linter.TextEdit{{File: file, Offset: off, End: end, NewText: text}}}}
 	}
-	r := applyFixes(file, []fileFix{fix(3, 4, "10"), fix(3, 4, "11"), fix(8, 9, "20"), fix(100, 101, "x")})
+	r := applyFixes(t.Context(), file, []fileFix{fix(3, 4, "10"), fix(3, 4, "11"), fix(8, 9, "20"), fix(100, 101, "x")})
 	if r.applied != 2 || len(r.skipped) != 2 || string(r.new) != "a: 10\nb: 20\nc: 3\n" {
 		t.Errorf("applied %d, skipped %q, new %q", r.applied, r.skipped, r.new)
 	}

@@ -1,11 +1,11 @@
 package checker
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -38,8 +38,15 @@ type config struct {
 	ck          *Checker // the rule set
 	failOnSet   bool     // --fail-on was given: it wins over the configuration
 	ignore      []string // --ignore globs
-	baseline    string   // --baseline FILE
-	fix, diff   bool     // --fix, --diff
+	// exclude and excludeFile are the configuration's exclude rules and
+	// its file (files.go).
+	exclude     []excludeRule
+	excludeFile string
+	baseline    string // --baseline FILE
+	// writeBaseline is --write-baseline: write the baseline rather than
+	// match against it.
+	writeBaseline bool
+	fix, diff     bool // --fix, --diff
 	// project is the configuration --config names; nil to look for
 	// ConfigFile from each source upward (configs).
 	project  *projectConfig
@@ -112,9 +119,13 @@ Flags:
                              parent, up to the repository root); flags win
                              over its keys
   --baseline FILE            accept the findings FILE holds: only new ones
-                             count toward the exit status; without FILE,
-                             write the current findings to it (keyed by
-                             rule, file, object and field, not by line)
+                             count toward the exit status (keyed by rule,
+                             file, object and field, not by line); a FILE
+                             that does not exist is an error (default: the
+                             configuration's baseline key)
+  --write-baseline           write the current findings to the baseline
+                             (--baseline FILE or the configuration's), creating
+                             or replacing it, and pass
   --fix                      apply the suggested fixes to the package files
                              in place (comments and formatting kept), then
                              report what remains; a fix that does not apply
@@ -160,6 +171,9 @@ Flags:
   --package-version V        the version of the package linted, for
                              --against's semver check (default: its tag
                              when it is a reference)
+  --against-version V        the version of the --against package, for the
+                             semver check (default: its tag when it is a
+                             reference)
   --image-config FILE        Crossplane ImageConfig objects (repeatable): their
                              rewriteImage rules choose where references, and
                              with --deps the graph's packages, are pulled
@@ -191,7 +205,7 @@ be read for a network or registry failure), or the flags are wrong.
 
 // parseArgs parses the command line. It returns errUsage for --help, and an
 // error saying what is wrong with the flags otherwise.
-func (ck *Checker) parseArgs(args []string) (*config, error) {
+func (ck *Checker) parseArgs(ctx context.Context, args []string) (*config, error) {
 	c := &config{
 		ck:         ck,
 		format:     report.FormatText,
@@ -230,12 +244,12 @@ func (ck *Checker) parseArgs(args []string) (*config, error) {
 			c.failOnSet = true
 		}
 	})
-	if err := f.apply(c); err != nil {
+	if err := f.apply(ctx, c); err != nil {
 		return nil, err
 	}
 	c.configs = &configFinder{ck: ck, byDir: map[string]configResult{}}
 	if f.configFile != "" {
-		p, err := ck.readConfig(f.configFile)
+		p, err := ck.readConfig(ctx, f.configFile)
 		if err != nil {
 			return nil, fmt.Errorf("--config: %w", err)
 		}
@@ -263,6 +277,7 @@ type flagValues struct {
 	maxDocs                                      countFlag
 	jobs                                         int
 	listRules, version, fix, diff                bool
+	writeBaseline                                bool
 	remote                                       remoteFlags
 	deps                                         depsFlags        // deps.go
 	against                                      againstFlags     // against.go
@@ -289,6 +304,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.version, "version", false, "print the version")
 	fs.StringVar(&f.configFile, "config", "", "configuration file")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline file")
+	fs.BoolVar(&f.writeBaseline, "write-baseline", false, "write the baseline")
 	fs.BoolVar(&f.fix, "fix", false, "apply suggested fixes")
 	fs.BoolVar(&f.diff, "diff", false, "print suggested fixes as a diff")
 	fs.Var(&f.ignore, "ignore", "globs of files to leave out")
@@ -300,7 +316,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 }
 
 // apply checks the raw values and stores them in c.
-func (f *flagValues) apply(c *config) error {
+func (f *flagValues) apply(ctx context.Context, c *config) error {
 	var err error
 	if c.format, err = report.ParseFormat(f.output); err != nil {
 		return fmt.Errorf("-o: %w", err)
@@ -333,12 +349,10 @@ func (f *flagValues) apply(c *config) error {
 		}
 		c.severities[r.ID] = sev
 	}
-	for _, g := range f.ignore {
-		if _, err := filepath.Match(g, ""); err != nil {
-			return fmt.Errorf("--ignore: %q is not a glob", g)
-		}
-		c.ignore = append(c.ignore, g)
+	if err := checkGlobs(f.ignore); err != nil {
+		return fmt.Errorf("--ignore: %w", err)
 	}
+	c.ignore = append(c.ignore, f.ignore...)
 	if f.xpVersion != "" {
 		_, note, err := linter.CrossplaneLine(f.xpVersion)
 		if err != nil {
@@ -373,7 +387,10 @@ func (f *flagValues) apply(c *config) error {
 		c.jobs = f.jobs
 	}
 	c.listRules = f.listRules
-	c.baseline = f.baseline
+	c.baseline, c.writeBaseline = f.baseline, f.writeBaseline
+	if c.writeBaseline && (c.fix || c.diff) {
+		return errors.New("give --write-baseline or --fix/--diff, not both")
+	}
 	c.fix, c.diff = f.fix, f.diff
 	if c.fix && c.diff {
 		return errors.New("give --fix or --diff, not both")
@@ -393,7 +410,7 @@ func (f *flagValues) apply(c *config) error {
 	if err := f.remote.apply(c); err != nil {
 		return err
 	}
-	if err := f.images.apply(c); err != nil {
+	if err := f.images.apply(ctx, c); err != nil {
 		return err
 	}
 	if err := f.verify.apply(c, &f.remote); err != nil {

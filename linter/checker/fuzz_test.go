@@ -19,7 +19,7 @@ func FuzzParseConfig(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := builtinChecker.parseConfig("f.yaml", data)
+		c, err := builtinChecker.parseConfig(t.Context(), "f.yaml", data)
 		if err != nil {
 			return
 		}

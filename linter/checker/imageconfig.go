@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
@@ -27,11 +27,11 @@ func (f *imageConfigFlags) register(fs *flag.FlagSet) {
 }
 
 // apply reads the files into c.images, and gives the set to Open.
-func (f *imageConfigFlags) apply(c *config) error {
+func (f *imageConfigFlags) apply(ctx context.Context, c *config) error {
 	if len(f.files) == 0 {
 		return nil
 	}
-	set, err := readImageConfigs(f.files)
+	set, err := readImageConfigs(ctx, f.files)
 	if err != nil {
 		return fmt.Errorf("--image-config: %w", err)
 	}
@@ -41,21 +41,22 @@ func (f *imageConfigFlags) apply(c *config) error {
 }
 
 // readImageConfigs reads the ImageConfig objects of files, at most
-// maxImageConfigFiles of them.
-func readImageConfigs(files []string) (*imageconfig.Set, error) {
+// maxImageConfigFiles of them, under ctx. Each file is opened through
+// safefile: a regular file, no link followed, never blocking on a FIFO.
+func readImageConfigs(ctx context.Context, files []string) (*imageconfig.Set, error) {
 	if len(files) > maxImageConfigFiles {
 		return nil, fmt.Errorf("%d files, more than %d", len(files), maxImageConfigFiles)
 	}
 	var inputs []imageconfig.Input
 	for _, name := range files {
-		fh, err := os.Open(name)
+		fh, err := safefile.Open(name)
 		if err != nil {
 			return nil, err
 		}
 		defer fh.Close()
 		inputs = append(inputs, imageconfig.Input{Name: name, Reader: fh})
 	}
-	return imageconfig.ParseAll(context.Background(), inputs)
+	return imageconfig.ParseAll(ctx, inputs)
 }
 
 // registrySource is the graph's registry source with the ImageConfig

@@ -42,6 +42,11 @@ type outcome struct {
 	// failOn is the least severity that fails the run for this source:
 	// --fail-on, else the configuration's fail-on.
 	failOn linter.Severity
+	// notes are lines for stderr ("no API changes").
+	notes []string
+	// root is the package's directory for a package directory or a
+	// package.yaml file: --fix writes only within it.
+	root string
 }
 
 // loader opens a source. It is xpkg.Open and xpkg.OpenReader in the
@@ -108,7 +113,7 @@ func lintSafely(ctx context.Context, c *config, l loader, source string, stdin i
 // lintSource opens and lints one source, with the configuration that
 // applies to it.
 func lintSource(ctx context.Context, c *config, l loader, source string, stdin io.Reader) outcome {
-	c, err := c.forSource(source)
+	c, err := c.forSource(ctx, source)
 	if err != nil {
 		return outcome{src: unreadable(source, err), failOn: c.failOn}
 	}
@@ -120,11 +125,11 @@ func lintSource(ctx context.Context, c *config, l loader, source string, stdin i
 // forSource returns the flags merged with the configuration file that
 // applies to source (--config's, or the first found from the source
 // upward): flags win; lists (disable, ignore, deps-from) add up.
-func (c *config) forSource(source string) (*config, error) {
+func (c *config) forSource(ctx context.Context, source string) (*config, error) {
 	p := c.project
 	if p == nil && c.configs != nil {
 		var err error
-		if p, err = c.configs.find(source); err != nil {
+		if p, err = c.configs.find(ctx, source); err != nil {
 			return c, fmt.Errorf("configuration: %w", err)
 		}
 	}
@@ -142,8 +147,9 @@ func (c *config) forSource(source string) (*config, error) {
 		m.xpVersion = p.xpVersion
 	}
 	m.ignore = append(slices.Clip(p.ignore), c.ignore...)
+	m.exclude, m.excludeFile = p.exclude, p.file
 	if m.against.source == "" && p.against != "" {
-		m.against = againstConfig{source: p.against, opts: c.openOpts, old: onceOpen()}
+		m.against = againstConfig{source: p.against, version: c.against.version, oldVersion: c.against.oldVersion, opts: c.openOpts, old: onceOpen()}
 	}
 	if m.images == nil && p.images != nil {
 		m.images = p.images
@@ -195,9 +201,23 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
-	applyIgnore(p, c.ignore)
+	unusedGlobs, err := applyIgnore(ctx, p, c.ignore)
+	if err != nil {
+		return outcome{src: unreadable(source, err)}
+	}
+	var notes []string
+	for i, g := range unusedGlobs {
+		if i == maxIgnoreNotes {
+			notes = append(notes, fmt.Sprintf("ignore: %d more globs match no file of the package", len(unusedGlobs)-i))
+			break
+		}
+		notes = append(notes, unusedIgnoreNote(g))
+	}
 	res, err := p.Lint(ctx, c.lintOptions()...)
 	if err != nil {
+		return outcome{src: unreadable(source, err)}
+	}
+	if res.Diagnostics, res.Suppressed, err = applyExclude(ctx, c.excludeFile, c.exclude, res.Diagnostics, res.Suppressed); err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
 	src := &report.Source{Name: displayName(source), Kind: p.SourceKind.String(), Image: p.Image != nil,
@@ -217,12 +237,15 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	// own findings: it is one more finding, XP000, and exit status 2.
 	var unchecked []linter.Diagnostic
 	if c.against.source != "" {
-		ds, silenced, err := lintAgainst(ctx, c, l, p, source)
+		ds, silenced, note, err := lintAgainst(ctx, c, l, p, source)
 		if err != nil {
 			if ctx.Err() != nil {
 				return outcome{src: unreadable(source, err)}
 			}
 			unchecked = append(unchecked, uncheckedDiagnostic(src.Name, err))
+		}
+		if note != "" {
+			notes = append(notes, note)
 		}
 		src.Diagnostics = append(src.Diagnostics, ds...)
 		linter.SortDiagnostics(src.Diagnostics)
@@ -260,7 +283,7 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 	for _, f := range res.Failures {
 		failures = append(failures, f)
 	}
-	return outcome{src: src, failures: failures, tree: tree, unchecked: unchecked}
+	return outcome{src: src, failures: failures, tree: tree, unchecked: unchecked, root: p.Root, notes: notes}
 }
 
 // refused returns the report of a source whose required signature did not

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/oci/cache"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -64,8 +65,13 @@ func (f *remoteFlags) client() (*remote.Client, error) {
 		}
 	}
 	if f.registryConfig != "" {
-		if _, err := os.Stat(f.registryConfig); err != nil {
+		// The registry client reads the file by name: it must be a
+		// regular file (a FIFO would block the run), through a link or not
+		// (the user names it, and Docker's configs are often links).
+		if fi, err := os.Stat(f.registryConfig); err != nil {
 			return nil, fmt.Errorf("--registry-config: %w", err)
+		} else if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("--registry-config: %s %w", f.registryConfig, safefile.ErrNotRegular)
 		}
 		opts = append(opts, remote.WithDockerConfig(f.registryConfig))
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -151,7 +152,9 @@ func (c *cacheSource) Fetch(ctx context.Context, name, version string, opts ...S
 		hex = hexes[0]
 	}
 	path := filepath.Join(c.dir, prefix+hex+".gz")
-	f, err := os.Open(path)
+	// A regular file only: a FIFO or a device at the entry's name would
+	// block the read forever, a link would be followed out of the cache.
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("deps: %w", err)
 	}

@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +19,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/xpkgkit/xpkgkit/internal/limitval"
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -167,20 +166,11 @@ func WithLimits(l Limits) Option {
 	return func(cfg *config) error { cfg.limits = l; return nil }
 }
 
+// readBounded reads a key or trusted-root file through the file layer: a
+// regular file (never a FIFO or a device, which would block or never end),
+// no link followed at its name, at most limit bytes.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("more than %d bytes", limit)
-	}
-	return b, nil
+	return safefile.Read(context.Background(), path, limit)
 }
 
 // Verifier verifies package signatures against ImageConfig verification
