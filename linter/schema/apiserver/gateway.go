@@ -1,0 +1,267 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// The gateway. Every call into the API server's code (k8s.io/
+// apiextensions-apiserver, the CEL compiler and evaluator through
+// k8s.io/apiserver, kube-openapi's validators through both) is made in the
+// files named gateway*.go, and only there: TestGatewayConfinesImports
+// fails when another file of the package imports that code. Their cost is
+// not ours to bound inside (kube-openapi merges each error into its result
+// by comparing it with every error before it; the API server compiles
+// every CEL rule of every version in its own environment; Go's regexp
+// works in the compiled program's size, which the CEL cost model does not
+// see), so the gateway bounds it from outside, by mechanism:
+//
+//   - before a call, a linear pre-count of what the call can do (the
+//     values its default and enum checks can each report an error for,
+//     the CEL rules it compiles and their bytes, version by version, so
+//     that a schema aliased across versions counts once per version, and
+//     the schema nodes it walks), charged against per-call limits and a
+//     budget per rule run;
+//   - a call over a limit or the budget is not made: the check says so
+//     (info, "not validated: …", naming the limit), never passes in
+//     silence;
+//   - every call runs under the context: the caller returns as soon as
+//     ctx is done (withContext), the API server's code not looking at it;
+//   - CEL evaluation is charged in the CEL cost units the API server
+//     enforces, priced up where the cost model under-prices the work
+//     (stringScale for long strings, regexScale for a regular expression
+//     the rule builds at run time).
+
+// errOverBudget is the class of the gateway's refusals (budgetError).
+var errOverBudget = errors.New("over the API server gateway's budget")
+
+// budgetError is the gateway's refusal of a call: what it counted, and
+// the limit the count went over.
+type budgetError struct {
+	what  string // what was counted, plural ("CEL rules")
+	count int64  // the count (it stops early past the limit: "or more")
+	limit int64
+	run   bool // the limit is the rule run's budget, not one call's
+}
+
+func (e *budgetError) Error() string {
+	scope := "one definition"
+	if e.run {
+		scope = "the package, over its definitions so far"
+	}
+	return fmt.Sprintf("%d or more %s, over the API server gateway's limit of %d for %s", e.count, e.what, e.limit, scope)
+}
+
+func (e *budgetError) Is(target error) bool { return target == errOverBudget }
+
+// The gateway's limits on one call into the API server's CRD validation
+// (XP420, XP421) and on one rule run. The largest CRDs of the corpus hold
+// 22 rules of 1 KB in all, and at most a few hundred default and enum
+// values; the upjet monolith about 2,800 rules over 900 CRDs.
+const (
+	// maxCallValues bounds the values of the defaults and enums of one
+	// CRD: the API server checks each against its schema, and kube-openapi
+	// merges each error by comparing it with every one before it (39,000
+	// wrong items of one default: 14 s, 60 s on a loaded machine).
+	maxCallValues = 5_000
+	// maxCallRules and maxCallRuleBytes bound the CEL rules (and
+	// messageExpressions) one CRD validation compiles, over its versions:
+	// the API server compiles each in its own environment (20,000 short
+	// rules: 409 MiB; 470 KB of rules aliased across 30 versions: 20 s).
+	maxCallRules     = 2_000
+	maxCallRuleBytes = 128 << 10
+	// maxCallNodes bounds the schema nodes of one CRD validation, over
+	// its versions (aliases expanded).
+	maxCallNodes = 250_000
+	// maxRunRules and maxRunRuleBytes bound the CEL rules one rule run
+	// compiles over all its definitions: short rules compile in about
+	// 0.15 ms each (2,000 in 0.3 s and 90 MiB), long ones in about 5 µs a
+	// byte (1.5 MB: 7.4 s), so the budget is about 1.5 s and 2.5 s of
+	// CPU. The upjet monolith compiles 2,844 rules of 214 KB.
+	maxRunRules     = 10_000
+	maxRunRuleBytes = 512 << 10
+)
+
+// callCost is the pre-count of one call into the API server's CRD
+// validation.
+type callCost struct {
+	values    int64 // default and enum values
+	rules     int64 // CEL rules and messageExpressions
+	ruleBytes int64
+	nodes     int64 // schema nodes
+}
+
+// over returns the per-call limit c goes over, or nil.
+func (c callCost) over() error {
+	switch {
+	case c.values > maxCallValues:
+		return &budgetError{what: "default and enum values to check", count: c.values, limit: maxCallValues}
+	case c.rules > maxCallRules:
+		return &budgetError{what: "CEL rules to compile", count: c.rules, limit: maxCallRules}
+	case c.ruleBytes > maxCallRuleBytes:
+		return &budgetError{what: "bytes of CEL rules to compile", count: c.ruleBytes, limit: maxCallRuleBytes}
+	case c.nodes > maxCallNodes:
+		return &budgetError{what: "schema nodes", count: c.nodes, limit: maxCallNodes}
+	}
+	return nil
+}
+
+// runBudget is what one rule run may spend in the API server's CRD
+// validation over all its definitions. Its charges are made in the
+// package's order (charge, from ordered's emit), so that which definition
+// goes over is the same on every run; a worker asks spent first (exceeds)
+// and leaves out a call that is over already, which the charge, made
+// later with at least as much spent, refuses too.
+type runBudget struct {
+	rules, ruleBytes atomic.Int64
+}
+
+// exceeds reports whether c would go over the budget after what was
+// charged so far.
+func (b *runBudget) exceeds(c callCost) bool {
+	return b.rules.Load()+c.rules > maxRunRules || b.ruleBytes.Load()+c.ruleBytes > maxRunRuleBytes
+}
+
+// charge charges c, in the package's order, and returns the budget's
+// refusal when it goes over (nothing is charged then).
+func (b *runBudget) charge(c callCost) error {
+	if r := b.rules.Load() + c.rules; r > maxRunRules {
+		return &budgetError{what: "CEL rules to compile", count: r, limit: maxRunRules, run: true}
+	}
+	if n := b.ruleBytes.Load() + c.ruleBytes; n > maxRunRuleBytes {
+		return &budgetError{what: "bytes of CEL rules to compile", count: n, limit: maxRunRuleBytes, run: true}
+	}
+	b.rules.Add(c.rules)
+	b.ruleBytes.Add(c.ruleBytes)
+	return nil
+}
+
+// countCRD pre-counts the validation of content, an apiextensions.k8s.io/v1
+// CustomResourceDefinition as decoded JSON: every version's schema is
+// counted, so a schema that versions share through a YAML alias counts
+// once per version, as the API server validates it. The walk is linear in
+// the schemas' nodes and stops once a count is past its limit.
+func countCRD(content map[string]any) callCost {
+	var c callCost
+	spec, _ := content["spec"].(map[string]any)
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		sm, _ := vm["schema"].(map[string]any)
+		countSchema(sm["openAPIV3Schema"], &c)
+	}
+	// An internal-type schema common to all versions is not served by v1,
+	// but a v1 object may still carry spec.validation: it is dropped in
+	// decoding, so it is not counted.
+	return c
+}
+
+// countSchema adds the cost of the schema s (a JSON Schema as decoded
+// JSON) to c.
+func countSchema(s any, c *callCost) {
+	m, ok := s.(map[string]any)
+	if !ok || c.over() != nil {
+		return
+	}
+	c.nodes++
+	for k, v := range m {
+		switch k {
+		case "properties", "patternProperties", "definitions", "dependencies":
+			if ps, ok := v.(map[string]any); ok {
+				for _, p := range ps {
+					countSchema(p, c)
+				}
+			}
+		case "items", "additionalProperties", "additionalItems", "not":
+			if l, ok := v.([]any); ok {
+				for _, e := range l {
+					countSchema(e, c)
+				}
+				continue
+			}
+			countSchema(v, c)
+		case "allOf", "anyOf", "oneOf":
+			if l, ok := v.([]any); ok {
+				for _, e := range l {
+					countSchema(e, c)
+				}
+			}
+		case "default":
+			c.values += countValues(v, maxCallValues+1-c.values)
+		case "enum":
+			if l, ok := v.([]any); ok {
+				for _, e := range l {
+					c.values += countValues(e, maxCallValues+1-c.values)
+				}
+			}
+		case "x-kubernetes-validations":
+			l, _ := v.([]any)
+			for _, e := range l {
+				r, _ := e.(map[string]any)
+				rule, _ := r["rule"].(string)
+				msg, _ := r["messageExpression"].(string)
+				c.rules++
+				c.ruleBytes += int64(len(rule))
+				if msg != "" {
+					c.rules++
+					c.ruleBytes += int64(len(msg))
+				}
+			}
+		}
+	}
+}
+
+// countValues counts the values of v (every scalar, list and map, v
+// included), up to max.
+func countValues(v any, max int64) int64 {
+	if max <= 0 {
+		return 0
+	}
+	n := int64(1)
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if n >= max {
+				break
+			}
+			n += countValues(e, max-n)
+		}
+	case []any:
+		for _, e := range x {
+			if n >= max {
+				break
+			}
+			n += countValues(e, max-n)
+		}
+	}
+	return n
+}
+
+// withContext runs f, and returns early with the context's error when ctx
+// is done first: the API server's code does not look at a context, and a
+// large CRD takes seconds (f goes on in the background, its result
+// dropped).
+func withContext[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}

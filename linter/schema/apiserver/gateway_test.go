@@ -1,0 +1,202 @@
+package apiserver
+
+import (
+	"errors"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// gatewayImports are the import paths of the code the gateway bounds: the
+// API server's (CRD validation, custom resource validation, the CEL
+// compiler and evaluator), and kube-openapi's validators and the CEL
+// library it reaches through them.
+var gatewayImports = []string{
+	"k8s.io/apiextensions-apiserver/",
+	"k8s.io/apiserver/",
+	"k8s.io/kube-openapi/pkg/validation/",
+	"github.com/google/cel-go/",
+}
+
+// TestGatewayConfinesImports fails when a file of the package other than
+// the gateway's (gateway*.go) imports the code the gateway bounds: every
+// call into it must go through the gateway's pre-count, limits and
+// context. Tests may import it (to build inputs).
+func TestGatewayConfinesImports(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gatewayFiles := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gateway := strings.HasPrefix(f, "gateway")
+		for _, imp := range ast.Imports {
+			path, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, prefix := range gatewayImports {
+				if !strings.HasPrefix(path+"/", prefix) {
+					continue
+				}
+				if gateway {
+					gatewayFiles++
+					continue
+				}
+				t.Errorf("%s imports %s: only the gateway's files (gateway*.go) may call the API server's code", f, path)
+			}
+		}
+	}
+	if gatewayFiles == 0 {
+		t.Errorf("no gateway file imports the API server's code: the test looks at the wrong files")
+	}
+}
+
+func TestCountCRD(t *testing.T) {
+	t.Parallel()
+	const crd = `
+spec:
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema: &s
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              l: {type: array, items: {type: string}, default: [a, b, c]}
+              e: {type: string, enum: [x, y]}
+              o: {type: object, default: {a: [1, 2]}}
+            x-kubernetes-validations:
+            - rule: self.l.size() > 0
+              messageExpression: "'too short'"
+            - rule: has(self.e)
+  - name: v2
+    schema:
+      openAPIV3Schema: *s
+`
+	var content map[string]any
+	if err := yaml.Unmarshal([]byte(crd), &content); err != nil {
+		t.Fatal(err)
+	}
+	got := countCRD(content)
+	// Per version: 6 schema nodes (the items schema one); the default list (1+3), the two enum
+	// values, the default object (1 + 1 list + 2); 3 rules (a
+	// messageExpression is compiled too) of 17+11+11 bytes. Twice: the
+	// alias is validated once per version.
+	want := callCost{values: 2 * (4 + 2 + 4), rules: 2 * 3, ruleBytes: 2 * (17 + 11 + 11), nodes: 2 * 6}
+	if got != want {
+		t.Errorf("countCRD = %+v, want %+v", got, want)
+	}
+}
+
+func TestCallCostOver(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cost callCost
+		want string // in the error; "" for none
+	}{
+		{callCost{values: maxCallValues, rules: maxCallRules, ruleBytes: maxCallRuleBytes, nodes: maxCallNodes}, ""},
+		{callCost{values: maxCallValues + 1}, "5001 or more default and enum values to check, over the API server gateway's limit of 5000 for one definition"},
+		{callCost{rules: maxCallRules + 1}, "2001 or more CEL rules to compile"},
+		{callCost{ruleBytes: maxCallRuleBytes + 1}, "131073 or more bytes of CEL rules to compile, over the API server gateway's limit of 131072"},
+		{callCost{nodes: maxCallNodes + 1}, "schema nodes"},
+	} {
+		err := tc.cost.over()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v, want none", tc.cost, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, errOverBudget) {
+			t.Errorf("%+v: %v, want an errOverBudget saying %q", tc.cost, err, tc.want)
+		}
+	}
+}
+
+// TestRunBudgetOrder checks that the run budget's verdicts depend on the
+// package's order only: a worker that leaves a call out (exceeds) is
+// always refused at its charge.
+func TestRunBudgetOrder(t *testing.T) {
+	t.Parallel()
+	var b runBudget
+	big := callCost{rules: maxRunRules/2 + 1}
+	if b.exceeds(big) {
+		t.Fatal("the first half exceeds an empty budget")
+	}
+	if err := b.charge(big); err != nil {
+		t.Fatal(err)
+	}
+	if !b.exceeds(big) {
+		t.Fatal("a second half does not exceed the budget")
+	}
+	err := b.charge(big)
+	if err == nil || !errors.Is(err, errOverBudget) || !strings.Contains(err.Error(), "for the package") {
+		t.Errorf("charge over the budget: %v", err)
+	}
+	if err := b.charge(callCost{rules: 1}); err != nil {
+		t.Errorf("a small call after a refused one: %v", err)
+	}
+}
+
+func TestRegexUse(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rule, msg string
+		dynamic   bool
+		insts     int // at least; 0: none
+	}{
+		{rule: "self.size() > 0"},
+		{rule: "self.matches('^[a-z]+$')", insts: 1},
+		{rule: `self.matches("^[a-z]+$") && self.find('[0-9]') == ''`, insts: 1},
+		{rule: "self.findAll('[0-9]', 2).size() < 3", insts: 1},
+		{rule: "self.s.matches(self.p)", dynamic: true},
+		{rule: "self.s.matches('(a?)' + '{999}x')", dynamic: true},
+		{rule: "matches(self.s, '^a$')", dynamic: true},
+		{rule: "matches('^a$', self.p)", dynamic: true},
+		{rule: "self.s.find('a', self.p) == ''", dynamic: true},
+		{rule: "self.s.matches // a comment\n('^a$')", dynamic: true},
+		{rule: "self.s.matches(r'^a$')", dynamic: true},
+		{rule: "true", msg: "self.s.matches(self.p) ? 'a' : 'b'", dynamic: true},
+		{rule: "'matches' == self.s", dynamic: true},
+		// CEL's escapes: \x28 is '(' to CEL.
+		{rule: `self.s.matches('\x28?:a?a?a?a?\x29{999}x')`, insts: 5000},
+		{rule: `self.s.matches('\\d+\?')`, insts: 1},
+		{rule: `self.s.matches('\q')`, dynamic: true},
+	} {
+		got := regexUse(&apiextensionsv1.ValidationRule{Rule: tc.rule, MessageExpression: tc.msg})
+		if got.dynamic != tc.dynamic || (tc.insts == 0) != (got.insts == 0) || got.insts < tc.insts {
+			t.Errorf("regexUse(%q, %q) = %+v, want dynamic %t and at least %d instructions", tc.rule, tc.msg, got, tc.dynamic, tc.insts)
+		}
+	}
+}
+
+// TestGatewayFixtureIsLarge keeps the limits fixture over the limits it
+// tests (it is generated by hand).
+func TestGatewayFixtureIsLarge(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/crd/gateway-limits.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "- rule:"); n <= maxCallRules {
+		t.Errorf("%d rules in the fixture, want more than %d", n, maxCallRules)
+	}
+}
