@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 )
 
@@ -264,4 +265,55 @@ func withContext[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		var zero T
 		return zero, ctx.Err()
 	}
+}
+
+// inFlight bounds the source bytes of the definitions and objects in the
+// API server's code at once, over every rule of the package and every
+// lint of the process: beyond the first (which enters whatever its size),
+// at most maxInFlightBytes. A call costs up to a hundred times its source
+// in memory (the decoded content, the derived CRDs, their JSON, the API
+// server's typed and structural copies): XP421 and XP422 on one 8 MB XRD
+// at once, each with its own copies, took 210 MiB, and five such XRDs
+// more than the CLI's 256 MiB. ordered bounds one rule's definitions;
+// inFlight bounds the rules together.
+var inFlight = &memGate{changed: make(chan struct{})}
+
+// memGate admits work by its size in bytes (see inFlight).
+type memGate struct {
+	mu      sync.Mutex
+	n       int           // admitted
+	bytes   int           // their sizes
+	changed chan struct{} // closed (and replaced) at each release
+}
+
+// acquire waits until the work of size bytes may enter: no other work is
+// in, or the bytes in stay within maxInFlightBytes. It returns ctx's
+// error if ctx is done first.
+func (g *memGate) acquire(ctx context.Context, size int) error {
+	for {
+		g.mu.Lock()
+		if g.n == 0 || g.bytes+size <= maxInFlightBytes {
+			g.n++
+			g.bytes += size
+			g.mu.Unlock()
+			return nil
+		}
+		changed := g.changed
+		g.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// release lets out the work of size bytes that acquire let in.
+func (g *memGate) release(size int) {
+	g.mu.Lock()
+	g.n--
+	g.bytes -= size
+	close(g.changed)
+	g.changed = make(chan struct{})
+	g.mu.Unlock()
 }

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
 	"go/parser"
 	"go/token"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
@@ -198,5 +200,46 @@ func TestGatewayFixtureIsLarge(t *testing.T) {
 	}
 	if n := strings.Count(string(b), "- rule:"); n <= maxCallRules {
 		t.Errorf("%d rules in the fixture, want more than %d", n, maxCallRules)
+	}
+}
+
+func TestMemGate(t *testing.T) {
+	t.Parallel()
+	g := &memGate{changed: make(chan struct{})}
+	ctx := t.Context()
+	// The first enters whatever its size; a second waits while the bytes
+	// in would go over maxInFlightBytes.
+	if err := g.acquire(ctx, 8<<20); err != nil {
+		t.Fatal(err)
+	}
+	entered := make(chan error, 1)
+	go func() { entered <- g.acquire(ctx, 1) }()
+	select {
+	case err := <-entered:
+		t.Fatalf("a second entered beside 8 MiB in (err %v)", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	g.release(8 << 20)
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+	// Small ones enter together, within the bound.
+	if err := g.acquire(ctx, maxInFlightBytes-1); err != nil {
+		t.Fatal(err)
+	}
+	g.release(maxInFlightBytes - 1)
+	g.release(1)
+	// A cancelled context stops the wait.
+	if err := g.acquire(ctx, 8<<20); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := g.acquire(cctx, 8<<20); !errors.Is(err, context.Canceled) {
+		t.Errorf("acquire under a cancelled context: %v, want context.Canceled", err)
+	}
+	g.release(8 << 20)
+	if g.n != 0 || g.bytes != 0 {
+		t.Errorf("after every release: %d in, %d bytes", g.n, g.bytes)
 	}
 }

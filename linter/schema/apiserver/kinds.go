@@ -61,7 +61,19 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 				return err
 			}
 			release := t.Schemas
+			// The object in the API server's code, held in inFlight
+			// until the next one (or the end).
+			held := 0
+			defer func() {
+				if held > 0 {
+					inFlight.release(held)
+				}
+			}()
 			for _, o := range p.Package.Objects {
+				if held > 0 {
+					inFlight.release(held)
+					held = 0
+				}
 				if err := p.Context().Err(); err != nil {
 					return err
 				}
@@ -73,6 +85,10 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 				if err != nil {
 					continue // a version Crossplane does not serve: other rules say so
 				}
+				if err := inFlight.acquire(p.Context(), max(o.RawSize(), 1)); err != nil {
+					return err
+				}
+				held = max(o.RawSize(), 1)
 				u, err := o.Unstructured()
 				if err != nil {
 					continue

@@ -90,6 +90,10 @@ func ruleCRD() *linter.Rule {
 			// few at once (ordered), and reported in the package's order,
 			// in which the gateway's budget is charged.
 			return ordered(ctx, crds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				if err := inFlight.acquire(ctx, o.RawSize()); err != nil {
+					return validated{err: err}
+				}
+				defer inFlight.release(o.RawSize())
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true} // a document error
@@ -208,6 +212,10 @@ without a type), with the API server's message.`,
 			ctx, version := p.Context(), p.CrossplaneVersion
 			var budget runBudget
 			return ordered(ctx, xrds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				if err := inFlight.acquire(ctx, o.RawSize()); err != nil {
+					return validated{err: err}
+				}
+				defer inFlight.release(o.RawSize())
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true}
