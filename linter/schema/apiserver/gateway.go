@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 )
@@ -142,20 +143,31 @@ func (b *runBudget) charge(c callCost) error {
 // countCRD pre-counts the validation of content, an apiextensions.k8s.io/v1
 // CustomResourceDefinition as decoded JSON: every version's schema is
 // counted, so a schema that versions share through a YAML alias counts
-// once per version, as the API server validates it. The walk is linear in
+// once per version, as the API server validates it, unless every version
+// has the same schema, which it validates once. The walk is linear in
 // the schemas' nodes and stops once a count is past its limit.
 func countCRD(content map[string]any) callCost {
 	var c callCost
 	spec, _ := content["spec"].(map[string]any)
 	versions, _ := spec["versions"].([]any)
+	schemas := make([]any, 0, len(versions))
+	identical := true
 	for _, v := range versions {
 		vm, _ := v.(map[string]any)
-		sm, _ := vm["schema"].(map[string]any)
+		schemas = append(schemas, vm["schema"])
+		identical = identical && reflect.DeepEqual(vm["schema"], schemas[0])
+	}
+	if identical && len(schemas) > 1 {
+		// The conversion to the internal type moves a schema every
+		// version shares to spec.validation, validated once
+		// (apiextensions/v1 Convert_v1_CustomResourceDefinitionSpec_To_
+		// apiextensions_CustomResourceDefinitionSpec).
+		schemas = schemas[:1]
+	}
+	for _, s := range schemas {
+		sm, _ := s.(map[string]any)
 		countSchema(sm["openAPIV3Schema"], &c)
 	}
-	// An internal-type schema common to all versions is not served by v1,
-	// but a v1 object may still carry spec.validation: it is dropped in
-	// decoding, so it is not counted.
 	return c
 }
 
