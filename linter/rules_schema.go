@@ -180,6 +180,7 @@ func (t *celTally) add(r *lschema.Result) {
 		t.counts.Cost += r.CEL.Cost
 		t.counts.Partial += r.CEL.Partial
 		t.counts.Blocked += r.CEL.Blocked
+		t.counts.Regex += r.CEL.Regex
 		return
 	}
 	t.skipped += r.SkippedCEL
@@ -193,6 +194,10 @@ func (t *celTally) report(p *Pass, what string) {
 		c := t.counts
 		p.ReportSeverityf(SeverityInfo, nil, nil, "%s: %d CEL rule evaluations skipped: %d transition rules (oldSelf), %d beyond the cost budget, %d presence rules on templates, %d after a schema error",
 			what, c.Skipped(), c.Transition, c.Cost, c.Partial, c.Blocked)
+	}
+	if t.ext && t.counts.Regex > 0 {
+		p.ReportSeverityf(SeverityInfo, nil, nil, "%s: not validated: %d CEL rule evaluations (of those beyond the cost budget) use a regular expression the cost model cannot price: built at run time (from the object's data, or by concatenation) or compiling to a program too large for the object's strings",
+			what, t.counts.Regex)
 	}
 }
 

@@ -503,6 +503,7 @@ func (c *checker) Check(ctx context.Context, obj map[string]any, partial bool) (
 	}
 	scale := stringScale(obj)
 	res.CEL.Cost = c.heavy + c.dynamic + c.overwork(scale)
+	res.CEL.Regex = res.CEL.Cost
 	evaluable -= res.CEL.Cost
 	if evaluable <= 0 {
 		return res

@@ -252,3 +252,68 @@ func TestMemGate(t *testing.T) {
 		t.Errorf("after every release: %d in, %d bytes", g.n, g.bytes)
 	}
 }
+
+// TestCELRegexNotEvaluated checks that the CEL Extension leaves out a
+// rule whose regular expression is built at run time, and one whose
+// literal pattern is too large for the object's strings, counting them
+// (Cost, Regex), and still evaluates a rule with a small literal pattern.
+func TestCELRegexNotEvaluated(t *testing.T) {
+	t.Parallel()
+	var schema map[string]any
+	if err := yaml.Unmarshal([]byte(`
+type: object
+properties:
+  s: {type: string}
+  p: {type: string}
+x-kubernetes-validations:
+- rule: "!self.s.matches(self.p)"
+- rule: "!self.s.matches('(?:a?a?' + 'a?a?){999}x')"
+- rule: "self.s.matches('^b')"
+`), &schema); err != nil {
+		t.Fatal(err)
+	}
+	chk, err := CEL().Compile(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := chk.Check(t.Context(), map[string]any{"s": strings.Repeat("a", 400), "p": "(?:a?a?a?a?a?a?a?a?){999}x"}, false)
+	if res.CEL.Regex != 2 || res.CEL.Cost != 2 {
+		t.Errorf("counts %+v, want 2 rules left out for their regular expressions", res.CEL)
+	}
+	if len(res.Violations) != 1 || !strings.Contains(res.Violations[0].Message, "^b") {
+		t.Errorf("violations %+v, want the literal rule's only", res.Violations)
+	}
+}
+
+// TestCELRegexOverwork checks that a literal pattern within
+// maxRegexInsts is evaluated on short strings and left out on strings
+// long enough for its program times their length to pass maxRegexWork.
+func TestCELRegexOverwork(t *testing.T) {
+	t.Parallel()
+	var schema map[string]any
+	if err := yaml.Unmarshal([]byte(`
+type: object
+properties:
+  s: {type: string}
+x-kubernetes-validations:
+- rule: "self.s.matches('^(?:[a-z]+.){150}z$')"
+`), &schema); err != nil {
+		t.Fatal(err)
+	}
+	chk, err := CEL().Compile(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		n     int
+		regex int
+	}{{400, 0}, {16000, 1}} {
+		res := chk.Check(t.Context(), map[string]any{"s": strings.Repeat("a", tc.n)}, false)
+		if res.CEL.Regex != tc.regex {
+			t.Errorf("a string of %d bytes: counts %+v, want %d left out for its regular expression", tc.n, res.CEL, tc.regex)
+		}
+		if tc.regex == 0 && len(res.Violations) != 1 {
+			t.Errorf("a string of %d bytes: violations %+v, want the rule's", tc.n, res.Violations)
+		}
+	}
+}
