@@ -18,6 +18,7 @@ const (
 	gatewayLongRuleBytes  = 5_000  // bytes of each (1 MB a CRD)
 	gatewayRegexExamples  = 300    // examples that each bring a pattern
 	gatewayRegexInput     = 400    // bytes of the string each matches
+	gatewayRegexDefaults  = 1_000  // items of a default that each bring a pattern
 	gatewayXRDProperties  = 19_000 // properties of the 8 MB XRD (under the parser's node limit)
 	gatewayXRDDescription = 400    // bytes of each property's description
 	gatewayBigXRDs        = 5      // XRDs of the five-XRD case
@@ -166,6 +167,21 @@ func gatewayCases() []Case {
 				return things(gatewayRegexExamples, func(int) string {
 					return "  s: " + s + "\n  a: '" + gatewayRegexHead + "'\n  b: '" + gatewayRegexTail + "'\n"
 				})
+			}),
+		},
+		{
+			Name: "gateway-regex-default",
+			Description: fmt.Sprintf("A CRD whose list items carry the rule !self.s.matches(self.p), and a default of %d such items, each bringing the pattern %s and %d a's: "+
+				"the API server's default check runs the rules on the default, within its cost budget, which prices matches() by the pattern's length. "+
+				"The gateway refuses a rule it cannot price under a default (XP420, info, not validated).", gatewayRegexDefaults, gatewayRegexPattern, gatewayRegexInput),
+			Kind:   KindPackageYAML,
+			Expect: lintErr,
+			Size:   int64(gatewayRegexDefaults * (gatewayRegexInput + 50)),
+			Write: streamYAML("gateway-regex-default", func() []byte {
+				item := fmt.Sprintf("{s: %s, p: '%s'}", strings.Repeat("a", gatewayRegexInput), gatewayRegexPattern)
+				spec := "{type: object, properties: {l: {type: array, items: {type: object, properties: {s: {type: string}, p: {type: string}}, " +
+					"x-kubernetes-validations: [{rule: '!self.s.matches(self.p)'}]}, default: " + repeat(gatewayRegexDefaults, item) + "}}}"
+				return []byte(goodProvider + schemaCRD("Thing", spec) + errorTail)
 			}),
 		},
 		{

@@ -93,6 +93,14 @@ type callCost struct {
 	rules     int64 // CEL rules and messageExpressions
 	ruleBytes int64
 	nodes     int64 // schema nodes
+	// schemaRules and schemaRuleBytes count the rules of the schemas
+	// once each (rules and ruleBytes count them again for each default
+	// above them).
+	schemaRules, schemaRuleBytes int64
+	// unpriced counts the rules whose regular expression the cost model
+	// cannot price (regexUse), unpricedDefaults those of them the API
+	// server evaluates on a default.
+	unpriced, unpricedDefaults int64
 }
 
 // over returns the per-call limit c goes over, or nil.
@@ -106,6 +114,8 @@ func (c callCost) over() error {
 		return &budgetError{what: "bytes of CEL rules to compile", count: c.ruleBytes, limit: maxCallRuleBytes}
 	case c.nodes > maxCallNodes:
 		return &budgetError{what: "schema nodes", count: c.nodes, limit: maxCallNodes}
+	case c.unpricedDefaults > 0:
+		return &budgetError{what: "evaluations on defaults of CEL rules whose regular expression the cost model cannot price (built at run time, or too large)", count: c.unpricedDefaults}
 	}
 	return nil
 }
@@ -179,6 +189,19 @@ func countSchema(s any, c *callCost) {
 		return
 	}
 	c.nodes++
+	if _, ok := m["default"]; ok {
+		// The API server validates a default with the rules of its
+		// schema's subtree, compiled for it (apiserver/schema/defaulting
+		// validate: cel.NewValidator per default) and evaluated on it:
+		// they count again, and a rule whose regular expression the cost
+		// model cannot price (regexUse) is not run on it.
+		rules, bytes, unpriced := c.schemaRules, c.schemaRuleBytes, c.unpriced
+		defer func() {
+			c.rules += c.schemaRules - rules
+			c.ruleBytes += c.schemaRuleBytes - bytes
+			c.unpricedDefaults += c.unpriced - unpriced
+		}()
+	}
 	for k, v := range m {
 		switch k {
 		case "properties", "patternProperties", "definitions", "dependencies":
@@ -215,11 +238,16 @@ func countSchema(s any, c *callCost) {
 				r, _ := e.(map[string]any)
 				rule, _ := r["rule"].(string)
 				msg, _ := r["messageExpression"].(string)
-				c.rules++
-				c.ruleBytes += int64(len(rule))
+				n, bytes := int64(1), int64(len(rule))
 				if msg != "" {
-					c.rules++
-					c.ruleBytes += int64(len(msg))
+					n, bytes = 2, bytes+int64(len(msg))
+				}
+				c.rules += n
+				c.ruleBytes += bytes
+				c.schemaRules += n
+				c.schemaRuleBytes += bytes
+				if re := regexUse(rule, msg); re.dynamic || re.insts > maxRegexInsts {
+					c.unpriced++
 				}
 			}
 		}

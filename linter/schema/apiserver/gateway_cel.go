@@ -113,7 +113,7 @@ func (x *celExt) Compile(schema any) (lschema.Checker, error) {
 	walkRules(s, func(r *apiextensionsv1.ValidationRule) {
 		c.rules++
 		c.bytes += int64(len(r.Rule) + len(r.MessageExpression))
-		switch re := regexUse(r); {
+		switch re := regexUse(r.Rule, r.MessageExpression); {
 		case re.insts > maxRegexInsts || heavyRegex(r):
 			c.heavy++
 		case re.dynamic:
@@ -243,7 +243,7 @@ func (c *checker) validator(partial bool, scale int64) *cel.Validator {
 	if partial || c.heavy > 0 || c.dynamic > 0 || c.overwork(scale) > 0 {
 		s = c.s.DeepCopy()
 		filterRules(s, func(r *apiextensionsv1.ValidationRule) bool {
-			re := regexUse(r)
+			re := regexUse(r.Rule, r.MessageExpression)
 			return re.insts > maxRegexInsts || heavyRegex(r) || re.dynamic || regexOverwork(re.insts, scale) ||
 				(partial && usesHas(r) && !usesOldSelf(r))
 		})
@@ -389,7 +389,7 @@ var (
 	literalCallRE = regexp.MustCompile(`^\s*\(\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")\s*([),])`)
 )
 
-// regexUse reads the regular expressions r (its rule and its
+// regexUse reads the regular expressions a rule (its rule and its
 // messageExpression) compiles. The API server's cost model prices a
 // matches() call by the pattern's length, and the evaluator charges a
 // call's cost after it has run (cel-go interpreter/runtimecost.go: the
@@ -406,9 +406,9 @@ var (
 // is beyond maxRegexWork (regexOverwork). The scan over-approximates: a
 // name in a string literal or a comment makes a rule dynamic, never the
 // reverse.
-func regexUse(r *apiextensionsv1.ValidationRule) regexInfo {
+func regexUse(rule, messageExpression string) regexInfo {
 	var info regexInfo
-	for _, text := range []string{r.Rule, r.MessageExpression} {
+	for _, text := range []string{rule, messageExpression} {
 		for _, loc := range regexFuncRE.FindAllStringIndex(text, -1) {
 			name, rest := text[loc[0]:loc[1]], text[loc[1]:]
 			m := literalCallRE.FindStringSubmatch(rest)

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -102,7 +101,7 @@ spec:
 	// values, the default object (1 + 1 list + 2); 3 rules (a
 	// messageExpression is compiled too) of 17+11+11 bytes. Once: every
 	// version has the same schema, which the API server validates once.
-	once := callCost{values: 4 + 2 + 4, rules: 3, ruleBytes: 17 + 11 + 11, nodes: 6}
+	once := callCost{values: 4 + 2 + 4, rules: 3, ruleBytes: 17 + 11 + 11, nodes: 6, schemaRules: 3, schemaRuleBytes: 17 + 11 + 11}
 	if got != once {
 		t.Errorf("countCRD = %+v, want %+v", got, once)
 	}
@@ -111,9 +110,42 @@ spec:
 	versions := content["spec"].(map[string]any)["versions"].([]any)
 	content["spec"].(map[string]any)["versions"] = append(versions, map[string]any{"name": "v3", "schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}}})
 	got = countCRD(content)
-	want := callCost{values: 2 * once.values, rules: 2 * once.rules, ruleBytes: 2 * once.ruleBytes, nodes: 2*once.nodes + 1}
+	want := callCost{values: 2 * once.values, rules: 2 * once.rules, ruleBytes: 2 * once.ruleBytes, nodes: 2*once.nodes + 1,
+		schemaRules: 2 * once.schemaRules, schemaRuleBytes: 2 * once.schemaRuleBytes}
 	if got != want {
 		t.Errorf("countCRD with a third version = %+v, want %+v", got, want)
+	}
+}
+
+// TestCountCRDDefaults checks that the rules under a default count once
+// more for it (the API server compiles and runs them on the default),
+// linearly however deep defaults nest, and that a rule whose regular
+// expression the cost model cannot price is refused under a default.
+func TestCountCRDDefaults(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, schema string
+		rules        int64
+		refused      string // in over's error; "" for none
+	}{
+		{"no default", `{type: object, x-kubernetes-validations: [{rule: "true"}]}`, 1, ""},
+		{"a default above", `{type: object, default: {}, properties: {a: {type: string, x-kubernetes-validations: [{rule: "true"}]}}}`, 2, ""},
+		{"nested defaults", `{type: object, default: {}, properties: {a: {type: object, default: {}, properties: {b: {type: string, x-kubernetes-validations: [{rule: "true"}]}}}}}`, 3, ""},
+		{"a run-time regex, no default", `{type: object, properties: {s: {type: string}, p: {type: string}}, x-kubernetes-validations: [{rule: "self.s.matches(self.p)"}]}`, 1, ""},
+		{"a run-time regex under a default", `{type: object, default: {s: a, p: a}, properties: {s: {type: string}, p: {type: string}}, x-kubernetes-validations: [{rule: "self.s.matches(self.p)"}]}`, 2, "regular expression the cost model cannot price"},
+	} {
+		var root map[string]any
+		if err := yaml.Unmarshal([]byte("{spec: {versions: [{name: v1, schema: {openAPIV3Schema: "+tc.schema+"}}]}}"), &root); err != nil {
+			t.Fatal(err)
+		}
+		c := countCRD(root)
+		if c.rules != tc.rules {
+			t.Errorf("%s: %d rules counted, want %d", tc.name, c.rules, tc.rules)
+		}
+		err := c.over()
+		if (err == nil) != (tc.refused == "") || err != nil && !strings.Contains(err.Error(), tc.refused) {
+			t.Errorf("%s: over() = %v, want an error saying %q", tc.name, err, tc.refused)
+		}
 	}
 }
 
@@ -192,7 +224,7 @@ func TestRegexUse(t *testing.T) {
 		{rule: `self.s.matches('\\d+\?')`, insts: 1},
 		{rule: `self.s.matches('\q')`, dynamic: true},
 	} {
-		got := regexUse(&apiextensionsv1.ValidationRule{Rule: tc.rule, MessageExpression: tc.msg})
+		got := regexUse(tc.rule, tc.msg)
 		if got.dynamic != tc.dynamic || (tc.insts == 0) != (got.insts == 0) || got.insts < tc.insts {
 			t.Errorf("regexUse(%q, %q) = %+v, want dynamic %t and at least %d instructions", tc.rule, tc.msg, got, tc.dynamic, tc.insts)
 		}
