@@ -145,6 +145,28 @@ type celTally struct {
 	skipped int // without an Extension: every rule
 	counts  lschema.CELCounts
 	ext     bool
+	parts   map[string]bool // schema parts reported as not validated
+}
+
+// notValidated reports, once per rule run, each pattern of a schema that
+// was left out because it is beyond the validator's limits (longer than
+// MaxPatternLength, or compiling to more than MaxPatternProgram
+// instructions), at the first object validated against it: the value
+// there was not checked, and a check that cannot run says so.
+func (t *celTally) notValidated(p *Pass, obj *parser.Object, prefix []string, what string, r *lschema.Result) {
+	if r == nil {
+		return
+	}
+	for _, part := range r.Skipped {
+		if !strings.HasPrefix(part, "pattern") || t.parts[part] {
+			continue
+		}
+		if t.parts == nil {
+			t.parts = map[string]bool{}
+		}
+		t.parts[part] = true
+		p.ReportSeverityf(SeverityInfo, obj, prefix, "%s: not validated: %s", what, boundMsg(part))
+	}
 }
 
 func (t *celTally) add(r *lschema.Result) {
@@ -158,6 +180,7 @@ func (t *celTally) add(r *lschema.Result) {
 		t.counts.Cost += r.CEL.Cost
 		t.counts.Partial += r.CEL.Partial
 		t.counts.Blocked += r.CEL.Blocked
+		t.counts.Regex += r.CEL.Regex
 		return
 	}
 	t.skipped += r.SkippedCEL
@@ -171,6 +194,10 @@ func (t *celTally) report(p *Pass, what string) {
 		c := t.counts
 		p.ReportSeverityf(SeverityInfo, nil, nil, "%s: %d CEL rule evaluations skipped: %d transition rules (oldSelf), %d beyond the cost budget, %d presence rules on templates, %d after a schema error",
 			what, c.Skipped(), c.Transition, c.Cost, c.Partial, c.Blocked)
+	}
+	if t.ext && t.counts.Regex > 0 {
+		p.ReportSeverityf(SeverityInfo, nil, nil, "%s: not validated: %d CEL rule evaluations (of those beyond the cost budget) use a regular expression the cost model cannot price: built at run time (from the object's data, or by concatenation) or compiling to a program too large for the object's strings",
+			what, t.counts.Regex)
 	}
 }
 
@@ -228,7 +255,10 @@ given the examples (WithExamples; xpkg's Package.Lint does so).`,
 					}
 					continue
 				}
-				tally.add(reportSchema(p, v, o, nil, nil, "example "+o.Kind+" "+quote(o.ObjectMeta.Name)))
+				what := "example " + o.Kind + " " + quote(o.ObjectMeta.Name)
+				res := reportSchema(p, v, o, nil, nil, what)
+				tally.add(res)
+				tally.notValidated(p, o, nil, what, res)
 			}
 			tally.report(p, "examples")
 			return nil
@@ -357,7 +387,10 @@ package serves are left alone (they come from dependencies).`,
 					if !v.Serves(schema.FromAPIVersionAndKind(apiVersion, kind)) {
 						continue
 					}
-					tally.add(reportSchema(p, v, o, b.base, b.path, "composed resource "+quote(b.name)+" ("+kind+")", lschema.WithoutRequired()))
+					what := "composed resource " + quote(b.name) + " (" + kind + ")"
+					res := reportSchema(p, v, o, b.base, b.path, what, lschema.WithoutRequired())
+					tally.add(res)
+					tally.notValidated(p, o, b.path, what, res)
 				}
 			}
 			return nil

@@ -333,6 +333,7 @@ func Cases() []Case {
 	cs = append(cs, schemaCostCases()...)
 	cs = append(cs, celCostCases()...)
 	cs = append(cs, textCases()...)
+	cs = append(cs, gatewayCases()...)
 	return cs
 }
 

@@ -54,6 +54,11 @@ type CELCounts struct {
 	// type, a missing required field, a value not in an enum, a value too
 	// long).
 	Blocked int
+	// Regex counts, of Cost, the rules left unevaluated because the cost
+	// model cannot price their regular expression: one built at run time
+	// (from the object's data, or by concatenation), or one whose
+	// compiled program is too large for the object's strings.
+	Regex int
 }
 
 // Skipped is how many rules were not evaluated.

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,11 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	kjson "sigs.k8s.io/json"
 )
 
 // A finding is one reason the API server refuses a definition: the
@@ -21,85 +16,6 @@ import (
 type finding struct {
 	path []string
 	msg  string
-}
-
-// withContext runs f, and returns early with the context's error when ctx
-// is done first: the API server's validation does not look at a context,
-// and a large CRD takes seconds (f goes on in the background, its result
-// dropped).
-func withContext[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := f()
-		done <- result{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
-}
-
-// validateCRDNow validates content, an apiextensions.k8s.io/v1
-// CustomResourceDefinition as decoded JSON, as the API server validates it
-// on create: it decodes it into the v1 type (a value of the wrong type is
-// refused there), applies the v1 defaults, converts it to the internal
-// type and runs validation.ValidateCustomResourceDefinition (which checks
-// the names, versions, conversion, the structural schema, defaults, list
-// types and the CEL rules with their cost limits). Each finding's path is
-// in content, mapped back from the internal type where the conversion
-// moved a field (a schema common to all versions is held in
-// spec.validation). The API server's code does not look at ctx's
-// cancellation: callers return early without waiting (ordered).
-func validateCRDNow(ctx context.Context, content map[string]any) (out []finding, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("CRD validation failed: %v", r)
-		}
-	}()
-	// The API server's structural check formats and sorts an error per
-	// field without a type, at a cost per error far above the schema's
-	// size (six CRDs of 50 000 untyped properties: 25 s, 300 MiB). A
-	// schema with that many is refused whatever else it holds: say so
-	// here, and leave the API server's code out.
-	if fs := untypedFields(content, maxUntypedFields); len(fs) > maxUntypedFields {
-		return fs[:maxFindings], nil
-	}
-	raw, err := marshalJSON(content)
-	if err != nil {
-		return nil, err
-	}
-	var v1 apiextensionsv1.CustomResourceDefinition
-	// Unknown fields are dropped, as the API server's (and Crossplane's)
-	// non-strict decoding drops them.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &v1); err != nil {
-		return []finding{decodeFinding(content, err)}, nil
-	}
-	withCrossplaneWebhook(&v1)
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
-	// The API server clears a new CRD's status and records its storage
-	// version as stored before it validates it (pkg/registry/
-	// customresourcedefinition strategy.PrepareForCreate): a status the
-	// package carries is never looked at.
-	v1.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
-	for _, v := range v1.Spec.Versions {
-		if v.Storage {
-			v1.Status.StoredVersions = []string{v.Name}
-			break
-		}
-	}
-	var internal apiextensions.CustomResourceDefinition
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
-		return []finding{{msg: "cannot convert: " + err.Error()}}, nil
-	}
-	errs := validation.ValidateCustomResourceDefinition(ctx, &internal)
-	return findingsOf(content, errs, crdPath), nil
 }
 
 // decodeFinding turns a decoding error into a finding at the field it
@@ -205,33 +121,6 @@ func findingsOf(content map[string]any, errs field.ErrorList, mapPath func(map[s
 		out = append(out, finding{path: p, msg: errorText(e)})
 	}
 	return out
-}
-
-// withCrossplaneWebhook fills in a conversion webhook's client config as
-// Crossplane's package manager does before it creates the CRD (Crossplane
-// v2.1.0 internal/controller/pkg/revision/establisher.go, for a CRD whose
-// conversion strategy is Webhook: the CA bundle, and a service named after
-// the package in Crossplane's namespace, port 9443), so that only what the
-// package itself gets wrong is reported.
-func withCrossplaneWebhook(crd *apiextensionsv1.CustomResourceDefinition) {
-	c := crd.Spec.Conversion
-	if c == nil || c.Strategy != apiextensionsv1.WebhookConverter {
-		return
-	}
-	if c.Webhook == nil {
-		c.Webhook = &apiextensionsv1.WebhookConversion{}
-	}
-	if c.Webhook.ClientConfig == nil {
-		c.Webhook.ClientConfig = &apiextensionsv1.WebhookClientConfig{}
-	}
-	if c.Webhook.ClientConfig.Service == nil {
-		c.Webhook.ClientConfig.Service = &apiextensionsv1.ServiceReference{}
-	}
-	port := int32(9443)
-	c.Webhook.ClientConfig.CABundle = []byte("-----BEGIN CERTIFICATE-----")
-	c.Webhook.ClientConfig.Service.Name = "package"
-	c.Webhook.ClientConfig.Service.Namespace = "crossplane-system"
-	c.Webhook.ClientConfig.Service.Port = &port
 }
 
 // errorText is the API server's message for e, without the value when

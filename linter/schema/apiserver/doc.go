@@ -23,6 +23,12 @@
 //
 //	res, err := linter.Lint(ctx, pkg, apiserver.LintOptions()...)
 //
+// Every call into the API server's code goes through one gateway (the
+// files gateway*.go), which pre-counts what the call can do (default and
+// enum values, CEL rules and their bytes, schema nodes), refuses a call
+// over its limits or its rule run's budget with an info diagnostic
+// ("not validated: …" naming the limit), and runs under the context.
+//
 // Costs are bounded: CRDs (and the CRDs derived from XRDs) are validated
 // concurrently, up to GOMAXPROCS at once and at most 256 KiB of their source
 // beyond the first, and reported in the package's order; CEL rules compile

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -84,19 +85,26 @@ func ruleCRD() *linter.Rule {
 				}
 			}
 			ctx := p.Context()
+			var budget runBudget
 			// Each CRD is decoded and validated on its own goroutine, a
-			// few at once (ordered), and reported in the package's order.
+			// few at once (ordered), and reported in the package's order,
+			// in which the gateway's budget is charged.
 			return ordered(ctx, crds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				if err := inFlight.acquire(ctx, o.RawSize()); err != nil {
+					return validated{err: err}
+				}
+				defer inFlight.release(o.RawSize())
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true} // a document error
 				}
-				fs, err := validateCRDNow(ctx, u.Object)
-				return validated{fs: fs, err: err}
+				cost, fs, err := validateCRDNow(ctx, u.Object, &budget)
+				return validated{fs: fs, err: err, cost: cost}
 			}, func(o *parser.Object, r validated) error {
 				if r.skip {
 					return nil
 				}
+				r.charge(&budget)
 				if r.err != nil {
 					if ctxErr := ctx.Err(); ctxErr != nil {
 						return ctxErr
@@ -131,6 +139,24 @@ type validated struct {
 	fs   []finding
 	err  error
 	skip bool
+	cost callCost // the gateway's pre-count, charged in the package's order
+}
+
+// charge charges r's cost to budget, in the package's order: a call the
+// budget cannot pay for is not validated (its findings, if a worker
+// made it before the budget was spent, are dropped), whichever worker
+// came to it first.
+func (r *validated) charge(budget *runBudget) {
+	if r.err != nil && !errors.Is(r.err, errRunSkipped) {
+		return
+	}
+	if err := budget.charge(r.cost); err != nil {
+		r.fs, r.err = nil, err
+	} else if r.err != nil {
+		// Not reached: a worker leaves a call out only when the budget
+		// is spent with less charged than now.
+		r.err = fmt.Errorf("%w (%d CEL rules, %d bytes of them)", r.err, r.cost.rules, r.cost.ruleBytes)
+	}
 }
 
 // report reports findings at their fields of o, at most maxFindings.
@@ -184,19 +210,29 @@ without a type), with the API server's message.`,
 				}
 			}
 			ctx, version := p.Context(), p.CrossplaneVersion
+			var budget runBudget
 			return ordered(ctx, xrds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				if err := inFlight.acquire(ctx, o.RawSize()); err != nil {
+					return validated{err: err}
+				}
+				defer inFlight.release(o.RawSize())
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true}
 				}
-				fs, err := validateDerived(ctx, version, o, u.Object)
-				return validated{fs: fs, err: err}
+				cost, fs, err := validateDerived(ctx, version, o, u.Object, &budget)
+				return validated{fs: fs, err: err, cost: cost}
 			}, func(o *parser.Object, r validated) error {
 				if r.skip {
 					return nil
 				}
+				r.charge(&budget)
 				if r.err != nil {
-					return ctx.Err()
+					if ctxErr := ctx.Err(); ctxErr != nil {
+						return ctxErr
+					}
+					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CompositeResourceDefinition %s: the CRDs Crossplane derives from it: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
+					return nil
 				}
 				report(p, o, r.fs, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
 				return nil
@@ -206,8 +242,10 @@ without a type), with the API server's message.`,
 }
 
 // validateDerived validates the CRDs Crossplane derives from the XRD o
-// (content decoded), findings at the XRD's fields, each once.
-func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Object, content map[string]any) ([]finding, error) {
+// (content decoded), findings at the XRD's fields, each once, through
+// the gateway (validateCRDNow, budget: the rule run's); it returns the
+// gateway's pre-count of both CRDs.
+func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Object, content map[string]any, budget *runBudget) (callCost, []finding, error) {
 	// From Crossplane v2.2 the XRD schema's root-level CEL rules are
 	// copied into the derived CRD (crossplane internal/xcrd).
 	rootCEL := true
@@ -217,9 +255,12 @@ func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Ob
 	spec, _ := content["spec"].(map[string]any)
 	versions, _ := spec["versions"].([]any)
 	if len(versions) == 0 {
-		return nil, nil
+		return callCost{}, nil, nil
 	}
-	var all []finding
+	var (
+		all  []finding
+		cost callCost
+	)
 	seen := map[string]bool{}
 	for _, claim := range []bool{false, true} {
 		namesKey := "names"
@@ -234,9 +275,11 @@ func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Ob
 		if !ok {
 			continue
 		}
-		fs, err := validateCRDNow(ctx, crd)
+		c, fs, err := validateCRDNow(ctx, crd, budget)
+		cost.rules += c.rules
+		cost.ruleBytes += c.ruleBytes
 		if err != nil {
-			return nil, err
+			return cost, nil, err
 		}
 		for _, f := range fs {
 			f.path = xrdPath(content, f.path, namesKey)
@@ -249,7 +292,7 @@ func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Ob
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return strings.Join(all[i].path, ".") < strings.Join(all[j].path, ".") })
-	return all, nil
+	return cost, all, nil
 }
 
 // derivedCRD builds the CRD Crossplane derives from the XRD (Crossplane

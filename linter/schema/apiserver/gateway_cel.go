@@ -1,11 +1,15 @@
 package apiserver
 
+// This file is part of the gateway (gateway.go): the API server's CEL
+// compiler and evaluator, for the CEL Extension (XP408, XP409).
+
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,6 +45,18 @@ const (
 	maxCompiledRules = 4000
 )
 
+// Compilation is bounded by bytes as well as by rules (a few long rules
+// cost as much as thousands of short ones: 1.5 MB of rules took over
+// 40 s): a schema whose rules (and messageExpressions) hold more than
+// maxRuleBytes bytes is not evaluated, and one Extension compiles at most
+// maxCompiledBytes of rules over all the schemas it sees, every compiled
+// validator counted (a schema is compiled again for each string-length
+// scale, and once per version when versions alias one schema).
+const (
+	maxRuleBytes     = 64 << 10
+	maxCompiledBytes = 256 << 10
+)
+
 // CEL returns an Extension for linter/schema Validators (WithExtension)
 // that evaluates a schema's CEL rules (x-kubernetes-validations) with the
 // API server's own validator (k8s.io/apiextensions-apiserver
@@ -56,9 +72,14 @@ const (
 // divided, and its cost multiplied, by the longest string's length over
 // 256, rounded up to a power of two: the cost model prices size() on a
 // string at 1 whatever its length), and compiles a bounded
-// number of rules (a schema with rules on more than 500 fields or more than
-// 2,000 rules, or rules beyond 4,000 over all schemas, are not evaluated
-// and count as skipped for cost).
+// number of rules (a schema with rules on more than 500 fields, more than
+// 2,000 rules or more than 64 KiB of them, or rules beyond 4,000 or
+// 256 KiB over all schemas, every compiled validator counted, are not
+// evaluated and count as skipped for cost). A rule whose regular
+// expression is not a string literal (built from the object's data, or
+// concatenated) is not evaluated either, nor one whose pattern's compiled
+// program is too large for the object's strings (see regexUse): they
+// count as skipped for cost.
 //
 // On a partial object (lschema.WithoutRequired: a Composition's composed
 // resource template, which patches and functions complete), rules that
@@ -75,8 +96,9 @@ func newCEL(budget int64) *celExt {
 }
 
 type celExt struct {
-	budget   atomic.Int64
-	compiled atomic.Int64 // rules compiled, against maxCompiledRules
+	budget        atomic.Int64
+	compiled      atomic.Int64 // rules compiled, against maxCompiledRules
+	compiledBytes atomic.Int64 // their bytes, against maxCompiledBytes
 }
 
 // Compile converts schema to the API server's structural schema and
@@ -90,8 +112,14 @@ func (x *celExt) Compile(schema any) (lschema.Checker, error) {
 	c.nodes = countRuleNodes(s)
 	walkRules(s, func(r *apiextensionsv1.ValidationRule) {
 		c.rules++
-		if heavyRegex(r) {
+		c.bytes += int64(len(r.Rule) + len(r.MessageExpression))
+		switch re := regexUse(r.Rule, r.MessageExpression); {
+		case re.insts > maxRegexInsts || heavyRegex(r):
 			c.heavy++
+		case re.dynamic:
+			c.dynamic++
+		case re.insts > 0:
+			c.regexInsts = append(c.regexInsts, re.insts)
 		}
 		if usesOldSelf(r) {
 			c.transition++
@@ -181,7 +209,10 @@ type checker struct {
 	s                           *structuralschema.Structural
 	rules, transition, presence int
 	nodes                       int
-	heavy                       int // rules with a regex beyond maxRegexInsts
+	bytes                       int64 // of the rules and messageExpressions
+	heavy                       int   // rules with a regex beyond maxRegexInsts
+	dynamic                     int   // rules with a regex not known before evaluation (regexUse)
+	regexInsts                  []int // the program size of each other rule with a regex
 	mu                          sync.Mutex
 	validators                  map[validatorKey]*cel.Validator
 }
@@ -199,7 +230,7 @@ type validatorKey struct {
 // beyond the compile bounds). A schema has at most one validator per
 // power of two of scale, and every one counts against maxCompiledRules.
 func (c *checker) validator(partial bool, scale int64) *cel.Validator {
-	if c.nodes > maxRuleNodes || c.rules > maxRules {
+	if c.nodes > maxRuleNodes || c.rules > maxRules || c.bytes > maxRuleBytes {
 		return nil
 	}
 	k := validatorKey{partial, scale}
@@ -209,14 +240,18 @@ func (c *checker) validator(partial bool, scale int64) *cel.Validator {
 		return v
 	}
 	s := c.s
-	if partial || c.heavy > 0 {
+	if partial || c.heavy > 0 || c.dynamic > 0 || c.overwork(scale) > 0 {
 		s = c.s.DeepCopy()
 		filterRules(s, func(r *apiextensionsv1.ValidationRule) bool {
-			return heavyRegex(r) || (partial && usesHas(r) && !usesOldSelf(r))
+			re := regexUse(r.Rule, r.MessageExpression)
+			return re.insts > maxRegexInsts || heavyRegex(r) || re.dynamic || regexOverwork(re.insts, scale) ||
+				(partial && usesHas(r) && !usesOldSelf(r))
 		})
 	}
 	var v *cel.Validator
-	if c.ext.compiled.Add(int64(c.rules)) <= maxCompiledRules {
+	// Every validator compiled is charged, by rules and by bytes.
+	rules, bytes := c.ext.compiled.Add(int64(c.rules)), c.ext.compiledBytes.Add(c.bytes)
+	if rules <= maxCompiledRules && bytes <= maxCompiledBytes {
 		v = newValidator(s, max(1, celconfig.PerCallLimit/scale))
 	}
 	if c.validators == nil {
@@ -332,6 +367,127 @@ func heavyRegex(r *apiextensionsv1.ValidationRule) bool {
 	return false
 }
 
+// regexInfo is what regexUse finds of a rule's regular expressions.
+type regexInfo struct {
+	// dynamic: a regular expression the rule builds at run time (from
+	// the object's data, or by concatenation), or one the scan cannot
+	// read as a single string literal.
+	dynamic bool
+	// insts is the size of the largest literal pattern's program.
+	insts int
+}
+
+var (
+	// regexFuncRE finds the functions that compile a regular expression
+	// (cel-go's matches, the Kubernetes regex library's find and
+	// findAll) as identifiers, wherever they stand: CEL has no other way
+	// to call them, so a rule without one compiles none.
+	regexFuncRE = regexp.MustCompile(`\b(?:matches|findAll|find)\b`)
+	// literalCallRE matches, after the function's name, an argument list
+	// that is one plain string literal (findAll may have a second
+	// argument, its limit).
+	literalCallRE = regexp.MustCompile(`^\s*\(\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")\s*([),])`)
+)
+
+// regexUse reads the regular expressions a rule (its rule and its
+// messageExpression) compiles. The API server's cost model prices a
+// matches() call by the pattern's length, and the evaluator charges a
+// call's cost after it has run (cel-go interpreter/runtimecost.go: the
+// observer adds each step's cost once it returns), so neither the
+// per-call limit nor the budget stops one call; but Go's regexp takes
+// time in the input's length times the compiled program's size, and 26
+// bytes compile to 16,000 instructions: ^(?:a?a?a?a?a?a?a?a?){999}x on a
+// string of 400 bytes takes 100 ms, and an example brings both. So the
+// program's size must be known before evaluation: a rule is dynamic unless
+// every call of the three functions has a string literal as its pattern
+// (read with CEL's escapes), and the largest literal's program is
+// measured. Dynamic rules are not evaluated (they count as skipped for
+// cost), nor rules whose program size times the object's longest string
+// is beyond maxRegexWork (regexOverwork). The scan over-approximates: a
+// name in a string literal or a comment makes a rule dynamic, never the
+// reverse.
+func regexUse(rule, messageExpression string) regexInfo {
+	var info regexInfo
+	for _, text := range []string{rule, messageExpression} {
+		for _, loc := range regexFuncRE.FindAllStringIndex(text, -1) {
+			name, rest := text[loc[0]:loc[1]], text[loc[1]:]
+			m := literalCallRE.FindStringSubmatch(rest)
+			if m == nil || (m[2] == "," && name != "findAll") {
+				info.dynamic = true
+				return info
+			}
+			pat, ok := celUnquote(m[1])
+			if !ok {
+				info.dynamic = true
+				return info
+			}
+			info.insts = max(info.insts, regexInsts(pat))
+		}
+	}
+	return info
+}
+
+// celUnquote returns the value of a CEL string literal in single or
+// double quotes (CEL's escapes are Go's, with \? and \` added), or false.
+func celUnquote(lit string) (string, bool) {
+	quote, body := lit[0], lit[1:len(lit)-1]
+	var b strings.Builder
+	for body != "" {
+		if len(body) >= 2 && body[0] == '\\' && (body[1] == '?' || body[1] == '`') {
+			b.WriteByte(body[1])
+			body = body[2:]
+			continue
+		}
+		c, _, tail, err := strconv.UnquoteChar(body, quote)
+		if err != nil {
+			return "", false
+		}
+		b.WriteRune(c)
+		body = tail
+	}
+	return b.String(), true
+}
+
+// regexInsts returns the size of pat's program, or 0 when it does not
+// compile (the API server's compiler refuses it then).
+func regexInsts(pat string) int {
+	re, err := syntax.Parse(pat, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0
+	}
+	return len(prog.Inst)
+}
+
+// maxRegexWork bounds a regular expression's program size times the
+// length of the strings it may run on (the object's longest, rounded up
+// to stringScale's power of two times stringScaleBytes): Go's regexp
+// takes up to that many steps, about 40 ns each; 4 million is a tenth of
+// a second.
+const maxRegexWork = 4 << 20
+
+// regexOverwork reports whether a program of insts instructions may take
+// more than maxRegexWork steps on the strings of an object of stringScale
+// scale.
+func regexOverwork(insts int, scale int64) bool {
+	return int64(insts)*stringScaleBytes*scale > maxRegexWork
+}
+
+// overwork counts the rules whose regular expressions are beyond
+// maxRegexWork at scale.
+func (c *checker) overwork(scale int64) int {
+	n := 0
+	for _, insts := range c.regexInsts {
+		if regexOverwork(insts, scale) {
+			n++
+		}
+	}
+	return n
+}
+
 const (
 	outOfBudget   = "running out of cost budget"
 	callTooCostly = "call cost exceeds limit"
@@ -345,12 +501,13 @@ func (c *checker) Check(ctx context.Context, obj map[string]any, partial bool) (
 		res.CEL.Partial = c.presence
 		evaluable -= c.presence
 	}
-	res.CEL.Cost = c.heavy
-	evaluable -= c.heavy
-	if evaluable == 0 {
+	scale := stringScale(obj)
+	res.CEL.Cost = c.heavy + c.dynamic + c.overwork(scale)
+	res.CEL.Regex = res.CEL.Cost
+	evaluable -= res.CEL.Cost
+	if evaluable <= 0 {
 		return res
 	}
-	scale := stringScale(obj)
 	budget := min(int64(celconfig.RuntimeCELCostBudget), c.ext.budget.Load()) / scale
 	if budget <= 0 {
 		res.CEL.Cost += evaluable
@@ -366,7 +523,20 @@ func (c *checker) Check(ctx context.Context, obj map[string]any, partial bool) (
 		return res
 	}
 	integers(obj)
-	errs, remaining := c.run(ctx, v, obj, budget)
+	// The evaluator looks at ctx between the steps of a comprehension,
+	// not inside a call: return as soon as ctx is done.
+	type ran struct {
+		errs      field.ErrorList
+		remaining int64
+	}
+	r, err := withContext(ctx, func() (ran, error) {
+		errs, remaining := c.run(ctx, v, obj, budget)
+		return ran{errs, remaining}, nil
+	})
+	if err != nil {
+		return res
+	}
+	errs, remaining := r.errs, r.remaining
 	if remaining < 0 {
 		remaining = 0
 	}

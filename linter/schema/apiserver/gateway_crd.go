@@ -1,0 +1,112 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	kjson "sigs.k8s.io/json"
+)
+
+// errRunSkipped marks a call the gateway left out because the rule run's
+// budget was spent already when a worker came to it: the charge, made in
+// the package's order, refuses it (runBudget).
+var errRunSkipped = errors.New("left out: the rule run's budget is spent")
+
+// validateCRDNow validates content, an apiextensions.k8s.io/v1
+// CustomResourceDefinition as decoded JSON, as the API server validates it
+// on create, through the gateway: it pre-counts the call (countCRD) and
+// refuses it over a per-call limit (a budgetError) or when budget (nil:
+// none) is spent already (errRunSkipped); then it decodes content into the
+// v1 type (a value of the wrong type is refused there), applies the v1
+// defaults, converts it to the internal type and runs
+// validation.ValidateCustomResourceDefinition (which checks the names,
+// versions, conversion, the structural schema, defaults, list types and
+// the CEL rules with their cost limits). Each finding's path is in
+// content, mapped back from the internal type where the conversion moved a
+// field (a schema common to all versions is held in spec.validation). It
+// returns the pre-count, for the caller to charge to budget in the
+// package's order (zero when the API server's code was not called). The
+// API server's code does not look at ctx's cancellation: callers return
+// early without waiting (ordered).
+func validateCRDNow(ctx context.Context, content map[string]any, budget *runBudget) (cost callCost, out []finding, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cost, out, err = callCost{}, nil, fmt.Errorf("CRD validation failed: %v", r)
+		}
+	}()
+	// The API server's structural check formats and sorts an error per
+	// field without a type, at a cost per error far above the schema's
+	// size (six CRDs of 50 000 untyped properties: 25 s, 300 MiB). A
+	// schema with that many is refused whatever else it holds: say so
+	// here, and leave the API server's code out.
+	if fs := untypedFields(content, maxUntypedFields); len(fs) > maxUntypedFields {
+		return callCost{}, fs[:maxFindings], nil
+	}
+	cost = countCRD(content)
+	if err := cost.over(); err != nil {
+		return callCost{}, nil, err
+	}
+	if budget != nil && budget.exceeds(cost) {
+		return cost, nil, errRunSkipped
+	}
+	raw, err := marshalJSON(content)
+	if err != nil {
+		return cost, nil, err
+	}
+	var v1 apiextensionsv1.CustomResourceDefinition
+	// Unknown fields are dropped, as the API server's (and Crossplane's)
+	// non-strict decoding drops them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &v1); err != nil {
+		return cost, []finding{decodeFinding(content, err)}, nil
+	}
+	withCrossplaneWebhook(&v1)
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
+	// The API server clears a new CRD's status and records its storage
+	// version as stored before it validates it (pkg/registry/
+	// customresourcedefinition strategy.PrepareForCreate): a status the
+	// package carries is never looked at.
+	v1.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
+	for _, v := range v1.Spec.Versions {
+		if v.Storage {
+			v1.Status.StoredVersions = []string{v.Name}
+			break
+		}
+	}
+	var internal apiextensions.CustomResourceDefinition
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
+		return cost, []finding{{msg: "cannot convert: " + err.Error()}}, nil
+	}
+	errs := validation.ValidateCustomResourceDefinition(ctx, &internal)
+	return cost, findingsOf(content, errs, crdPath), nil
+}
+
+// withCrossplaneWebhook fills in a conversion webhook's client config as
+// Crossplane's package manager does before it creates the CRD (Crossplane
+// v2.1.0 internal/controller/pkg/revision/establisher.go, for a CRD whose
+// conversion strategy is Webhook: the CA bundle, and a service named after
+// the package in Crossplane's namespace, port 9443), so that only what the
+// package itself gets wrong is reported.
+func withCrossplaneWebhook(crd *apiextensionsv1.CustomResourceDefinition) {
+	c := crd.Spec.Conversion
+	if c == nil || c.Strategy != apiextensionsv1.WebhookConverter {
+		return
+	}
+	if c.Webhook == nil {
+		c.Webhook = &apiextensionsv1.WebhookConversion{}
+	}
+	if c.Webhook.ClientConfig == nil {
+		c.Webhook.ClientConfig = &apiextensionsv1.WebhookClientConfig{}
+	}
+	if c.Webhook.ClientConfig.Service == nil {
+		c.Webhook.ClientConfig.Service = &apiextensionsv1.ServiceReference{}
+	}
+	port := int32(9443)
+	c.Webhook.ClientConfig.CABundle = []byte("-----BEGIN CERTIFICATE-----")
+	c.Webhook.ClientConfig.Service.Name = "package"
+	c.Webhook.ClientConfig.Service.Namespace = "crossplane-system"
+	c.Webhook.ClientConfig.Service.Port = &port
+}
