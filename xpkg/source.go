@@ -72,7 +72,43 @@ func hasYAML(dir string) bool {
 
 // openPackageDir reads a package in its on-disk format rooted at root.
 func openPackageDir(ctx context.Context, root string, c *openConfig) (*Package, error) {
-	fsys := os.DirFS(root)
+	return openPackageFS(ctx, os.DirFS(root), root, c)
+}
+
+// OpenFS loads a package in its on-disk format from fsys, as Open loads a
+// package directory (SourceDirectory): the files parser.ParseFS lists, and
+// the examples from ExamplesDir. root is the directory fsys stands for: it
+// becomes Package.Root and, unless WithSourceName says otherwise,
+// Package.Source; positions name files by their path in fsys, as Open's name
+// them relative to the root. An editor passes an overlay of its unsaved
+// buffers over os.DirFS(root), so that what is linted is what the author
+// sees. Options: WithParserOptions, WithLimits, WithSourceName; errors are
+// those of Open for a directory, in a *SourceError.
+func OpenFS(ctx context.Context, fsys fs.FS, root string, opts ...Option) (*Package, error) {
+	switch {
+	case ctx == nil:
+		return nil, errors.New("xpkg: OpenFS: nil context")
+	case fsys == nil:
+		return nil, errors.New("xpkg: OpenFS: nil fs.FS")
+	}
+	c := newOpenConfig(opts)
+	name := root
+	if c.sourceName != "" {
+		name = c.sourceName
+	}
+	c.sourceName = name
+	p, err := openPackageFS(ctx, fsys, root, c)
+	if err != nil {
+		return nil, &SourceError{Source: name, SourceKind: SourceDirectory, Err: err}
+	}
+	p.Source = name
+	p.SourceKind = SourceDirectory
+	return p, nil
+}
+
+// openPackageFS reads a package in its on-disk format from fsys, which
+// stands for the directory root.
+func openPackageFS(ctx context.Context, fsys fs.FS, root string, c *openConfig) (*Package, error) {
 	pkg, err := parser.ParseFS(ctx, fsys, c.parseOptions("")...)
 	if err != nil {
 		return nil, err
