@@ -9,6 +9,7 @@
 // Usage:
 //
 //	verify-upload --image-config FILE... [--verify-key SECRET/KEY=FILE]... [--trusted-root FILE] [--listen ADDR]
+//	              [--max-active N] [--max-queued N] [--max-bytes-in-flight BYTES]
 //
 // Answers: 200 with {"ref", "digest", "imageConfig", "authority",
 // "signatures"} when the package verifies; 403 with {"error", "class"}
@@ -16,9 +17,18 @@
 // identity-mismatch, untrusted-root, digest-mismatch, invalid-signature,
 // missing-attestation, malformed), or when no ImageConfig states a
 // verification for it (class: no-policy); 400 for a malformed request, 502
-// when the registry cannot be read. Each request uses a registry client
-// of its own, so one upload's requests are bounded on their own
-// (oci/remote's per-client bounds), and a deadline.
+// when the registry cannot be read; 503 when the server is full. Each
+// request uses a registry client of its own, so one upload's requests are
+// bounded on their own (oci/remote's per-client bounds), and a deadline.
+//
+// The server bounds its load with a limit.Gate: at most --max-active
+// verifications run at once, each charged the bytes its verify.Limits let
+// it read (the package's manifest and its signature artefacts), within
+// --max-bytes-in-flight between them; at most --max-queued more wait for
+// their turn within their deadline, and any other is answered 503 at once
+// with a Retry-After, so that a burst of uploads (or of requests held open
+// by a slow registry) costs the server its admitted verifications, not one
+// verification per request.
 package main
 
 import (
@@ -28,6 +38,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -35,6 +46,7 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
+	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/verify"
@@ -59,6 +71,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.Var(&keys, "verify-key", "SECRET/KEY=FILE: the public key of a key authority (repeatable)")
 	trustedRoot := fs.String("trusted-root", "", "the Sigstore trusted-root JSON of keyless authorities")
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on")
+	d := limit.DefaultGateLimits()
+	var gl limit.GateLimits
+	fs.IntVar(&gl.MaxActive, "max-active", d.MaxActive, "verifications run at once")
+	fs.IntVar(&gl.MaxQueued, "max-queued", d.MaxQueued, "verifications waiting for their turn; past them, 503")
+	fs.Int64Var(&gl.MaxBytesInFlight, "max-bytes-in-flight", d.MaxBytesInFlight, "bytes the running verifications may read between them")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -67,20 +84,53 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "verify-upload: %v\n", err)
 		return 2
 	}
-	srv := &http.Server{Addr: *listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	h.gate = limit.NewGate(gl)
+	if ready := os.Getenv(readyFileEnv); ready != "" {
+		// The hostile measurement's cue that the server listens.
+		defer os.Remove(ready)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "verify-upload: %v\n", err)
+		return 2
+	}
+	if ready := os.Getenv(readyFileEnv); ready != "" {
+		if err := os.WriteFile(ready, []byte(ln.Addr().String()), 0o600); err != nil {
+			fmt.Fprintf(stderr, "verify-upload: %v\n", err)
+			return 2
+		}
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: maxHeaderBytes}
 	go func() { <-ctx.Done(); srv.Close() }()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "verify-upload: %v\n", err)
 		return 2
 	}
 	return 0
 }
 
+// readyFileEnv names the environment variable through which a test asks
+// for the address the server listens on, written to that file once it
+// does (--listen 127.0.0.1:0 picks a free port).
+const readyFileEnv = "VERIFY_UPLOAD_READY_FILE"
+
+// maxHeaderBytes bounds a request's header: a request is a line with a
+// reference of at most 1 KiB.
+const maxHeaderBytes = 16 << 10
+
+// endpoints are the requests the server answers; each has a worst case in
+// internal/hostile (ServerCases), which TestServerCasesCoverEveryEndpoint
+// checks.
+var endpoints = []string{"POST /verify"}
+
 // handler verifies uploads.
 type handler struct {
 	images    *imageconfig.Set
 	opts      []verify.Option
 	newClient func() (*remote.Client, error)
+	// gate admits the verifications; cost is what one is charged.
+	gate *limit.Gate
+	cost int64
 }
 
 // newHandler reads the policies, keys and trusted root once, at start-up
@@ -110,7 +160,8 @@ func newHandler(icFiles, keys []string, trustedRoot string, newClient func() (*r
 	if err != nil {
 		return nil, err
 	}
-	h := &handler{images: set, newClient: newClient}
+	vl := verify.DefaultLimits()
+	h := &handler{images: set, newClient: newClient, gate: limit.NewGate(limit.GateLimits{}), cost: vl.MaxTotalBytes + vl.MaxManifestBytes}
 	for _, k := range keys {
 		ref, file, ok := strings.Cut(k, "=")
 		i := strings.LastIndex(ref, "/")
@@ -168,6 +219,19 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
 	defer cancel()
+	// Admitted before anything is allocated for the request: the wait
+	// counts against its deadline.
+	release, err := h.gate.Enter(ctx, h.cost)
+	if err != nil {
+		if errors.Is(err, limit.ErrExceeded) {
+			w.Header().Set("Retry-After", "1")
+			answer(w, http.StatusServiceUnavailable, map[string]string{"error": "the server is full: " + err.Error(), "class": "busy"})
+			return
+		}
+		answer(w, http.StatusServiceUnavailable, map[string]string{"error": "no turn within the request's deadline: " + err.Error(), "class": "busy"})
+		return
+	}
+	defer release()
 	client, err := h.newClient()
 	if err != nil {
 		answer(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})

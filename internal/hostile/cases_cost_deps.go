@@ -154,7 +154,7 @@ const (
 // that locates fields in it, which delays its answer to SIGINT (the
 // package linter's cost, not the graph's).
 func DepsCases() []DepsCase {
-	return []DepsCase{
+	return append([]DepsCase{
 		depsCase("deps-cost-unresolved",
 			"A root of 10,000 dependsOn entries naming 1,990 packages that no source holds, each named about 5 times: "+
 				"10,000 XP601 findings, which the graph rules' cap (linter.DefaultMaxDiagnostics per rule, and one that "+
@@ -331,7 +331,7 @@ func DepsCases() []DepsCase {
 				}
 				return nil
 			}),
-	}
+	}, graphDepsCases()...)
 }
 
 // compositionPackages writes n Configurations of a family, each with

@@ -11,6 +11,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Package is what the graph keeps of one package: its identity, its meta
@@ -194,8 +195,9 @@ type summaryConfig struct {
 // true (the types the Compositions fetched so far compose), for XP607 to
 // validate the root's composed bases against, and no composed base, with
 // one composed type per Composition and type (XP607 checks that a
-// dependency's composed types are served). A nil keep keeps no
-// definition.
+// dependency's composed types are served), placed at its Composition's
+// document with its field path: a dependency's documents are not parsed
+// again to locate their fields. A nil keep keeps no definition.
 func AsDependency(keep func(group, kind string) bool) SummaryOption {
 	return func(c *summaryConfig) { c.dependency, c.keep = true, keep }
 }
@@ -425,12 +427,25 @@ const maxComposedPerComposition = 10000
 // one Ref.
 func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (composition, bool) {
 	c := composition{Object: linter.RefOf(o), Name: o.Name}
-	// One parse of the document for its content and its positions.
-	loc, locErr := o.FieldLocator()
-	if locErr != nil {
-		return c, false
+	// The root's Composition: one parse of the document for its content
+	// and the positions of its fields. A dependency's: its content as
+	// the parse read it (the parser's fast path, for the YAML most
+	// packages are written in), and no position beyond the document's:
+	// the full parse that locates fields costs about three times the
+	// content's read, and a graph's dependencies may compose hundreds of
+	// thousands of resources (deps-cost-composed-types), for findings
+	// that point into packages the user does not edit. Their field path
+	// still names the entry.
+	var (
+		loc *parser.FieldLocator
+		u   *unstructured.Unstructured
+		err error
+	)
+	if dep {
+		u, err = o.Unstructured()
+	} else if loc, err = o.FieldLocator(); err == nil {
+		u, err = loc.Unstructured()
 	}
-	u, err := loc.Unstructured()
 	if err != nil {
 		return c, false
 	}
@@ -490,8 +505,10 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 		for _, p := range refs {
 			r := p.ref
 			r.Pos, r.Field = pos(o.Pos), linter.FieldPath(p.path...)
-			if fp, err := loc.FieldPosition(p.path...); err == nil {
-				r.Pos = pos(fp)
+			if loc != nil {
+				if fp, err := loc.FieldPosition(p.path...); err == nil {
+					r.Pos = pos(fp)
+				}
 			}
 			if p.fn {
 				c.Functions = append(c.Functions, r)

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 
