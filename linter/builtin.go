@@ -52,6 +52,7 @@ func Builtin() []*Rule {
 		ruleComposedResourceSchema(),
 		ruleCompositionMode(),
 		ruleDefinitionKind(),
+		ruleObjectName(),
 
 		ruleXRDListMapKeys(),
 		ruleXRDBoolean(),

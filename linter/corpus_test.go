@@ -48,7 +48,7 @@ func parseCorpus(tb testing.TB, name string) *parser.Package {
 // corpusTargets are the Crossplane versions every real package is linted
 // at, one per release line of the target table, and no target (the
 // default line).
-var corpusTargets = []string{"v1.20.0", "v2.0.0", "v2.1.0", "v2.2.4", "v2.3.4", "v2.4.0-rc.0", ""}
+var corpusTargets = []string{"v1.20.0", "v2.0.0", "v2.1.0", "v2.2.4", "v2.3.4", "v2.4.0", ""}
 
 // TestCorpusTargets lints every real package but the monolith at every
 // release line: none may draw an error at any.

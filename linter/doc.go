@@ -63,7 +63,7 @@
 //
 // Where the answer depends on the Crossplane version, a rule follows the
 // release line (1.20, 2.0 ... 2.4) of WithCrossplaneVersion, and
-// DefaultCrossplaneVersion (v2.3, the newest stable line) when no version
+// DefaultCrossplaneVersion (v2.4, the newest stable line) when no version
 // is given; one table says what changes at each line (RULES.md, "By
 // target"), and Result.Target names the line a Lint call followed.
 // WithSeverity regrades a rule's diagnostics whatever the policy says.

@@ -32,7 +32,7 @@ type Result struct {
 	// Rules lists the IDs of the rules that ran, in rule-set order.
 	Rules []string
 	// Target is the Crossplane release line the verdicts follow, such as
-	// "v2.3" (WithCrossplaneVersion, else DefaultCrossplaneVersion).
+	// "v2.3" (WithCrossplaneVersion, else DefaultCrossplaneVersion, v2.4).
 	Target string
 	// TargetNote is set when the version given is outside the release
 	// lines the linter knows: it says which line judged it instead.
@@ -182,8 +182,7 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		if r.Scope != scope || !r.AppliesTo(kind) {
 			continue
 		}
-		if r.requires&needsImage != 0 && c.image == nil ||
-			r.requires&needsVersion != 0 && c.xpVersion == "" {
+		if r.requires&needsImage != 0 && c.image == nil {
 			continue
 		}
 		run = append(run, r)

@@ -89,16 +89,18 @@ func WithSeverity(idOrName string, s Severity) RuleOption {
 }
 
 // WithCrossplaneVersion sets the Crossplane version the package must work
-// with, e.g. "v2.0.0"; it enables XP203 crossplane-compatible (and, for a
-// graph, XP605 graph-crossplane-version), and the
-// rules whose answer depends on the version follow the release line of
+// with, e.g. "v2.0.0": XP203 crossplane-compatible (and, for a graph, XP605
+// graph-crossplane-version) check the package's constraints against it, and
+// the rules whose answer depends on the version follow the release line of
 // that version (see RULES.md, "By target": a 1.x target makes XP208 and
 // XP209 errors, XP102 refuse the kinds that came with v2, XP410 accept
 // Resources mode; v2.2 refuses a Function holding anything but CRDs; v2.3
 // reads constraints with semver v3). Any patch or pre-release maps to its
 // line; a version newer than every line the linter knows is judged as the
 // newest, and Result.TargetNote says so. Without it the rules follow
-// DefaultCrossplaneVersion, the newest stable line. A version that is not
+// DefaultCrossplaneVersion, the newest stable line, and XP203 and XP605
+// check the release that line was read from (v2.4.0): every
+// target-dependent rule runs at the default target. A version that is not
 // valid semver makes the run fail.
 func WithCrossplaneVersion(v string) RuleOption {
 	return ruleOption(func(c *config) { c.xpVersion = v })
@@ -137,7 +139,7 @@ func WithMaxDiagnostics(n int) RuleOption {
 const DefaultCrossplaneVersion = target.DefaultLine
 
 // CrossplaneLine returns the release line the rules follow for Crossplane
-// version v (such as "v2.3" for "v2.3.4"; DefaultCrossplaneVersion for ""),
+// version v (such as "v2.3" for "v2.3.4"; DefaultCrossplaneVersion, v2.4, for ""),
 // and a note when v is outside the lines the linter knows and is judged
 // as the nearest one instead. A version that is not semver is an error.
 func CrossplaneLine(v string) (line, note string, err error) {

@@ -93,8 +93,7 @@ func (s Scope) String() string {
 type requirement uint8
 
 const (
-	needsImage   requirement = 1 << iota // ImageFacts
-	needsVersion                         // a target Crossplane version
+	needsImage requirement = 1 << iota // ImageFacts
 )
 
 // Title returns the first line of the rule's Doc.

@@ -203,7 +203,10 @@ install. The resolver parses it (crossplane v2.1.0,
 internal/controller/pkg/resolver, Reconciler.Reconcile:
 name.ParseReference) and appends the version it picks as a tag: a
 reference that does not parse, or one that already has a tag or digest,
-makes a package source that never resolves, an error.
+makes a package source that never resolves, an error. A registry host is
+what go-containerregistry's name.NewRegistry (through which Crossplane
+parses references at every target) takes: an RFC 3986 URI authority, so
+my_registry.example.com is one; a bad host:port such as r.io:x is not.
 
 A reference without a registry host depends on the target:
 
@@ -220,7 +223,8 @@ A reference without a registry host depends on the target:
   cluster/crds/pkg.crossplane.io_providers.yaml, configurations and
   functions alike; unchanged in v2.2 and v2.3): the dependency can never
   be installed, an error. That includes a host without a dot, such as
-  localhost:5000.
+  localhost:5000; a host with a '_' and a dot
+  (my_registry.example.com) matches the rule and is accepted.
 
 Write the registry host, e.g. xpkg.crossplane.io/crossplane/provider-gcp.`,
 		Bad:  depsHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: crossplane-contrib/provider-nop:v0.4.0\n    version: \">=v0.1.0\"\n",

@@ -163,11 +163,13 @@ func firstKey(m map[string]any) string {
 
 func ruleCrossplaneCompatible() *Rule {
 	return &Rule{
-		ID: "XP203", Name: "crossplane-compatible", Severity: SeverityError, requires: needsVersion,
+		ID: "XP203", Name: "crossplane-compatible", Severity: SeverityError,
 		Doc: `The target Crossplane version is outside the constraint
 
-Runs only when a target version is given (WithCrossplaneVersion, the CLI's
---crossplane-version): Crossplane of that version would refuse to install
+The target is the version given (WithCrossplaneVersion, the CLI's
+--crossplane-version), else the release the default line was read from
+(v2.4.0 for v2.4, RULES.md "By target"): a default target is a target.
+Crossplane of that version would refuse to install
 the package, because its spec.crossplane.version constraint excludes it:
 the revision reconciler checks the running version against the constraint
 before it installs anything (crossplane v2.1.0, internal/xpkg,
@@ -185,23 +187,28 @@ admits pre-releases, "v2.3" means any 2.3.x, and ">v2" admits no 2.x
 		Good: metaHead + "spec:\n  crossplane:\n    version: \">=v1.14.0\"\n",
 		Run: func(p *Pass) error {
 			o, m, err := metaContent(p)
-			if o == nil || err != nil || p.CrossplaneVersion == "" {
+			if o == nil || err != nil {
 				return err
 			}
-			v, ok, _ := crossplaneConstraint(m)
-			if !ok {
-				return nil
+			v, ok, shorthand := crossplaneConstraint(m)
+			if !ok || shorthand {
+				return nil // a bare string is no constraint Crossplane reads: XP202's
 			}
 			c, err := p.release().ParseConstraint(v)
 			if err != nil {
 				return nil // XP202 reports it
 			}
-			target, err := p.release().ParseVersion(p.CrossplaneVersion)
+			tv := p.targetVersion()
+			target, err := p.release().ParseVersion(tv)
 			if err != nil {
-				return fmt.Errorf("target version %q: %w", p.CrossplaneVersion, err)
+				return fmt.Errorf("target version %q: %w", tv, err)
 			}
 			if !c.Check(target) {
-				p.Reportf(o, crossplaneVersionPath, "Crossplane %s does not satisfy the package's constraint %s", p.CrossplaneVersion, quote(v))
+				if p.CrossplaneVersion == "" {
+					p.Reportf(o, crossplaneVersionPath, "Crossplane %s (the default target; set --crossplane-version for another) does not satisfy the package's constraint %s", tv, quote(v))
+				} else {
+					p.Reportf(o, crossplaneVersionPath, "Crossplane %s does not satisfy the package's constraint %s", tv, quote(v))
+				}
 			}
 			return nil
 		},

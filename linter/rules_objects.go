@@ -171,7 +171,12 @@ pkg/apis/apiextensions/validation, ValidateCustomResourceDefinitionSpec:
 "must have exactly one version marked as storage version", "must contain
 unique version names"), so Crossplane's APIEstablisher cannot create it and
 the package never installs. A CRD that serves no version can never be used:
-the package cannot work as written. An apiextensions.k8s.io/v1beta1 CRD may
+the package cannot work as written. The API server itself accepts one
+(ValidateCustomResourceDefinitionSpec asks nothing of served), so in a
+Function package, whose CRDs only type the input of a pipeline step and
+are never served as objects, it is a warning at every target (crossplane
+v2.1.0 installs such a package: internal/xpkg/lint.go NewFunctionLinter
+checks no object, and APIEstablisher creates the CRD). An apiextensions.k8s.io/v1beta1 CRD may
 instead give a single spec.version, which is then both served and stored.
 
 served and storage are booleans: the strings "true" and "false" are not,
@@ -212,7 +217,14 @@ the install and is reported as a warning.`,
 					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s has %d storage versions (%s): mark exactly one", quote(o.ObjectMeta.Name), len(stored), joinValues(stored, quote))
 				}
 				if len(names(vs, func(v defVersion) bool { return v.served })) == 0 {
-					p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s serves no version%s", quote(o.ObjectMeta.Name), quotedFlags(vs, "served"))
+					if p.Kind == meta.KindFunction {
+						// The API server accepts a CRD that serves no version,
+						// and nothing in the cluster creates a Function's
+						// input: it only types the input of a pipeline step.
+						p.ReportSeverityf(SeverityWarning, o, []string{"spec", "versions"}, "CustomResourceDefinition %s serves no version%s: Crossplane accepts it (a Function's input is never created as an object), but tools that read the schema may not", quote(o.ObjectMeta.Name), quotedFlags(vs, "served"))
+					} else {
+						p.Reportf(o, []string{"spec", "versions"}, "CustomResourceDefinition %s serves no version%s", quote(o.ObjectMeta.Name), quotedFlags(vs, "served"))
+					}
 				}
 			}
 			return nil

@@ -162,7 +162,7 @@ into the Go type of its kind and refuses the whole package when one does
 not decode (crossplane-runtime v2.1.0, pkg/parser, PackageParser.Parse, at
 crossplane xpkg build and at install).`,
 		Bad:  metaHead + "spec:\n  crossplane:\n    version: 1.14  # a number, not a string\n",
-		Good: metaHead + "spec:\n  crossplane:\n    version: \"1.14\"\n",
+		Good: metaHead + "spec:\n  crossplane:\n    version: \">=1.14\"\n",
 		Run:  reportDocumentErrors,
 	}
 }

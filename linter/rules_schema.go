@@ -31,8 +31,8 @@ Besides the meta object, every object of a kind a package may hold is
 type-checked against that kind's published schema: CompositeResourceDefinition,
 Composition, ManagedResourceDefinition, ManagedResourceActivationPolicy,
 Operation, CronOperation and WatchOperation against Crossplane's own CRDs
-of the target's release (v2.1.0 up to the v2.1 line, v2.2.4 for v2.2,
-v2.3.4 from v2.3; linter/schema.PackageKindsAt): a field a release added,
+of the target's own release (v1.20.11 for 1.20, v2.0.2, v2.1.0, v2.2.4,
+v2.3.4, v2.4.0; linter/schema.PackageKindsAt): a field a release added,
 such as Composition and Operation requirements.requiredSchemas and XRD
 defaultCompositionRevisionSelector (v2.2) or XRD
 versions[].subresources.scale (v2.3), is type-checked from that release

@@ -25,6 +25,16 @@ func (p *Pass) targetName() string {
 	return p.release().Line
 }
 
+// targetVersion is the Crossplane version the pass judges for: the one
+// given, else the release the default line was read from (v2.4.0): a
+// default target is a target.
+func (p *Pass) targetVersion() string {
+	if p.CrossplaneVersion != "" {
+		return p.CrossplaneVersion
+	}
+	return p.release().Patch
+}
+
 // checkConstraint returns nil when Crossplane of release r reads s as a
 // version constraint, else why it does not. Before v2.3 (semver v1.5.0)
 // a constraint the v3 module refuses too gets v3's reason, which is the

@@ -28,6 +28,7 @@ type config struct {
 	fullParse    bool // see withFullParse
 	decodeMemory int64
 	used         Usage
+	allDirs      bool
 }
 
 func newConfig(opts []Option) *config {
@@ -50,6 +51,16 @@ func newConfig(opts []Option) *config {
 	c.limits = c.limits.withDefaults()
 	return c
 }
+
+// WithAllDirectories makes ParseFS read the YAML files of every directory
+// but .git: hidden directories (whose names start with ".") and a
+// directory named examples at the root too. That is how Crossplane's build
+// walks the examples directory of a package (crossplane-runtime
+// pkg/xpkg/parser, NewFsReadCloser: an afero.Walk whose filters, SkipDirs,
+// SkipNotYAML and SkipEmpty, leave out directory entries, not what is
+// below them), so xpkg reads a package's examples with it. Package.Skipped
+// then lists only symbolic links. Parse ignores it.
+func WithAllDirectories() Option { return func(c *config) { c.allDirs = true } }
 
 // WithFile names the stream given to Parse or NewSplitter; positions carry
 // the name. ParseFS ignores it and uses each file's path.

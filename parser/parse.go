@@ -66,7 +66,7 @@ func ParseFS(ctx context.Context, fsys fs.FS, opts ...Option) (*Package, error) 
 		return nil, err
 	}
 	c := newConfig(opts)
-	files, skipped, err := listPackageFiles(ctx, fsys, c.limits)
+	files, skipped, err := listPackageFiles(ctx, fsys, c.limits, c.allDirs)
 	if err != nil {
 		return nil, fmt.Errorf("parser: listing package files: %w", err)
 	}
@@ -121,7 +121,7 @@ const MetaFile = "crossplane.yaml"
 // Tools that write a package (such as an xpkg build) use it to hold exactly
 // the files that were parsed.
 func PackageFiles(fsys fs.FS) ([]string, error) {
-	files, _, err := listPackageFiles(context.Background(), fsys, DefaultLimits())
+	files, _, err := listPackageFiles(context.Background(), fsys, DefaultLimits(), false)
 	return files, err
 }
 
@@ -138,10 +138,12 @@ const (
 // lexical order of path: symbolic links named *.yaml or *.yml, symbolic
 // links leading to a directory that would have been walked, and regular
 // YAML files under hidden directories (crossplane xpkg build reads those;
-// .git is not walked). It visits at most lim.MaxFiles entries, reading
-// directories a chunk at a time, and checks ctx as it goes.
-func listPackageFiles(ctx context.Context, fsys fs.FS, lim Limits) (files []string, skipped []SkippedFile, err error) {
-	w := walker{ctx: ctx, fsys: fsys, lim: lim}
+// .git is not walked). With allDirs (WithAllDirectories) hidden
+// directories and the examples directory are walked as any other. It
+// visits at most lim.MaxFiles entries, reading directories a chunk at a
+// time, and checks ctx as it goes.
+func listPackageFiles(ctx context.Context, fsys fs.FS, lim Limits, allDirs bool) (files []string, skipped []SkippedFile, err error) {
+	w := walker{ctx: ctx, fsys: fsys, lim: lim, allDirs: allDirs}
 	if err := w.dir(".", false); err != nil {
 		return nil, nil, err
 	}
@@ -163,6 +165,7 @@ type walker struct {
 	files   []string
 	skipped []SkippedFile
 	hasMeta bool
+	allDirs bool // WithAllDirectories
 }
 
 // readDirChunk is how many entries of a directory are read at once.
@@ -209,7 +212,7 @@ func (w *walker) dir(p string, hidden bool) error {
 	}
 	sort.Strings(subdirs)
 	for _, d := range subdirs {
-		h := hidden || strings.HasPrefix(path.Base(d), ".")
+		h := hidden || !w.allDirs && strings.HasPrefix(path.Base(d), ".")
 		if err := w.dir(d, h); err != nil {
 			return err
 		}
@@ -233,7 +236,7 @@ func (w *walker) entry(dir string, d fs.DirEntry, hidden bool, subdirs []string)
 	p := path.Join(dir, name)
 	if d.IsDir() {
 		switch {
-		case p == "examples", name == ".git":
+		case name == ".git", p == "examples" && !w.allDirs:
 			// Crossplane's build leaves the examples root out of the package;
 			// a .git directory holds no package YAML, only many files.
 		case hidden || strings.HasPrefix(name, "."):

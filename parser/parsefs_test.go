@@ -78,6 +78,32 @@ func TestParseFS(t *testing.T) {
 	}
 }
 
+// TestParseFSAllDirectories: with WithAllDirectories, ParseFS walks hidden
+// directories and the root's examples directory as Crossplane's examples
+// reader does (only .git stays out), and skips nothing but links.
+func TestParseFSAllDirectories(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"a.yaml":              {Data: []byte(obj("T", "a"))},
+		".drafts/b.yaml":      {Data: []byte(obj("T", "b"))},
+		".drafts/.deep/c.yml": {Data: []byte(obj("T", "c"))},
+		"examples/d.yaml":     {Data: []byte(obj("T", "d"))},
+		".git/config.yaml":    {Data: []byte(obj("T", "git"))},
+		".drafts/e.txt":       {Data: []byte("not yaml\n")},
+	}
+	p, err := ParseFS(context.Background(), fsys, WithAllDirectories())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".drafts/.deep/c.yml", ".drafts/b.yaml", "a.yaml", "examples/d.yaml"}
+	if diff := cmp.Diff(want, p.Files); diff != "" {
+		t.Errorf("Files (-want +got):\n%s", diff)
+	}
+	if len(p.Objects) != 4 || len(p.Skipped) != 0 {
+		t.Errorf("%d objects, skipped %v; want 4 and none", len(p.Objects), p.Skipped)
+	}
+}
+
 // TestParseFSMetaInAnyFile checks that a package directory needs no
 // crossplane.yaml: the meta object is found by its group and kind, as
 // crossplane xpkg build finds it.

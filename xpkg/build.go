@@ -95,7 +95,7 @@ type BuildResult struct {
 //     package.yaml files hold;
 //   - it writes one layer holding PackageFile, annotated AnnotationKey =
 //     AnnotationBase, and, when the package has examples (the YAML files
-//     below ExamplesDir, or WithExamplesFS), a second layer holding
+//     below ExamplesDir, hidden directories included, or WithExamplesFS), a second layer holding
 //     ExamplesFile, annotated AnnotationExamples, joined and checked the
 //     same way;
 //   - the image config records each layer annotation as a label (LayerLabel)
@@ -152,17 +152,16 @@ func Build(ctx context.Context, fsys fs.FS, opts ...BuildOption) (*BuildResult, 
 
 // readExamples checks and joins the examples' YAML files. It returns nil
 // when there are none.
+// Like Crossplane's build, it reads every directory under the examples
+// directory, hidden ones included (parser.WithAllDirectories).
 func readExamples(ctx context.Context, exFS fs.FS, c *buildConfig) ([]byte, error) {
-	files, err := parser.PackageFiles(exFS)
-	if err != nil {
-		return nil, fmt.Errorf("xpkg: listing examples: %w", err)
-	}
-	if len(files) == 0 {
-		return nil, nil
-	}
-	ex, err := parser.ParseFS(ctx, exFS, c.parseOpts...)
+	ex, err := parser.ParseFS(ctx, exFS, append(append([]parser.Option(nil), c.parseOpts...), parser.WithAllDirectories())...)
 	if err != nil {
 		return nil, fmt.Errorf("xpkg: parsing examples: %w", err)
+	}
+	files := ex.Files
+	if len(files) == 0 {
+		return nil, nil
 	}
 	if len(ex.Errors) > 0 {
 		if c.examplesFS == nil {

@@ -331,10 +331,10 @@ func TestBuildExamples(t *testing.T) {
 	other := fstest.MapFS{
 		"b.yaml":          {Data: []byte("apiVersion: v1\nkind: B\n")},
 		"a.yml":           {Data: []byte("apiVersion: v1\nkind: A\n")},
-		".hidden/c.yaml":  {Data: []byte("kind: C\n")},
+		".hidden/c.yaml":  {Data: []byte("apiVersion: v1\nkind: C\n")},
 		"notes.txt":       {Data: []byte("not YAML")},
 		"nested/d.yaml":   {Data: []byte("apiVersion: v1\nkind: D")},
-		"examples/e.yaml": {Data: []byte("kind: E\n")},
+		"examples/e.yaml": {Data: []byte("apiVersion: v1\nkind: E\n")},
 	}
 	cases := map[string]struct {
 		fsys fs.FS
@@ -361,7 +361,9 @@ func TestBuildExamples(t *testing.T) {
 		"examples from another file system": {
 			fsys: os.DirFS(exampleDir),
 			opts: []xpkg.BuildOption{xpkg.WithExamplesFS(other)},
-			want: []byte("apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n---\napiVersion: v1\nkind: D\n"),
+			// Every directory, hidden ones and examples/ included, as
+			// Crossplane's examples reader walks them.
+			want: []byte("apiVersion: v1\nkind: C\n---\napiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n---\napiVersion: v1\nkind: E\n---\napiVersion: v1\nkind: D\n"),
 		},
 	}
 	for name, tc := range cases {

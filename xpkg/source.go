@@ -121,7 +121,9 @@ func openPackageFS(ctx context.Context, fsys fs.FS, root string, c *openConfig) 
 		}
 		// One budget for the upload: the examples' documents and bytes
 		// count on from the package's.
-		ex, err := parser.ParseFS(ctx, sub, append(c.parseOptions(""), parser.WithUsage(pkg.Usage))...)
+		// Every directory: Crossplane's examples parser reads the YAML
+		// files of hidden directories under examples/ too.
+		ex, err := parser.ParseFS(ctx, sub, append(c.parseOptions(""), parser.WithUsage(pkg.Usage), parser.WithAllDirectories())...)
 		if err != nil {
 			return nil, fmt.Errorf("xpkg: reading %s: %w", ExamplesDir, err)
 		}

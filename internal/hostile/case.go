@@ -334,6 +334,7 @@ func Cases() []Case {
 	cs = append(cs, celCostCases()...)
 	cs = append(cs, textCases()...)
 	cs = append(cs, gatewayCases()...)
+	cs = append(cs, targetsCases()...)
 	return cs
 }
 

@@ -504,7 +504,7 @@ func lintWorstCases() []lintWorst {
 				},
 			},
 		},
-	}, append(parserLintWorstCases(), xrdDesignWorstCase())...)
+	}, append(append(parserLintWorstCases(), xrdDesignWorstCase()), targetsLintWorstCases()...)...)
 }
 
 // xrdDesignWorstCase gives the XRD design rules (XP750-XP758) the most

@@ -3,6 +3,7 @@ package ref
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -118,59 +119,17 @@ func isRegistry(c string) bool {
 	return strings.ContainsAny(c, ".:") || c == "localhost"
 }
 
-// validRegistry checks host[:port], where host is DNS labels separated by
-// dots (letters allowed in either case, as hosts are case-insensitive) or a
-// bracketed IPv6 address.
+// validRegistry checks a registry host[:port] as Crossplane does: its
+// references are parsed by go-containerregistry (name.ParseReference,
+// NewRegistry), which takes as a registry any valid RFC 3986 URI authority,
+// host[:port] where the host is a reg-name (letters in either case,
+// digits, '-', '.', '_', '~' and the sub-delims), an IPv4 address or a
+// bracketed IPv6 address: the authority of "//"+h must parse as h. So
+// my_registry.example.com is a registry. (Crossplane v2's Package CRDs
+// further want a dotted host: XP303 checks that at a v2 target.)
 func validRegistry(h string) bool {
-	host, port := h, ""
-	if strings.HasPrefix(h, "[") {
-		end := strings.IndexByte(h, ']')
-		if end < 0 {
-			return false
-		}
-		host, port = h[1:end], strings.TrimPrefix(h[end+1:], ":")
-		if host == "" || strings.Trim(host, "0123456789abcdefABCDEF:.") != "" {
-			return false
-		}
-		if h[end+1:] != "" && !strings.HasPrefix(h[end+1:], ":") {
-			return false
-		}
-	} else if i := strings.IndexByte(h, ':'); i >= 0 {
-		host, port = h[:i], h[i+1:]
-		if port == "" {
-			return false
-		}
-		for _, l := range strings.Split(host, ".") {
-			if !validHostLabel(l) {
-				return false
-			}
-		}
-	} else {
-		for _, l := range strings.Split(host, ".") {
-			if !validHostLabel(l) {
-				return false
-			}
-		}
-	}
-	for i := 0; i < len(port); i++ {
-		if port[i] < '0' || port[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func validHostLabel(l string) bool {
-	if l == "" || l[0] == '-' || l[len(l)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		if !(isLowerAlnum(c) || 'A' <= c && c <= 'Z' || c == '-') {
-			return false
-		}
-	}
-	return true
+	u, err := url.Parse("//" + h)
+	return err == nil && u.Host == h && u.User == nil
 }
 
 // validComponent checks [a-z0-9]+ ((\.|_|__|-+)[a-z0-9]+)*.

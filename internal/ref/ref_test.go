@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
 )
 
 func TestParse(t *testing.T) {
@@ -29,6 +31,7 @@ func TestParse(t *testing.T) {
 			want: Reference{Registry: "ghcr.io", Repository: "a/b", Tag: "v1", Digest: digest}},
 		{name: "upper-case registry", in: "Ghcr.IO/a", want: Reference{Registry: "Ghcr.IO", Repository: "a"}},
 		{name: "ipv6 registry", in: "[::1]:5000/a", want: Reference{Registry: "[::1]:5000", Repository: "a"}},
+		{name: "underscore registry", in: "my_registry.example.com/org/p", want: Reference{Registry: "my_registry.example.com", Repository: "org/p"}},
 		{name: "separators", in: "r.io/a__b.c-d---e_f", want: Reference{Registry: "r.io", Repository: "a__b.c-d---e_f"}},
 		{name: "empty", in: "", err: true},
 		{name: "upper-case repository", in: "xpkg.crossplane.io/Crossplane/provider", err: true},
@@ -65,6 +68,30 @@ func TestParse(t *testing.T) {
 				t.Errorf("String() = %q, want %q", got.String(), tt.in)
 			}
 		})
+	}
+}
+
+// TestRegistryGrammar: a registry host is what go-containerregistry's
+// name.NewRegistry (through which Crossplane parses every package
+// reference) accepts, and a reference with it parses as its strict
+// name.ParseReference does.
+func TestRegistryGrammar(t *testing.T) {
+	t.Parallel()
+	for _, h := range []string{
+		"my_registry.example.com", "My.Registry.com", "reg-.example.com", "-reg.example.com",
+		"reg.example.com.", "a..b", "reg.example.com:5000", "reg.example.com:", "reg.example.com:abc",
+		"[::1]:5000", "[::1", "x~y.example.com", "x%41.example.com", "x!y.example.com", "x y.com",
+		"user@reg.com", "ré.example.com", "localhost", "localhost:5000", "127.0.0.1:5000", "reg.io:5000:1",
+	} {
+		_, gcrErr := name.NewRegistry(h)
+		if got := validRegistry(h); got != (gcrErr == nil) {
+			t.Errorf("validRegistry(%q) = %v; go-containerregistry's NewRegistry: %v", h, got, gcrErr)
+		}
+		in := h + "/org/p:v1"
+		_, strictErr := name.ParseReference(in, name.StrictValidation)
+		if _, err := Parse(in); (err == nil) != (strictErr == nil) && !strings.ContainsAny(h, "@") {
+			t.Errorf("Parse(%q): %v; go-containerregistry's strict ParseReference: %v", in, err, strictErr)
+		}
 	}
 }
 

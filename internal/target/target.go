@@ -1,5 +1,6 @@
 // Package target is the one table of what changes between the Crossplane
-// release lines xpkgkit judges packages for (1.20, 2.0, 2.1, 2.2, 2.3, 2.4):
+// release lines xpkgkit judges packages for (1.20, 2.0, 2.1, 2.2, 2.3, 2.4;
+// 2.4, the newest stable line, is the default):
 // which kinds each package type may hold at build and which get installed,
 // which semver engine reads constraints, which image layer rules apply,
 // which set of Crossplane's own schemas types the objects, and which typed
@@ -83,8 +84,9 @@ type Release struct {
 	// is refused by the Package CRD's CEL rule on spec.package (v2), where
 	// 1.x prefixed its default registry.
 	RegistryHostRequired bool
-	// Schemas is the Crossplane release whose CRDs type the objects
-	// (../shared/crossplane-crds): the nearest set the table holds.
+	// Schemas is the Crossplane release whose CRDs type the objects: the
+	// line's own release as embedded (linter/schema/internal/kinds,
+	// crossplane cluster/crds at that tag).
 	Schemas string
 	// RequiredSchemas: Composition and Operation requirements.requiredSchemas.
 	RequiredSchemas bool
@@ -101,9 +103,9 @@ type Release struct {
 var releases = []Release{
 	{Line: "v1.20", Major: 1, Minor: 20, Patch: "v1.20.0", Stable: true, Semver: SemverV1,
 		InstallsFunctionObjects: true, ResourcesMode: true, ProviderController: true,
-		SingleBaseLayer: true, MaxLayers: 256, Schemas: "v2.1.0"},
+		SingleBaseLayer: true, MaxLayers: 256, Schemas: "v1.20.11"},
 	{Line: "v2.0", Major: 2, Minor: 0, Patch: "v2.0.0", Stable: true, Semver: SemverV1, V2Kinds: true,
-		InstallsFunctionObjects: true, SingleBaseLayer: true, MaxLayers: 256, RegistryHostRequired: true, Schemas: "v2.1.0"},
+		InstallsFunctionObjects: true, SingleBaseLayer: true, MaxLayers: 256, RegistryHostRequired: true, Schemas: "v2.0.2"},
 	{Line: "v2.1", Major: 2, Minor: 1, Patch: "v2.1.0", Stable: true, Semver: SemverV1, V2Kinds: true,
 		InstallsFunctionObjects: true, SingleBaseLayer: true, MaxLayers: 256, RegistryHostRequired: true, Schemas: "v2.1.0"},
 	{Line: "v2.2", Major: 2, Minor: 2, Patch: "v2.2.4", Stable: true, Semver: SemverV1, V2Kinds: true,
@@ -112,14 +114,14 @@ var releases = []Release{
 	{Line: "v2.3", Major: 2, Minor: 3, Patch: "v2.3.4", Stable: true, Semver: SemverV3, V2Kinds: true,
 		FunctionCRDOnly: true, RegistryHostRequired: true, Schemas: "v2.3.4",
 		RequiredSchemas: true, DefaultCompositionRevisionSelector: true, XRDRootCEL: true, XRDScale: true},
-	{Line: "v2.4", Major: 2, Minor: 4, Patch: "v2.4.0-rc.0", Stable: false, Semver: SemverV35, V2Kinds: true,
-		FunctionCRDOnly: true, RegistryHostRequired: true, Schemas: "v2.3.4",
+	{Line: "v2.4", Major: 2, Minor: 4, Patch: "v2.4.0", Stable: true, Semver: SemverV35, V2Kinds: true,
+		FunctionCRDOnly: true, RegistryHostRequired: true, Schemas: "v2.4.0",
 		RequiredSchemas: true, DefaultCompositionRevisionSelector: true, XRDRootCEL: true, XRDScale: true},
 }
 
 // DefaultLine is the release line used when no target is given: the
 // newest stable release.
-const DefaultLine = "v2.3"
+const DefaultLine = "v2.4"
 
 // Releases returns the table, oldest line first.
 func Releases() []Release { return append([]Release(nil), releases...) }

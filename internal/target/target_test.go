@@ -17,7 +17,8 @@ func TestResolve(t *testing.T) {
 		note          string // a substring of the note; "" for none
 		err           bool
 	}{
-		{"", "v2.3", "", false},
+		{"", "v2.4", "", false},
+		{"v2.4.0", "v2.4", "", false},
 		{"v2.3.4", "v2.3", "", false},
 		{"2.3.0", "v2.3", "", false},
 		{"v2.1.0-rc.1", "v2.1", "", false},

@@ -44,7 +44,7 @@ func (ck *Checker) LintFS(ctx context.Context, root string, fsys fs.FS, flags ..
 			return nil, fmt.Errorf("%w: --", ErrEditorFlag)
 		}
 	}
-	c, err := ck.parseArgs(append(append([]string(nil), flags...), "--", root))
+	c, err := ck.parseArgs(ctx, append(append([]string(nil), flags...), "--", root))
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ Flags:
                              info (repeatable)
   --crossplane-version V     judge the package as Crossplane V does (any patch
                              of 1.20, 2.0-2.4; default: the newest stable line,
-                             v2.3) and check that it allows V (XP203)
+                             v2.4, as v2.4.0) and check that it allows V (XP203)
   --config FILE              the configuration file (default: the first
                              .xpkg-lint.yaml in the source's directory or a
                              parent, up to the repository root); flags win

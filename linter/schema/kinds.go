@@ -126,13 +126,17 @@ var packageKindsAt sync.Map // release string -> *Validator
 // release added (Composition and Operation requirements.requiredSchemas
 // from v2.2, XRD defaultCompositionRevisionSelector from v2.2, XRD
 // versions[].subresources.scale from v2.3) is type-checked at that release
-// and unknown (dropped on decode) before it. Releases whose CRDs are not
-// embedded, and v2.1 and older, get PackageKinds (Crossplane v2.1.0's
-// CRDs, the oldest embedded). Kubernetes' kinds are PackageKinds' at every
-// release. Validators are built once per release and shared; they are safe
-// for concurrent use.
+// and unknown (dropped on decode) before it, and a 1.20 Composition is
+// typed by 1.20's CRD. A kind or version the release's CRDs do not have
+// (1.x has no ManagedResourceDefinition, no apiextensions.crossplane.io/v2
+// XRD, no ops.crossplane.io kinds) is typed as PackageKinds types it: the
+// release's scheme refuses it anyway. Releases whose CRDs are not embedded,
+// and those whose CRDs equal the tables' (v2.0, v2.1), get PackageKinds.
+// Kubernetes' kinds are PackageKinds' at every release. Validators are
+// built once per release line and shared; they are safe for concurrent
+// use.
 func PackageKindsAt(release string) *Validator {
-	if _, ok := kinds.CRD(release, "apiextensions.crossplane.io", "Composition"); !ok || lineOf(release) <= lineOf(KindsOf().Crossplane) {
+	if _, ok := kinds.CRD(release, "apiextensions.crossplane.io", "Composition"); !ok || kinds.Same(release, KindsOf().Crossplane) {
 		return PackageKinds()
 	}
 	if v, ok := packageKindsAt.Load(lineOf(release)); ok {
@@ -146,28 +150,39 @@ func PackageKindsAt(release string) *Validator {
 	base := PackageKinds()
 	for _, k := range kindTypeKinds {
 		gvk := schema.GroupVersionKind{Group: k.group, Version: k.version, Kind: k.kind}
-		crd, ok := kinds.CRD(release, k.group, k.kind)
+		s, ok := crdVersionSchema(release, gvk)
 		if !ok {
-			v.add(base.byGVK[gvk]) // Kubernetes' kinds: the tables' entry, shared
+			v.add(base.byGVK[gvk]) // Kubernetes' kinds, and kinds the release lacks: the tables' entry, shared
 			continue
 		}
 		e := &entry{gvk: gvk, definition: "crossplane " + release + " " + k.group + "/" + k.kind + " CRD", served: true}
-		e.build = func() (any, bool, error) {
-			var m map[string]any
-			if err := json.Unmarshal(crd, &m); err != nil {
-				return nil, false, fmt.Errorf("%w: embedded CRD of %s: %v", ErrInvalidSchema, gvk, err)
-			}
-			for _, ver := range getList(m, "spec", "versions") {
-				if vm, _ := ver.(map[string]any); vm != nil && getString(vm, "name") == gvk.Version {
-					return get(vm, "schema", "openAPIV3Schema"), false, nil
-				}
-			}
-			return nil, false, fmt.Errorf("%w: %s is not in the embedded CRD of release %s", ErrInvalidSchema, gvk, release)
-		}
+		e.build = func() (any, bool, error) { return s, false, nil }
 		v.add(e)
 	}
 	got, _ := packageKindsAt.LoadOrStore(lineOf(release), v)
 	return got.(*Validator)
+}
+
+// crdVersionSchema returns the openAPIV3Schema of version gvk.Version of
+// the CRD release installs for gvk's kind; false when the release has no
+// such CRD or the CRD no such version.
+func crdVersionSchema(release string, gvk schema.GroupVersionKind) (any, bool) {
+	crd, ok := kinds.CRD(release, gvk.Group, gvk.Kind)
+	if !ok {
+		return nil, false
+	}
+	var m map[string]any
+	if err := json.Unmarshal(crd, &m); err != nil {
+		return nil, false // embedded data, tested: never happens
+	}
+	for _, ver := range getList(m, "spec", "versions") {
+		if vm, _ := ver.(map[string]any); vm != nil && getString(vm, "name") == gvk.Version {
+			if s := get(vm, "schema", "openAPIV3Schema"); s != nil {
+				return s, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // lineOf returns "vMAJOR.MINOR" of a release such as v2.2.4 or 2.2, with

@@ -164,17 +164,37 @@ func TestKindTypeTables(t *testing.T) {
 	}
 }
 
-// TestPackageKindsAt: the package kinds of a later release type the fields
-// it added; v2.1 and unknown releases get PackageKinds.
+// TestPackageKindsAt: the package kinds of each release are typed by its
+// own CRDs; v2.0 and v2.1 (whose CRDs are the tables') and unknown
+// releases get PackageKinds.
 func TestPackageKindsAt(t *testing.T) {
 	t.Parallel()
-	for _, rel := range []string{"", "v1.20.0", "v2.1.0", "v2.1", "v9.9.9"} {
+	for _, rel := range []string{"", "v2.0.0", "v2.1.0", "v2.1", "v9.9.9"} {
 		if PackageKindsAt(rel) != PackageKinds() {
 			t.Errorf("PackageKindsAt(%q) is not PackageKinds()", rel)
 		}
 	}
 	if PackageKindsAt("v2.3.4") != PackageKindsAt("v2.3.0") || PackageKindsAt("v2.3.4") == PackageKindsAt("v2.2.4") {
 		t.Error("PackageKindsAt is not one Validator per release line")
+	}
+	if PackageKindsAt("v1.20.0") == PackageKinds() {
+		t.Error("v1.20 is typed by v2.1's CRDs")
+	}
+	// 1.20's Composition has mode Resources and spec.resources; an
+	// Operation (no CRD at 1.20) is typed as PackageKinds types it.
+	res20 := map[string]any{
+		"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition",
+		"spec": map[string]any{"compositeTypeRef": map[string]any{"apiVersion": "x.example.org/v1", "kind": "X"},
+			"resources": []any{map[string]any{"name": "a", "base": map[string]any{"apiVersion": "a.example.org/v1", "kind": "A"}}}},
+	}
+	if res, err := PackageKindsAt("v1.20.0").Validate(t.Context(), res20); err != nil || len(res.Violations) != 0 {
+		t.Errorf("a 1.20 Composition in Resources mode at v1.20: %+v, %v", res, err)
+	}
+	op := map[string]any{"apiVersion": "ops.crossplane.io/v1alpha1", "kind": "Operation", "spec": map[string]any{"pipeline": "x"}}
+	a, errA := PackageKindsAt("v1.20.0").Validate(t.Context(), op, WithTypesOnly())
+	b, errB := PackageKinds().Validate(t.Context(), op, WithTypesOnly())
+	if errA != nil || errB != nil || len(a.Violations) != len(b.Violations) || len(a.Violations) == 0 {
+		t.Errorf("an Operation at v1.20: %+v, %v; PackageKinds: %+v, %v", a, errA, b, errB)
 	}
 	comp := map[string]any{
 		"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition",

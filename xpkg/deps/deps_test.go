@@ -228,8 +228,16 @@ func TestResolve(t *testing.T) {
 		opts:  []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0")},
 		want:  []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.1.0`}},
 	}, {
+		// A default target is a target: the release the default line
+		// was read from.
 		name:     "graph crossplane version without target",
 		graph:    xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneConstraint("<v2.0.0")),
+		root:     cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
+		versions: provB + ":v0.1.0",
+		want:     []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.4.0`}},
+	}, {
+		name:     "graph crossplane version without target, allowed",
+		graph:    xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneConstraint(">=v2.0.0")),
 		root:     cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
 		versions: provB + ":v0.1.0",
 	}, {

@@ -43,10 +43,14 @@ func graphRun(check func(*graphPass)) func(*linter.Pass) error {
 			return fmt.Errorf("deps: target %w", err)
 		}
 		p := &graphPass{Pass: lp, g: g, release: rel.Release}
-		if v := lp.CrossplaneVersion; v != "" {
-			if p.target, err = rel.ParseVersion(v); err != nil {
-				return fmt.Errorf("deps: target Crossplane version %s: %w", quote(v), err)
-			}
+		// A default target is a target: without a version, the release
+		// the default line was read from.
+		v := lp.CrossplaneVersion
+		if v == "" {
+			v = rel.Patch
+		}
+		if p.target, err = rel.ParseVersion(v); err != nil {
+			return fmt.Errorf("deps: target Crossplane version %s: %w", quote(v), err)
 		}
 		check(p)
 		return nil
@@ -145,7 +149,8 @@ per-kind linters), so the dependency never installs.`,
 			ID: "XP605", Name: "graph-crossplane-version", Severity: linter.SeverityError,
 			Doc: `A package of the graph excludes the target Crossplane version
 
-Runs only with a target version (the CLI's --crossplane-version). Every
+The target is the version given (the CLI's --crossplane-version), else
+the release the default line was read from (v2.4.0). Every
 package of the graph states the Crossplane versions it works with
 (spec.crossplane.version); the graph installs only on a version all of
 them allow. Crossplane checks each package revision's constraint against

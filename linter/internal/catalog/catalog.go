@@ -150,8 +150,30 @@ func byTarget() string {
 		}
 		b.WriteString(".\n")
 	}
+	b.WriteString(v24Changes)
 	return b.String()
 }
+
+// v24Changes says what Crossplane v2.4.0 changed in package handling, read
+// from its code against v2.3.4's.
+const v24Changes = `
+What Crossplane v2.4.0 (` + "`github.com/crossplane/crossplane/v2`" + ` v2.4.0, crossplane-runtime v2.4.0)
+changed in package handling, against v2.3.4 (crossplane-runtime v2.3.3):
+
+- Constraints are read with Masterminds/semver/v3 v3.5.0 (crossplane-runtime v2.4.0 go.mod),
+  which refuses a constraint over 512 bytes or of more than 32 ` + "`||`" + ` groups, and a version over
+  256 bytes (XP202, XP203, XP302).
+- Its CRDs (` + "`cluster/crds`" + `) equal v2.3.4's for every kind a package may hold and for
+  Provider, Configuration and Function, but for the controller-gen version annotation: the
+  revision kinds alone differ (ProviderRevision and FunctionRevision print RUNTIME-HEALTHY
+  and RUNTIME-ACTIVE, the new RuntimeActive condition, where v2.3.4 printed RUNTIME), so
+  XP005 and XP422 judge with the same schemas at v2.3 and v2.4.
+- The package manager names a revision after the package's name and a hash of its digest and
+  the package's generation (` + "`internal/controller/pkg/manager/reconciler.go`" + `,
+  packageRevisionID), not after the digest alone, and creates no revision while the package
+  is being deleted. The parser, the linter and the builder (crossplane-runtime ` + "`pkg/parser`" + `,
+  ` + "`pkg/xpkg`" + `) are unchanged, so nothing else a package holds is judged differently.
+`
 
 func yesNo(v bool) string {
 	if v {

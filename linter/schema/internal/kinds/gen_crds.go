@@ -4,11 +4,13 @@
 // the kinds a package may hold (and of the package types a dependency
 // creates), whole, for each release in -crds (one folder per release, as
 // fetch-crds.sh writes), with their x-kubernetes-validations (CEL rules)
-// kept and only descriptions dropped. A CRD identical in several releases is stored once: releases
-// map group/kind to the key of its content.
+// kept and only descriptions (and the controller-gen version annotation) dropped. A CRD identical in several releases is stored once: releases
+// map group/kind to the key of its content. A kind a release does not have
+// (1.x has no ManagedResourceDefinition, no ops.crossplane.io) is left out of
+// that release.
 //
 //	sh fetch-crds.sh /tmp/crds
-//	go run gen_crds.go -crds /tmp/crds -releases v2.1.0,v2.2.4,v2.3.4
+//	go run gen_crds.go -crds /tmp/crds -releases v1.20.11,v2.0.2,v2.1.0,v2.2.4,v2.3.4,v2.4.0
 package main
 
 import (
@@ -16,7 +18,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -49,7 +53,7 @@ type out struct {
 
 func main() {
 	dir := flag.String("crds", "", "directory of one folder of CRDs per release (fetch-crds.sh)")
-	releases := flag.String("releases", "v2.1.0,v2.2.4,v2.3.4", "releases to embed")
+	releases := flag.String("releases", "v1.20.11,v2.0.2,v2.1.0,v2.2.4,v2.3.4,v2.4.0", "releases to embed")
 	o := flag.String("o", "crds.json", "output")
 	flag.Parse()
 	if *dir == "" {
@@ -60,6 +64,9 @@ func main() {
 		res.Releases[rel] = map[string]string{}
 		for _, name := range files {
 			b, err := os.ReadFile(filepath.Join(*dir, rel, name))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // a kind this release does not have
+			}
 			if err != nil {
 				log.Fatal(err)
 			}
@@ -69,6 +76,16 @@ func main() {
 			}
 			spec := crd["spec"].(map[string]any)
 			key := spec["group"].(string) + "/" + spec["names"].(map[string]any)["kind"].(string)
+			// The controller-gen version that wrote the file is no part
+			// of the schema (v2.4.0's CRDs differ from v2.3.4's in it).
+			if md, ok := crd["metadata"].(map[string]any); ok {
+				if a, ok := md["annotations"].(map[string]any); ok {
+					delete(a, "controller-gen.kubebuilder.io/version")
+					if len(a) == 0 {
+						delete(md, "annotations")
+					}
+				}
+			}
 			j, err := json.Marshal(stripDescriptions(crd))
 			if err != nil {
 				log.Fatal(err)

@@ -7,5 +7,5 @@ set -eu
 crds=$(mktemp -d)
 trap 'rm -rf "$crds"' EXIT
 sh fetch-crds.sh "$crds"
-go run gen_crds.go -crds "$crds" -releases v2.1.0,v2.2.4,v2.3.4 -o crds.json
+go run gen_crds.go -crds "$crds" -releases v1.20.11,v2.0.2,v2.1.0,v2.2.4,v2.3.4,v2.4.0 -o crds.json
 go run gen.go -crds "$crds/v2.1.0" -crossplane v2.1.0 -kubernetes v1.37.2 -kubernetes-v1beta1 v1.21.14 -o kinds.json
