@@ -20,18 +20,19 @@ const maxFindings = 50
 
 // Rules returns the rules of this package, for linter.WithRules: XP420
 // crd-apiserver, XP421 xrd-derived-crd-apiserver and XP422
-// kind-apiserver. Each call returns new values.
-func Rules() []*linter.Rule {
-	return []*linter.Rule{ruleCRD(), ruleDerivedCRD(), ruleKinds()}
+// kind-apiserver. Each call returns new values. Options: WithCache.
+func Rules(opts ...Option) []*linter.Rule {
+	o := newOptions(opts)
+	return []*linter.Rule{ruleCRD(o), ruleDerivedCRD(o), ruleKinds()}
 }
 
 // LintOptions returns the linter options that install this package's
 // checks: its Rules, and the CEL rules of the package's CRDs evaluated on
 // examples (XP408) and composed resources (XP409) through CEL. Each call
 // returns options with their own CEL cost budget (see CEL): use one set
-// per package linted.
-func LintOptions() []linter.Option {
-	return []linter.Option{linter.WithRules(Rules()...), linter.WithSchemaOptions(lschema.WithExtension(CEL()))}
+// per package linted. Options (WithCache) configure the Rules.
+func LintOptions(opts ...Option) []linter.Option {
+	return []linter.Option{linter.WithRules(Rules(opts...)...), linter.WithSchemaOptions(lschema.WithExtension(CEL()))}
 }
 
 const crdDoc = `The API server refuses a CustomResourceDefinition of the package
@@ -59,7 +60,7 @@ the package manager installs none of a Function's objects (crossplane
 commit 36f59bef1, internal/controller/pkg/revision/establisher.go
 FilteringEstablisher), so there the finding is a warning.`
 
-func ruleCRD() *linter.Rule {
+func ruleCRD(opts options) *linter.Rule {
 	return &linter.Rule{
 		ID: "XP420", Name: "crd-apiserver", Severity: linter.SeverityError,
 		Doc:  crdDoc,
@@ -84,15 +85,33 @@ func ruleCRD() *linter.Rule {
 				}
 			}
 			ctx := p.Context()
+			cache := verdicts{cache: opts.cache, rule: "XP420", line: targetLine(p.CrossplaneVersion)}
 			// Each CRD is decoded and validated on its own goroutine, a
 			// few at once (ordered), and reported in the package's order.
 			return ordered(ctx, crds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				key, fs, total, hit := cache.get(ctx, o)
+				if hit {
+					return validated{fs: fs, total: total}
+				}
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true} // a document error
 				}
-				fs, err := validateCRDNow(ctx, u.Object)
-				return validated{fs: fs, err: err}
+				fs, err = validateCRDNow(ctx, u.Object)
+				if err != nil {
+					return validated{err: err}
+				}
+				kept := fs[:0]
+				for _, f := range fs {
+					// XP401 crd-name reports a name that is not
+					// plural.group.
+					if len(f.path) == 2 && f.path[0] == "metadata" && f.path[1] == "name" && strings.Contains(f.msg, `must be spec.names.plural+"."+spec.group`) {
+						continue
+					}
+					kept = append(kept, f)
+				}
+				cache.put(ctx, key, kept)
+				return validated{fs: kept, total: len(kept)}
 			}, func(o *parser.Object, r validated) error {
 				if r.skip {
 					return nil
@@ -104,33 +123,26 @@ func ruleCRD() *linter.Rule {
 					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CustomResourceDefinition %s: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
 					return nil
 				}
-				kept := r.fs[:0]
-				for _, f := range r.fs {
-					// XP401 crd-name reports a name that is not
-					// plural.group.
-					if len(f.path) == 2 && f.path[0] == "metadata" && f.path[1] == "name" && strings.Contains(f.msg, `must be spec.names.plural+"."+spec.group`) {
-						continue
-					}
-					kept = append(kept, f)
-				}
 				what := "CustomResourceDefinition " + safetext.Quote(o.ObjectMeta.Name) + ": the API server refuses it"
 				if sev != linter.SeverityError {
 					what += " (but Crossplane " + line + " installs none of a Function's objects)"
 				}
-				reportSeverity(p, sev, o, kept, what)
+				reportTotal(p, sev, o, r.fs, r.total, what)
 				return nil
 			})
 		},
 	}
 }
 
-// validated is the outcome of validating one definition: its findings,
+// validated is the outcome of validating one definition: its findings
+// (the first ones when read from a Cache) and how many there are in all,
 // or the error that kept it from being validated, or skip when it could
 // not be decoded (a document error, reported by the parse rules).
 type validated struct {
-	fs   []finding
-	err  error
-	skip bool
+	fs    []finding
+	total int
+	err   error
+	skip  bool
 }
 
 // report reports findings at their fields of o, at most maxFindings.
@@ -140,10 +152,15 @@ func report(p *linter.Pass, o *parser.Object, fs []finding, what string) {
 
 // reportSeverity is report at severity sev.
 func reportSeverity(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []finding, what string) {
+	reportTotal(p, sev, o, fs, len(fs), what)
+}
+
+// reportTotal is reportSeverity for findings of which fs are the first
+// (at least maxFindings of them, or all) and total the count.
+func reportTotal(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []finding, total int, what string) {
 	for i, f := range fs {
 		if i == maxFindings {
-			p.ReportSeverityf(sev, o, nil, "%s: %d more errors", what, len(fs)-i)
-			return
+			break
 		}
 		field := linter.FieldPath(f.path...)
 		if field == "" {
@@ -151,9 +168,12 @@ func reportSeverity(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []
 		}
 		p.ReportSeverityf(sev, o, f.path, "%s: %s: %s", what, field, safetext.ReasonText(f.msg))
 	}
+	if total > maxFindings {
+		p.ReportSeverityf(sev, o, nil, "%s: %d more errors", what, total-maxFindings)
+	}
 }
 
-func ruleDerivedCRD() *linter.Rule {
+func ruleDerivedCRD(opts options) *linter.Rule {
 	return &linter.Rule{
 		ID: "XP421", Name: "xrd-derived-crd-apiserver", Severity: linter.SeverityError,
 		Doc: `The API server refuses the CRD Crossplane derives from a CompositeResourceDefinition
@@ -184,13 +204,22 @@ without a type), with the API server's message.`,
 				}
 			}
 			ctx, version := p.Context(), p.CrossplaneVersion
+			cache := verdicts{cache: opts.cache, rule: "XP421", line: targetLine(version)}
 			return ordered(ctx, xrds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				key, fs, total, hit := cache.get(ctx, o)
+				if hit {
+					return validated{fs: fs, total: total}
+				}
 				u, err := o.Unstructured()
 				if err != nil {
 					return validated{skip: true}
 				}
-				fs, err := validateDerived(ctx, version, o, u.Object)
-				return validated{fs: fs, err: err}
+				fs, err = validateDerived(ctx, version, o, u.Object)
+				if err != nil {
+					return validated{err: err}
+				}
+				cache.put(ctx, key, fs)
+				return validated{fs: fs, total: len(fs)}
 			}, func(o *parser.Object, r validated) error {
 				if r.skip {
 					return nil
@@ -198,7 +227,7 @@ without a type), with the API server's message.`,
 				if r.err != nil {
 					return ctx.Err()
 				}
-				report(p, o, r.fs, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
+				reportTotal(p, linter.SeverityError, o, r.fs, r.total, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
 				return nil
 			})
 		},
