@@ -13,10 +13,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/xpkgkit/xpkgkit/internal/registrytest"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/schema/apiserver"
 	"github.com/xpkgkit/xpkgkit/linter/schema/apiserver/verdictcache"
+	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -254,5 +256,40 @@ func TestCorpusCache(t *testing.T) {
 				t.Errorf("no CRD changed in the next release")
 			}
 		})
+	}
+}
+
+// TestRegistryCacheColdWarm lints the rules' fixtures with no cache and
+// through a cache in docker-registry on loopback, cold then warm (skipped
+// when docker-registry is not installed).
+func TestRegistryCacheColdWarm(t *testing.T) {
+	t.Parallel()
+	reg := registrytest.Start(t, registrytest.Plain)
+	client, err := remote.New(remote.WithAnonymous(), remote.WithPlainHTTP(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := client.Repository(reg.Host + "/xpkgkit/verdicts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &countingCache{Cache: verdictcache.NewRegistry(repo)}
+	paths, _ := filepath.Glob("testdata/crd/*.yaml")
+	for _, p := range paths {
+		pkg, examples := parsePath(t, p)
+		want := lintWith(t, pkg, examples, "", nil)
+		cold := lintWith(t, pkg, examples, "", c)
+		_, _, puts := c.counts()
+		warm := lintWith(t, pkg, examples, "", c)
+		gets, hits, warmPuts := c.counts()
+		if diff := cmp.Diff(want, cold); diff != "" {
+			t.Errorf("%s: cold (-none +cold):\n%s", p, diff)
+		}
+		if diff := cmp.Diff(want, warm); diff != "" {
+			t.Errorf("%s: warm (-none +warm):\n%s", p, diff)
+		}
+		if warmPuts != 0 || hits != gets || hits < puts {
+			t.Errorf("%s: cold %d puts; warm %d gets, %d hits, %d puts", p, puts, gets, hits, warmPuts)
+		}
 	}
 }
