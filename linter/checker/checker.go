@@ -194,6 +194,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		return ck.done(stderr, ck.listRules(stdout, c.format))
 	}
 
+	defer openVerdicts(c)()
 	if c.diff {
 		return ck.fixAll(ctx, c, l, stdin, stdout, stderr)
 	}

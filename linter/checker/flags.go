@@ -47,6 +47,10 @@ type config struct {
 	against  againstConfig    // against.go
 	images   *imageconfig.Set // imageconfig.go: --image-config
 	verifier Verifier         // verify.go: --verify
+	// apiserver.go: the verdict cache's directory ("": none), opened
+	// while the sources are linted
+	verdictDir string
+	verdicts   verdictCache
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -133,6 +137,11 @@ Flags:
                              registries may use it without this flag)
   --cache-dir DIR            package cache, an OCI layout shared by every
                              tool (default: the user cache dir/xpkgkit)
+  --no-verdict-cache         neither read nor write the API server's verdicts
+                             (XP420, XP421) in the cache directory's verdicts
+                             directory; by default each CRD's verdict is
+                             cached by its bytes, the target and the
+                             validator's version
   --offline                  read references from the cache only, and with
                              --deps use the local sources only (without it,
                              --deps reads from registries after them)
@@ -260,6 +269,7 @@ type flagValues struct {
 	against                                      againstFlags     // against.go
 	images                                       imageConfigFlags // imageconfig.go
 	verify                                       verifyFlags      // verify.go
+	verdicts                                     verdictFlags     // apiserver.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -288,6 +298,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	f.against.register(fs)
 	f.images.register(fs)
 	f.verify.register(fs)
+	f.verdicts.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -381,6 +392,7 @@ func (f *flagValues) apply(c *config) error {
 	if err := f.remote.apply(c); err != nil {
 		return err
 	}
+	c.verdictDir = f.verdicts.dir(f.remote.cacheDir)
 	if err := f.images.apply(c); err != nil {
 		return err
 	}
