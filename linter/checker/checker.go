@@ -207,6 +207,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		fmt.Fprintf(stderr, "%s: %v\n", ck.name, err)
 		return exitError
 	}
+	defer openVerdicts(c)()
 	if c.diff {
 		return ck.fixAll(ctx, c, l, stdin, stdout, stderr)
 	}

@@ -57,6 +57,10 @@ type config struct {
 	against  againstConfig    // against.go
 	images   *imageconfig.Set // imageconfig.go: --image-config
 	verifier Verifier         // verify.go: --verify
+	// apiserver.go: the verdict cache's directory ("": none), opened
+	// while the sources are linted
+	verdictDir string
+	verdicts   verdictCache
 }
 
 // errUsage is returned by parseArgs when --help was asked for.
@@ -151,6 +155,11 @@ Flags:
                              registries may use it without this flag)
   --cache-dir DIR            package cache, an OCI layout shared by every
                              tool (default: the user cache dir/xpkgkit)
+  --no-verdict-cache         neither read nor write the API server's verdicts
+                             (XP420, XP421) in the cache directory's verdicts
+                             directory; by default each CRD's verdict is
+                             cached by its bytes, the target and the
+                             validator's version
   --offline                  read references from the cache only, and with
                              --deps use the local sources only (without it,
                              --deps reads from registries after them)
@@ -283,6 +292,7 @@ type flagValues struct {
 	against                                      againstFlags     // against.go
 	images                                       imageConfigFlags // imageconfig.go
 	verify                                       verifyFlags      // verify.go
+	verdicts                                     verdictFlags     // apiserver.go
 }
 
 func (f *flagValues) register(fs *flag.FlagSet) {
@@ -313,6 +323,7 @@ func (f *flagValues) register(fs *flag.FlagSet) {
 	f.against.register(fs)
 	f.images.register(fs)
 	f.verify.register(fs)
+	f.verdicts.register(fs)
 }
 
 // apply checks the raw values and stores them in c.
@@ -410,6 +421,7 @@ func (f *flagValues) apply(ctx context.Context, c *config) error {
 	if err := f.remote.apply(c); err != nil {
 		return err
 	}
+	c.verdictDir = f.verdicts.dir(f.remote.cacheDir)
 	if err := f.images.apply(ctx, c); err != nil {
 		return err
 	}

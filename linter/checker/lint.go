@@ -322,7 +322,7 @@ func (c *config) lintOptions() []linter.Option {
 	if c.ck.builtin {
 		// xpkg-lint's API-server validation (apiserver.go) comes with the
 		// built-in rules.
-		opts = append(opts, apiserverOptions()...)
+		opts = append(opts, apiserverOptions(c.verdicts)...)
 	}
 	switch {
 	case !c.ck.builtin:

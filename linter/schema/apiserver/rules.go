@@ -21,18 +21,19 @@ const maxFindings = 50
 
 // Rules returns the rules of this package, for linter.WithRules: XP420
 // crd-apiserver, XP421 xrd-derived-crd-apiserver and XP422
-// kind-apiserver. Each call returns new values.
-func Rules() []*linter.Rule {
-	return []*linter.Rule{ruleCRD(), ruleDerivedCRD(), ruleKinds()}
+// kind-apiserver. Each call returns new values. Options: WithCache.
+func Rules(opts ...Option) []*linter.Rule {
+	o := newOptions(opts)
+	return []*linter.Rule{ruleCRD(o), ruleDerivedCRD(o), ruleKinds()}
 }
 
 // LintOptions returns the linter options that install this package's
 // checks: its Rules, and the CEL rules of the package's CRDs evaluated on
 // examples (XP408) and composed resources (XP409) through CEL. Each call
 // returns options with their own CEL cost budget (see CEL): use one set
-// per package linted.
-func LintOptions() []linter.Option {
-	return []linter.Option{linter.WithRules(Rules()...), linter.WithSchemaOptions(lschema.WithExtension(CEL()))}
+// per package linted. Options (WithCache) configure the Rules.
+func LintOptions(opts ...Option) []linter.Option {
+	return []linter.Option{linter.WithRules(Rules(opts...)...), linter.WithSchemaOptions(lschema.WithExtension(CEL()))}
 }
 
 const crdDoc = `The API server refuses a CustomResourceDefinition of the package
@@ -60,7 +61,7 @@ the package manager installs none of a Function's objects (crossplane
 commit 36f59bef1, internal/controller/pkg/revision/establisher.go
 FilteringEstablisher), so there the finding is a warning.`
 
-func ruleCRD() *linter.Rule {
+func ruleCRD(opts options) *linter.Rule {
 	return &linter.Rule{
 		ID: "XP420", Name: "crd-apiserver", Severity: linter.SeverityError,
 		Doc:  crdDoc,
@@ -86,10 +87,17 @@ func ruleCRD() *linter.Rule {
 			}
 			ctx := p.Context()
 			var budget runBudget
+			cache := verdicts{cache: opts.cache, rule: "XP420", line: targetLine(p.CrossplaneVersion)}
 			// Each CRD is decoded and validated on its own goroutine, a
 			// few at once (ordered), and reported in the package's order,
 			// in which the gateway's budget is charged.
 			return ordered(ctx, crds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				// A cached verdict is charged its call's cost as the call
+				// itself is, so a warm run refuses what a cold one does.
+				key, fs, total, cost, hit := cache.get(ctx, o)
+				if hit {
+					return validated{fs: fs, total: total, cost: cost}
+				}
 				if err := inFlight.acquire(ctx, o.RawSize()); err != nil {
 					return validated{err: err}
 				}
@@ -98,8 +106,21 @@ func ruleCRD() *linter.Rule {
 				if err != nil {
 					return validated{skip: true} // a document error
 				}
-				cost, fs, err := validateCRDNow(ctx, u.Object, &budget)
-				return validated{fs: fs, err: err, cost: cost}
+				cost, fs, err = validateCRDNow(ctx, u.Object, &budget)
+				if err != nil {
+					return validated{err: err, cost: cost}
+				}
+				kept := fs[:0]
+				for _, f := range fs {
+					// XP401 crd-name reports a name that is not
+					// plural.group.
+					if len(f.path) == 2 && f.path[0] == "metadata" && f.path[1] == "name" && strings.Contains(f.msg, `must be spec.names.plural+"."+spec.group`) {
+						continue
+					}
+					kept = append(kept, f)
+				}
+				cache.put(ctx, key, kept, cost)
+				return validated{fs: kept, total: len(kept), cost: cost}
 			}, func(o *parser.Object, r validated) error {
 				if r.skip {
 					return nil
@@ -112,34 +133,27 @@ func ruleCRD() *linter.Rule {
 					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CustomResourceDefinition %s: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
 					return nil
 				}
-				kept := r.fs[:0]
-				for _, f := range r.fs {
-					// XP401 crd-name reports a name that is not
-					// plural.group.
-					if len(f.path) == 2 && f.path[0] == "metadata" && f.path[1] == "name" && strings.Contains(f.msg, `must be spec.names.plural+"."+spec.group`) {
-						continue
-					}
-					kept = append(kept, f)
-				}
 				what := "CustomResourceDefinition " + safetext.Quote(o.ObjectMeta.Name) + ": the API server refuses it"
 				if sev != linter.SeverityError {
 					what += " (but Crossplane " + line + " installs none of a Function's objects)"
 				}
-				reportSeverity(p, sev, o, kept, what)
+				reportTotal(p, sev, o, r.fs, r.total, what)
 				return nil
 			})
 		},
 	}
 }
 
-// validated is the outcome of validating one definition: its findings,
+// validated is the outcome of validating one definition: its findings
+// (the first ones when read from a Cache) and how many there are in all,
 // or the error that kept it from being validated, or skip when it could
 // not be decoded (a document error, reported by the parse rules).
 type validated struct {
-	fs   []finding
-	err  error
-	skip bool
-	cost callCost // the gateway's pre-count, charged in the package's order
+	fs    []finding
+	total int
+	err   error
+	skip  bool
+	cost  callCost // the gateway's pre-count, charged in the package's order
 }
 
 // charge charges r's cost to budget, in the package's order: a call the
@@ -151,7 +165,7 @@ func (r *validated) charge(budget *runBudget) {
 		return
 	}
 	if err := budget.charge(r.cost); err != nil {
-		r.fs, r.err = nil, err
+		r.fs, r.total, r.err = nil, 0, err
 	} else if r.err != nil {
 		// Not reached: a worker leaves a call out only when the budget
 		// is spent with less charged than now.
@@ -166,10 +180,15 @@ func report(p *linter.Pass, o *parser.Object, fs []finding, what string) {
 
 // reportSeverity is report at severity sev.
 func reportSeverity(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []finding, what string) {
+	reportTotal(p, sev, o, fs, len(fs), what)
+}
+
+// reportTotal is reportSeverity for findings of which fs are the first
+// (at least maxFindings of them, or all) and total the count.
+func reportTotal(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []finding, total int, what string) {
 	for i, f := range fs {
 		if i == maxFindings {
-			p.ReportSeverityf(sev, o, nil, "%s: %d more errors", what, len(fs)-i)
-			return
+			break
 		}
 		field := linter.FieldPath(f.path...)
 		if field == "" {
@@ -177,9 +196,12 @@ func reportSeverity(p *linter.Pass, sev linter.Severity, o *parser.Object, fs []
 		}
 		p.ReportSeverityf(sev, o, f.path, "%s: %s: %s", what, field, safetext.ReasonText(f.msg))
 	}
+	if total > maxFindings {
+		p.ReportSeverityf(sev, o, nil, "%s: %d more errors", what, total-maxFindings)
+	}
 }
 
-func ruleDerivedCRD() *linter.Rule {
+func ruleDerivedCRD(opts options) *linter.Rule {
 	return &linter.Rule{
 		ID: "XP421", Name: "xrd-derived-crd-apiserver", Severity: linter.SeverityError,
 		Doc: `The API server refuses the CRD Crossplane derives from a CompositeResourceDefinition
@@ -211,7 +233,12 @@ without a type), with the API server's message.`,
 			}
 			ctx, version := p.Context(), p.CrossplaneVersion
 			var budget runBudget
+			cache := verdicts{cache: opts.cache, rule: "XP421", line: targetLine(version)}
 			return ordered(ctx, xrds, (*parser.Object).RawSize, func(o *parser.Object) validated {
+				key, fs, total, cost, hit := cache.get(ctx, o)
+				if hit {
+					return validated{fs: fs, total: total, cost: cost}
+				}
 				if err := inFlight.acquire(ctx, o.RawSize()); err != nil {
 					return validated{err: err}
 				}
@@ -220,8 +247,12 @@ without a type), with the API server's message.`,
 				if err != nil {
 					return validated{skip: true}
 				}
-				cost, fs, err := validateDerived(ctx, version, o, u.Object, &budget)
-				return validated{fs: fs, err: err, cost: cost}
+				cost, fs, err = validateDerived(ctx, version, o, u.Object, &budget)
+				if err != nil {
+					return validated{err: err, cost: cost}
+				}
+				cache.put(ctx, key, fs, cost)
+				return validated{fs: fs, total: len(fs), cost: cost}
 			}, func(o *parser.Object, r validated) error {
 				if r.skip {
 					return nil
@@ -234,7 +265,7 @@ without a type), with the API server's message.`,
 					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CompositeResourceDefinition %s: the CRDs Crossplane derives from it: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
 					return nil
 				}
-				report(p, o, r.fs, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
+				reportTotal(p, linter.SeverityError, o, r.fs, r.total, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
 				return nil
 			})
 		},
