@@ -20,6 +20,7 @@ const (
 	gatewayRegexInput      = 400    // bytes of the string each matches
 	gatewayRegexDefaults   = 1_000  // items of a default that each bring a pattern
 	gatewayPatternDefaults = 1_000  // fields with a pattern and a default
+	gatewayRegexLiterals   = 500    // rules with a literal pattern
 	gatewayXRDProperties   = 19_000 // properties of the 8 MB XRD (under the parser's node limit)
 	gatewayXRDDescription  = 400    // bytes of each property's description
 	gatewayBigXRDs         = 5      // XRDs of the five-XRD case
@@ -204,6 +205,20 @@ func gatewayCases() []Case {
 				}
 				b.WriteString("}}")
 				return []byte(goodProvider + schemaCRD("Thing", b.String()) + errorTail)
+			}),
+		},
+		{
+			Name: "gateway-regex-literals",
+			Description: fmt.Sprintf("A CRD of %d CEL rules, each matching a literal pattern like %s (16,000 instructions): the API server's compiler "+
+				"compiles each literal pattern with its rule (regex optimization), at a cost the estimated rule cost does not see. "+
+				"The gateway estimates the literal patterns' programs with the rules (XP420, info, not validated).", gatewayRegexLiterals, gatewayRegexPattern),
+			Kind:   KindPackageYAML,
+			Expect: lintErr,
+			Size:   int64(gatewayRegexLiterals * 70),
+			Write: streamYAML("gateway-regex-literals", func() []byte {
+				spec := "{type: object, properties: {s: {type: string, maxLength: 10}}, x-kubernetes-validations: " +
+					list(gatewayRegexLiterals, func(i int) string { return fmt.Sprintf(`{rule: "!self.s.matches('%s%d')"}`, gatewayRegexPattern, i) }) + "}"
+				return []byte(goodProvider + schemaCRD("Thing", spec) + errorTail)
 			}),
 		},
 		{

@@ -104,10 +104,11 @@ type callCost struct {
 	nodes     int64 // schema nodes
 	// schemaRules and schemaRuleBytes count the rules of the schemas
 	// once each (rules and ruleBytes count them again for each default
-	// above them).
-	schemaRules, schemaRuleBytes int64
+	// above them), schemaPatternInsts their literal patterns.
+	schemaRules, schemaRuleBytes, schemaPatternInsts int64
 	// patternInsts estimates the program size of the patterns a default
-	// is validated against (patternSize).
+	// is validated against, and of the rules' literal regular
+	// expressions, compiled with each rule (patternSize).
 	patternInsts int64
 	// unpriced counts the rules whose regular expression the cost model
 	// cannot price (regexUse), unpricedDefaults those of them the API
@@ -127,7 +128,7 @@ func (c callCost) over() error {
 	case c.nodes > maxCallNodes:
 		return &budgetError{what: "schema nodes", count: c.nodes, limit: maxCallNodes}
 	case c.patternInsts > maxCallPatternInsts:
-		return &budgetError{what: "instructions of the patterns defaults are validated against", count: c.patternInsts, limit: maxCallPatternInsts}
+		return &budgetError{what: "instructions of the patterns to compile (for defaults, and in CEL rules)", count: c.patternInsts, limit: maxCallPatternInsts}
 	case c.unpricedDefaults > 0:
 		return &budgetError{what: "evaluations on defaults of CEL rules whose regular expression the cost model cannot price (built at run time, or too large)", count: c.unpricedDefaults}
 	}
@@ -161,7 +162,7 @@ func (b *runBudget) charge(c callCost) error {
 		return &budgetError{what: "bytes of CEL rules to compile", count: n, limit: maxRunRuleBytes, run: true}
 	}
 	if n := b.patternInsts.Load() + c.patternInsts; n > maxRunPatternInsts {
-		return &budgetError{what: "instructions of the patterns defaults are validated against", count: n, limit: maxRunPatternInsts, run: true}
+		return &budgetError{what: "instructions of the patterns to compile (for defaults, and in CEL rules)", count: n, limit: maxRunPatternInsts, run: true}
 	}
 	b.rules.Add(c.rules)
 	b.ruleBytes.Add(c.ruleBytes)
@@ -216,10 +217,11 @@ func countSchema(s any, c *callCost, underDefault bool) {
 		// validate: cel.NewValidator per default) and evaluated on it:
 		// they count again, and a rule whose regular expression the cost
 		// model cannot price (regexUse) is not run on it.
-		rules, bytes, unpriced := c.schemaRules, c.schemaRuleBytes, c.unpriced
+		rules, bytes, insts, unpriced := c.schemaRules, c.schemaRuleBytes, c.schemaPatternInsts, c.unpriced
 		defer func() {
 			c.rules += c.schemaRules - rules
 			c.ruleBytes += c.schemaRuleBytes - bytes
+			c.patternInsts += c.schemaPatternInsts - insts
 			c.unpricedDefaults += c.unpriced - unpriced
 		}()
 	}
@@ -275,9 +277,12 @@ func countSchema(s any, c *callCost, underDefault bool) {
 				c.ruleBytes += bytes
 				c.schemaRules += n
 				c.schemaRuleBytes += bytes
-				if re := regexUse(rule, msg); re.dynamic || re.insts > maxRegexInsts {
+				re := regexUse(rule, msg)
+				if re.dynamic || re.insts > maxRegexInsts {
 					c.unpriced++
 				}
+				c.patternInsts += re.literalSize
+				c.schemaPatternInsts += re.literalSize
 			}
 		}
 	}

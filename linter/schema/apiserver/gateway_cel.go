@@ -375,6 +375,11 @@ type regexInfo struct {
 	dynamic bool
 	// insts is the size of the largest literal pattern's program.
 	insts int
+	// literalSize is the literal patterns' estimated program size, in
+	// all (patternSize): the API server's compiler compiles them with
+	// the rule (cel-go and the Kubernetes regex library's
+	// RegexOptimization).
+	literalSize int64
 }
 
 var (
@@ -421,7 +426,15 @@ func regexUse(rule, messageExpression string) regexInfo {
 				info.dynamic = true
 				return info
 			}
-			info.insts = max(info.insts, regexInsts(pat))
+			// Compiled only when the estimate (patternSize, from the
+			// parse tree) is small: a large one is too large anyway.
+			size := patternSize(pat)
+			info.literalSize += size
+			insts := int(min(size, 1<<30))
+			if size <= 4*maxRegexInsts {
+				insts = regexInsts(pat)
+			}
+			info.insts = max(info.insts, insts)
 		}
 	}
 	return info
