@@ -8,23 +8,25 @@ import (
 // The gateway cases' sizes (issue 30, classes 1, 2, 3 and 10, and the
 // pattern too costly to compile).
 const (
-	gatewayDefaultItems   = 39_000 // items of a default, each of the wrong type (79 KB)
-	gatewayRuleCount      = 20_000 // CEL rules in one schema (782 KB)
-	gatewayAliasedRules   = 25     // long rules of one version's schema, aliased
-	gatewayAliasedBytes   = 4_700  // bytes of each (117 KB a version, 3.5 MB over the versions)
-	gatewayAliasVersions  = 30     // versions that alias that schema
-	gatewayLongRules      = 200    // long rules of one schema
-	gatewayLongCRDs       = 3      // CRDs of such a schema (the parser's node limit caps one document at about 1.5 MB of them)
-	gatewayLongRuleBytes  = 5_000  // bytes of each (1 MB a CRD)
-	gatewayRegexExamples  = 300    // examples that each bring a pattern
-	gatewayRegexInput     = 400    // bytes of the string each matches
-	gatewayRegexDefaults  = 1_000  // items of a default that each bring a pattern
-	gatewayXRDProperties  = 19_000 // properties of the 8 MB XRD (under the parser's node limit)
-	gatewayXRDDescription = 400    // bytes of each property's description
-	gatewayBigXRDs        = 5      // XRDs of the five-XRD case
-	gatewayRegexPattern   = `(?:a?a?a?a?a?a?a?a?){999}x`
-	gatewayRegexHead      = `(?:a?a?a?a?a?a?a?a?)`
-	gatewayRegexTail      = `{999}x`
+	gatewayDefaultItems    = 39_000 // items of a default, each of the wrong type (79 KB)
+	gatewayRuleCount       = 20_000 // CEL rules in one schema (782 KB)
+	gatewayAliasedRules    = 25     // long rules of one version's schema, aliased
+	gatewayAliasedBytes    = 4_700  // bytes of each (117 KB a version, 3.5 MB over the versions)
+	gatewayAliasVersions   = 30     // versions that alias that schema
+	gatewayLongRules       = 200    // long rules of one schema
+	gatewayLongCRDs        = 3      // CRDs of such a schema (the parser's node limit caps one document at about 1.5 MB of them)
+	gatewayLongRuleBytes   = 5_000  // bytes of each (1 MB a CRD)
+	gatewayRegexExamples   = 300    // examples that each bring a pattern
+	gatewayRegexInput      = 400    // bytes of the string each matches
+	gatewayRegexDefaults   = 1_000  // items of a default that each bring a pattern
+	gatewayPatternDefaults = 1_000  // fields with a pattern and a default
+	gatewayRegexLiterals   = 500    // rules with a literal pattern
+	gatewayXRDProperties   = 19_000 // properties of the 8 MB XRD (under the parser's node limit)
+	gatewayXRDDescription  = 400    // bytes of each property's description
+	gatewayBigXRDs         = 5      // XRDs of the five-XRD case
+	gatewayRegexPattern    = `(?:a?a?a?a?a?a?a?a?){999}x`
+	gatewayRegexHead       = `(?:a?a?a?a?a?a?a?a?)`
+	gatewayRegexTail       = `{999}x`
 )
 
 // gatewayCases are the worst cases of the calls into the API server's code
@@ -181,6 +183,41 @@ func gatewayCases() []Case {
 				item := fmt.Sprintf("{s: %s, p: '%s'}", strings.Repeat("a", gatewayRegexInput), gatewayRegexPattern)
 				spec := "{type: object, properties: {l: {type: array, items: {type: object, properties: {s: {type: string}, p: {type: string}}, " +
 					"x-kubernetes-validations: [{rule: '!self.s.matches(self.p)'}]}, default: " + repeat(gatewayRegexDefaults, item) + "}}}"
+				return []byte(goodProvider + schemaCRD("Thing", spec) + errorTail)
+			}),
+		},
+		{
+			Name: "gateway-pattern-defaults",
+			Description: fmt.Sprintf("A CRD of %d string fields, each with its own pattern like %s (16,000 instructions) and a default (76 KB): "+
+				"the API server's default check has kube-openapi compile each pattern, and keep it for the life of the process (9.5 s, 794 MiB). "+
+				"The gateway estimates the patterns' programs under defaults first (XP420, info, not validated).", gatewayPatternDefaults, gatewayRegexPattern),
+			Kind:   KindPackageYAML,
+			Expect: lintErr,
+			Size:   int64(gatewayPatternDefaults * 76),
+			Write: streamYAML("gateway-pattern-defaults", func() []byte {
+				var b strings.Builder
+				b.WriteString("{type: object, properties: {")
+				for i := range gatewayPatternDefaults {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "p%d: {type: string, pattern: '%s%d', default: b}", i, gatewayRegexPattern, i)
+				}
+				b.WriteString("}}")
+				return []byte(goodProvider + schemaCRD("Thing", b.String()) + errorTail)
+			}),
+		},
+		{
+			Name: "gateway-regex-literals",
+			Description: fmt.Sprintf("A CRD of %d CEL rules, each matching a literal pattern like %s (16,000 instructions): the API server's compiler "+
+				"compiles each literal pattern with its rule (regex optimization), at a cost the estimated rule cost does not see. "+
+				"The gateway estimates the literal patterns' programs with the rules (XP420, info, not validated).", gatewayRegexLiterals, gatewayRegexPattern),
+			Kind:   KindPackageYAML,
+			Expect: lintErr,
+			Size:   int64(gatewayRegexLiterals * 70),
+			Write: streamYAML("gateway-regex-literals", func() []byte {
+				spec := "{type: object, properties: {s: {type: string, maxLength: 10}}, x-kubernetes-validations: " +
+					list(gatewayRegexLiterals, func(i int) string { return fmt.Sprintf(`{rule: "!self.s.matches('%s%d')"}`, gatewayRegexPattern, i) }) + "}"
 				return []byte(goodProvider + schemaCRD("Thing", spec) + errorTail)
 			}),
 		},

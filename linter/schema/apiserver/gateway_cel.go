@@ -57,6 +57,12 @@ const (
 	maxCompiledBytes = 256 << 10
 )
 
+// maxCompiledPatternInsts bounds the literal regular expressions one
+// Extension compiles with its rules (the API server's compiler compiles a
+// literal pattern when it builds the rule's program), by their estimated
+// program size (patternSize): about 40 bytes an instruction.
+const maxCompiledPatternInsts = 1_000_000
+
 // CEL returns an Extension for linter/schema Validators (WithExtension)
 // that evaluates a schema's CEL rules (x-kubernetes-validations) with the
 // API server's own validator (k8s.io/apiextensions-apiserver
@@ -99,6 +105,9 @@ type celExt struct {
 	budget        atomic.Int64
 	compiled      atomic.Int64 // rules compiled, against maxCompiledRules
 	compiledBytes atomic.Int64 // their bytes, against maxCompiledBytes
+	// compiledPatterns is their literal regular expressions' estimated
+	// program size, against maxCompiledPatternInsts.
+	compiledPatterns atomic.Int64
 }
 
 // Compile converts schema to the API server's structural schema and
@@ -120,6 +129,7 @@ func (x *celExt) Compile(schema any) (lschema.Checker, error) {
 			c.dynamic++
 		case re.insts > 0:
 			c.regexInsts = append(c.regexInsts, re.insts)
+			c.patternInsts += re.literalSize
 		}
 		if usesOldSelf(r) {
 			c.transition++
@@ -213,6 +223,7 @@ type checker struct {
 	heavy                       int   // rules with a regex beyond maxRegexInsts
 	dynamic                     int   // rules with a regex not known before evaluation (regexUse)
 	regexInsts                  []int // the program size of each other rule with a regex
+	patternInsts                int64 // their literal patterns' estimated size (compiled with the rules)
 	mu                          sync.Mutex
 	validators                  map[validatorKey]*cel.Validator
 }
@@ -251,7 +262,8 @@ func (c *checker) validator(partial bool, scale int64) *cel.Validator {
 	var v *cel.Validator
 	// Every validator compiled is charged, by rules and by bytes.
 	rules, bytes := c.ext.compiled.Add(int64(c.rules)), c.ext.compiledBytes.Add(c.bytes)
-	if rules <= maxCompiledRules && bytes <= maxCompiledBytes {
+	insts := c.ext.compiledPatterns.Add(c.patternInsts)
+	if rules <= maxCompiledRules && bytes <= maxCompiledBytes && insts <= maxCompiledPatternInsts {
 		v = newValidator(s, max(1, celconfig.PerCallLimit/scale))
 	}
 	if c.validators == nil {
@@ -375,6 +387,11 @@ type regexInfo struct {
 	dynamic bool
 	// insts is the size of the largest literal pattern's program.
 	insts int
+	// literalSize is the literal patterns' estimated program size, in
+	// all (patternSize): the API server's compiler compiles them with
+	// the rule (cel-go and the Kubernetes regex library's
+	// RegexOptimization).
+	literalSize int64
 }
 
 var (
@@ -421,7 +438,15 @@ func regexUse(rule, messageExpression string) regexInfo {
 				info.dynamic = true
 				return info
 			}
-			info.insts = max(info.insts, regexInsts(pat))
+			// Compiled only when the estimate (patternSize, from the
+			// parse tree) is small: a large one is too large anyway.
+			size := patternSize(pat)
+			info.literalSize += size
+			insts := int(min(size, 1<<30))
+			if size <= 4*maxRegexInsts {
+				insts = regexInsts(pat)
+			}
+			info.insts = max(info.insts, insts)
 		}
 	}
 	return info

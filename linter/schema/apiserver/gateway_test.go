@@ -131,6 +131,8 @@ func TestCountCRDDefaults(t *testing.T) {
 		{"no default", `{type: object, x-kubernetes-validations: [{rule: "true"}]}`, 1, ""},
 		{"a default above", `{type: object, default: {}, properties: {a: {type: string, x-kubernetes-validations: [{rule: "true"}]}}}`, 2, ""},
 		{"nested defaults", `{type: object, default: {}, properties: {a: {type: object, default: {}, properties: {b: {type: string, x-kubernetes-validations: [{rule: "true"}]}}}}}`, 3, ""},
+		{"a costly pattern, no default", `{type: object, properties: {s: {type: string, pattern: '(?:a?a?a?a?a?a?a?a?){999}x'}}}`, 0, ""},
+		{"costly patterns under a default", `{type: object, default: {}, properties: {` + strings.Repeat(`s: {type: string, pattern: '(?:a?a?a?a?a?a?a?a?){999}x'}, `, 1) + `t: {type: string, pattern: '(?:a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?){999}x'}, u: {type: string, pattern: '(?:a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?a?){999}x'}}}`, 0, "instructions of the patterns to compile"},
 		{"a run-time regex, no default", `{type: object, properties: {s: {type: string}, p: {type: string}}, x-kubernetes-validations: [{rule: "self.s.matches(self.p)"}]}`, 1, ""},
 		{"a run-time regex under a default", `{type: object, default: {s: a, p: a}, properties: {s: {type: string}, p: {type: string}}, x-kubernetes-validations: [{rule: "self.s.matches(self.p)"}]}`, 2, "regular expression the cost model cannot price"},
 	} {
@@ -160,6 +162,7 @@ func TestCallCostOver(t *testing.T) {
 		{callCost{rules: maxCallRules + 1}, "2001 or more CEL rules to compile"},
 		{callCost{ruleBytes: maxCallRuleBytes + 1}, "131073 or more bytes of CEL rules to compile, over the API server gateway's limit of 131072"},
 		{callCost{nodes: maxCallNodes + 1}, "schema nodes"},
+		{callCost{patternInsts: maxCallPatternInsts + 1}, "instructions of the patterns to compile"},
 	} {
 		err := tc.cost.over()
 		if tc.want == "" {
@@ -346,6 +349,17 @@ x-kubernetes-validations:
 		}
 		if tc.regex == 0 && len(res.Violations) != 1 {
 			t.Errorf("a string of %d bytes: violations %+v, want the rule's", tc.n, res.Violations)
+		}
+	}
+}
+
+// TestPatternSize checks the estimate against regexp/syntax's programs:
+// never below.
+func TestPatternSize(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{`^[a-z]+$`, `(?:a?a?a?a?a?a?a?a?){999}x`, `^([a-z]+.){1000}z$`, `((a|b){10}c){20}`, `(a{2,}){50}`, `\d{3}-\d{4}`, `x*`} {
+		if got, want := patternSize(p), int64(regexInsts(p)); got < want {
+			t.Errorf("patternSize(%q) = %d, below the program's %d instructions", p, got, want)
 		}
 	}
 }

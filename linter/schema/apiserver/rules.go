@@ -169,7 +169,7 @@ func (r *validated) charge(budget *runBudget) {
 	} else if r.err != nil {
 		// Not reached: a worker leaves a call out only when the budget
 		// is spent with less charged than now.
-		r.err = fmt.Errorf("%w (%d CEL rules, %d bytes of them)", r.err, r.cost.rules, r.cost.ruleBytes)
+		r.err = fmt.Errorf("%w (%d CEL rules, %d bytes of them, %d pattern instructions)", r.err, r.cost.rules, r.cost.ruleBytes, r.cost.patternInsts)
 	}
 }
 
@@ -309,6 +309,7 @@ func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Ob
 		c, fs, err := validateCRDNow(ctx, crd, budget)
 		cost.rules += c.rules
 		cost.ruleBytes += c.ruleBytes
+		cost.patternInsts += c.patternInsts
 		if err != nil {
 			return cost, nil, err
 		}
