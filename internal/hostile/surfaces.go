@@ -47,6 +47,7 @@ func Surfaces() []Surface {
 		{"flag:--image-config", "files-image-config-fifo"},
 		{"flag:--against", "files-against-unparseable-old"},
 		{"flag:--against", "apidiff-cost-wide-schema"},
+		{"flag:--against", "files-against-fifo"},
 		{"flag:--registry-config", "files-registry-config-fifo"},
 		{"flag:--verify-key", "files-verify-key-fifo"},
 		{"flag:--trusted-root", "files-trusted-root-fifo"},

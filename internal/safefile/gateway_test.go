@@ -16,11 +16,13 @@ import (
 var bypasses = map[string]bool{"ReadFile": true, "WriteFile": true, "Create": true, "OpenFile": true, "Open": true, "CreateTemp": true}
 
 // gatedDirs are the trees, relative to the module root, whose files read
-// and write beside the package only through safefile.
-var gatedDirs = []string{"linter/checker", "examples"}
+// and write beside the package only through safefile: the programs, and the
+// packages that read files a flag names (keys, trusted roots, ImageConfigs)
+// or a dependency source's entries.
+var gatedDirs = []string{"linter/checker", "examples", "xpkg/verify", "xpkg/deps", "xpkg/imageconfig"}
 
 // TestNoBypass is the guard of the file layer: no non-test file of
-// linter/checker or examples/ calls os.ReadFile, os.WriteFile, os.Create,
+// gatedDirs calls os.ReadFile, os.WriteFile, os.Create,
 // os.OpenFile, os.Open or os.CreateTemp. A new file flag, configuration key
 // or output file must go through Read, Open or Write, which refuse links,
 // FIFOs and devices, cap the bytes and write atomically.

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -331,7 +332,7 @@ func loadPackage(ctx context.Context, path, name, tag string, limits xpkg.Limits
 			pp, err = parser.ParseFS(ctx, os.DirFS(root), popts...)
 		} else {
 			var f *os.File
-			if f, err = os.Open(path); err == nil {
+			if f, err = safefile.Open(path); err == nil { // a regular file, never a FIFO
 				pp, err = parser.Parse(ctx, f, append(popts, parser.WithFile(xpkg.PackageFile))...)
 				f.Close()
 			}
