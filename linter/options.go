@@ -135,7 +135,8 @@ func WithMaxDiagnostics(n int) RuleOption {
 }
 
 // DefaultCrossplaneVersion is the Crossplane release line the rules follow
-// when WithCrossplaneVersion is not given: the newest stable release.
+// when WithCrossplaneVersion is not given: the newest stable release line,
+// v2.4 (read from Crossplane v2.4.0).
 const DefaultCrossplaneVersion = target.DefaultLine
 
 // CrossplaneLine returns the release line the rules follow for Crossplane
