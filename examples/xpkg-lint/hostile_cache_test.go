@@ -54,8 +54,7 @@ func TestHostileCLICache(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), cacheRunTimeout)
 				var stdout, stderr bytes.Buffer
 				timeOut := filepath.Join(t.TempDir(), "time.txt")
-				args := append([]string{"-v", "-o", timeOut, bin}, cliArgs...)
-				args = append(args, "-o", "json", "--cache-dir", c.CacheDir(dir), src)
+				args := []string{"-v", "-o", timeOut, bin, "--crossplane-version", target.Default().Patch, "-o", "json", "--cache-dir", c.CacheDir(dir), src}
 				cmd := exec.CommandContext(ctx, timeBin, args...)
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()

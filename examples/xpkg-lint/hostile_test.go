@@ -105,8 +105,11 @@ func costSample(i int, c hostile.Case) bool {
 // (at v2.0 the cases missed that v2.3's semver module formats an error per
 // failed comparison: deps-cost-version-choice took 35 s of CPU by default,
 // 2.4 s at v2.0). xpkg's TestHostile lints at v2.0, so the suite measures
-// the older rules and engine too.
-var cliArgs = []string{"--crossplane-version", target.Default().Patch}
+// the older rules and engine too. --no-verdict-cache: each case is
+// measured cold however often the tests lint it (TestHostileCLISIGINT
+// must find the large cases at work), and nothing is written to the
+// user's cache directory; TestHostileCLICache measures the verdict cache.
+var cliArgs = []string{"--crossplane-version", target.Default().Patch, "--no-verdict-cache"}
 
 // cliMeasure is what TestHostileCLI measured of one case.
 type cliMeasure struct {
