@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 
 	"github.com/Masterminds/semver/v3"
@@ -53,12 +54,13 @@ type projectConfig struct {
 	failOn     *linter.Severity
 	xpVersion  string
 	depsFrom   []string
-	against    string           // an older version of the package (--against)
-	images     *imageconfig.Set // ImageConfig files' objects (--image-config)
+	against    string               // an older version of the package (--against)
+	images     *imageconfig.Set     // ImageConfig files' objects (--image-config)
+	footprint  deps.FootprintLimits // max-crds, max-apiserver-memory (footprint.go)
 }
 
 // configKeys are the keys a configuration file may hold.
-var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config"}
+var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config", "max-crds", "max-apiserver-memory"}
 
 // configError is an error of a configuration file, at a line.
 func configError(file string, n *yaml.Node, format string, args ...any) error {
@@ -205,6 +207,8 @@ func (ck *Checker) parseConfig(file string, data []byte) (*projectConfig, error)
 					return nil, configError(file, v, "image-config: %v", err)
 				}
 			}
+		case "max-crds", "max-apiserver-memory":
+			err = c.footprintKey(file, k, v)
 		default:
 			return nil, configError(file, k, "unknown key %q (want %s)", k.Value, strings.Join(configKeys, ", "))
 		}

@@ -146,6 +146,7 @@ func (c *config) forSource(source string) (*config, error) {
 	}
 	if m.deps.enabled {
 		m.deps.from = append(slices.Clip(c.deps.from), p.depsFrom...)
+		m.deps.footprint = p.footprint
 	}
 	return &m, m.checkDeps()
 }
