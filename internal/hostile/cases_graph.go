@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 // and cost beyond one rule's worst case (see DepsCases).
 func graphDepsCases() []DepsCase {
 	return []DepsCase{
+		activationCase(),
 		depsCase("deps-cost-composed-distinct",
 			"Issue 30's deps regression: 10 Configurations, each with 4 Compositions of 10,000 resources composing "+
 				"distinct types nothing serves (400,000 composed types in all, 28 MB of YAML): 400,000 XP607 findings, "+
@@ -119,4 +121,91 @@ func heldRegistry(release <-chan struct{}, trickle int64) http.Handler {
 		}
 		http.NotFound(w, r)
 	})
+}
+
+// Sizes of deps-cost-activation: 100,000 MRDs against 10,000 activation
+// patterns.
+const (
+	activationProviders  = 50
+	activationMRDsEach   = 2_000
+	activationPatterns   = 10_000
+	activationComposed   = 1_000
+	activationGlobsOther = 10
+)
+
+// activationCase is issue 36's worst case for the footprint and
+// activation rules.
+func activationCase() DepsCase {
+	return depsCase("deps-cost-activation",
+		"Issue 36: 50 Providers of 2,000 MRDs each (100,000 MRDs: 25 Providers' activated by the MRAP, 12's "+
+			"active at install, 13's inactive) and a root whose MRAP has 10,000 entries: 9,990 wildcard suffixes "+
+			"and prefixes (25 matching one provider's group each, the others nothing) and 10 general globs; its "+
+			"Composition composes 1,000 kinds across the 50 groups, about 260 of them never activated. Matching every MRD against every entry is a billion filepath.Match calls; the index matches "+
+			"exact names, suffixes and prefixes in time linear in the name, and general globs within a budget. "+
+			"XP609 counts the 100,000 MRDs, XP610 the 24,000 served over max-crds, XP611 the kinds left inactive and XP612 the entries "+
+			"matching nothing, both capped.",
+		[]string{"XP609", "XP610", "XP611", "XP612"}, rule(ClassLintError, "XP611"), 25_000_000, true,
+		func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			if err := writeMeta(bw, "Configuration", "root", "", func(yield func(depEntry) bool) {
+				for i := range activationProviders {
+					if !yield(depEntry{"Provider", pkgName("mrds", i), ">=v1.0.0"}) {
+						return
+					}
+				}
+			}); err != nil {
+				return err
+			}
+			bw.WriteString("---\napiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceActivationPolicy\nmetadata:\n  name: platform\nspec:\n  activate:\n")
+			for i := range activationPatterns - activationGlobsOther {
+				switch {
+				case i < activationProviders/2:
+					fmt.Fprintf(bw, "  - \"*.g%d.example.org\"\n", i) // activates provider i's MRDs
+				case i%2 == 0:
+					fmt.Fprintf(bw, "  - \"*.none%d.example.org\"\n", i)
+				default:
+					fmt.Fprintf(bw, "  - \"nothing%d.*\"\n", i)
+				}
+			}
+			for i := range activationGlobsOther {
+				fmt.Fprintf(bw, "  - \"k[0-9]%d?.g%d.example.org\"\n", i, activationProviders-1)
+			}
+			// The composed kinds span every group: those of the last 12
+			// are never activated (every kind is served by an MRD, so
+			// XP607 is content).
+			fmt.Fprintf(bw, "---\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: c\nspec:\n"+
+				"  compositeTypeRef:\n    apiVersion: x.example.org/v1\n    kind: XThing\n  resources:\n")
+			for j := range activationComposed {
+				p := j % activationProviders
+				fmt.Fprintf(bw, "  - name: r%d\n    base:\n      apiVersion: g%d.example.org/v1\n      kind: K%d\n", j, p, j%activationMRDsEach)
+			}
+			return bw.Flush()
+		},
+		func(ctx context.Context, dd string) error {
+			for i := range activationProviders {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				name := fmt.Sprintf("mrds-%d", i)
+				if err := writeDepFile(depPath(dd, pkgName("mrds", i), "v1.0.0"), func(w io.Writer) error {
+					bw := bufio.NewWriter(w)
+					if err := writeMeta(bw, "Provider", name, "", nil); err != nil {
+						return err
+					}
+					state := ""
+					if i >= activationProviders/2 && i < activationProviders*3/4 {
+						state = "  state: Active\n"
+					}
+					for k := range activationMRDsEach {
+						fmt.Fprintf(bw, "---\napiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceDefinition\nmetadata:\n"+
+							"  name: k%ds.g%d.example.org\nspec:\n  group: g%d.example.org\n  names:\n    kind: K%d\n    plural: k%ds\n"+
+							"  scope: Cluster\n%s  versions:\n  - name: v1\n    served: true\n    storage: true\n", k, i, i, k, k, state)
+					}
+					return bw.Flush()
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+
 	"github.com/Masterminds/semver/v3"
 	"go.yaml.in/yaml/v3"
 
@@ -62,10 +64,11 @@ type projectConfig struct {
 	failOn     *linter.Severity
 	xpVersion  string
 	depsFrom   []string
-	against    string           // an older version of the package (--against)
-	images     *imageconfig.Set // ImageConfig files' objects (--image-config)
-	baseline   string           // the baseline file (--baseline), relative to the working directory
-	exclude    []excludeRule    // findings left out by path and rule
+	against    string               // an older version of the package (--against)
+	images     *imageconfig.Set     // ImageConfig files' objects (--image-config)
+	baseline   string               // the baseline file (--baseline), relative to the working directory
+	exclude    []excludeRule        // findings left out by path and rule
+	footprint  deps.FootprintLimits // max-crds, max-apiserver-memory (footprint.go)
 }
 
 // excludeRule leaves out the findings of some rules (every rule when rules
@@ -77,7 +80,7 @@ type excludeRule struct {
 }
 
 // configKeys are the keys a configuration file may hold.
-var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config", "baseline", "exclude"}
+var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config", "baseline", "exclude", "max-crds", "max-apiserver-memory"}
 
 // configError is an error of a configuration file, at a line.
 func configError(file string, n *yaml.Node, format string, args ...any) error {
@@ -228,6 +231,8 @@ func (ck *Checker) parseConfig(ctx context.Context, file string, data []byte) (*
 			}
 		case "exclude":
 			c.exclude, err = ck.excludeRules(file, v)
+		case "max-crds", "max-apiserver-memory":
+			err = c.footprintKey(file, k, v)
 		default:
 			return nil, configError(file, k, "unknown key %q (want %s)", k.Value, strings.Join(configKeys, ", "))
 		}

@@ -32,6 +32,9 @@ type depsConfig struct {
 	// registry reads dependencies from registries, after the local
 	// sources; nil with --offline.
 	registry *remote.Client
+	// footprint are the thresholds of XP610 (the configuration's max-crds
+	// and max-apiserver-memory).
+	footprint deps.FootprintLimits
 }
 
 // depsFlags holds the raw values of the dependency graph flags.
@@ -140,7 +143,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 		srcs = append(srcs, registrySource(c, deps.NewRegistrySource(c.deps.registry, deps.WithPackageLimits(limits))))
 	}
 	src := &watchedSource{Source: deps.Sources(srcs...)}
-	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion)).Resolve(ctx, root)
+	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion), deps.WithFootprintLimits(c.deps.footprint)).Resolve(ctx, root)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}

@@ -157,6 +157,7 @@ func (c *config) forSource(ctx context.Context, source string) (*config, error) 
 	}
 	if m.deps.enabled {
 		m.deps.from = append(slices.Clip(c.deps.from), p.depsFrom...)
+		m.deps.footprint = p.footprint
 	}
 	return &m, m.checkDeps()
 }

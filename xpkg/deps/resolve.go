@@ -73,6 +73,7 @@ type config struct {
 	concurrency int
 	images      *imageconfig.Set
 	target      target.Release
+	footprint   FootprintLimits
 }
 
 // WithLimits sets the limits of the graph.
@@ -145,6 +146,11 @@ type Graph struct {
 
 	prefixOnce sync.Once
 	byPrefix   map[string]*Node
+	// footprint are the thresholds of XP610 (WithFootprintLimits).
+	footprint FootprintLimits
+	// act is the MRAPs' matching per target line (activation.go).
+	actMu sync.Mutex
+	act   map[string]*activation
 }
 
 // Node is one package of the graph.
@@ -727,7 +733,7 @@ func (s *resolution) spend(ctx context.Context, n int64) error {
 
 // build turns the last expansion into a Graph.
 func (s *resolution) build(ctx context.Context) *Graph {
-	g := &Graph{}
+	g := &Graph{footprint: s.r.cfg.footprint}
 	nodes := map[string]*Node{}
 	g.Root = &Node{Name: s.root.Name, Version: s.root.Version, Package: s.root}
 	if s.root.Name != "" {

@@ -86,7 +86,7 @@ const graphHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nm
 
 // graphRules returns the graph rules, fresh copies in ID order.
 func graphRules() []*linter.Rule {
-	return []*linter.Rule{
+	return append([]*linter.Rule{
 		{
 			ID: "XP601", Name: "dependency-unresolved", Severity: linter.SeverityError,
 			Doc: `A dependency resolves to no package
@@ -241,10 +241,10 @@ every constraint of the graph it brings.`,
 			Good:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0, <v2.0.0\"\n",
 			Scope: linter.ScopeGraph, Run: graphRun(checkUnsettled),
 		},
-	}
+	}, footprintRules()...)
 }
 
-// Rules returns the graph rules (XP601-XP608), fresh copies in ID order:
+// Rules returns the graph rules (XP601-XP612), fresh copies in ID order:
 // rules of scope linter.ScopeGraph, whose Run checks the graph that
 // Graph.Lint gives them (linter.Pass.Subject). Give them with
 // linter.WithRules to linter.Lint (which knows them and runs none), and

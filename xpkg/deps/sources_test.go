@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -194,22 +195,23 @@ func TestCorpusConfigurations(t *testing.T) {
 	t.Parallel()
 	dir := corpusDir(t)
 	tests := []struct {
-		name     string
-		packages int
-		check    func(*testing.T, *deps.Graph)
+		name      string
+		packages  int
+		check     func(*testing.T, *deps.Graph)
+		footprint string // XP609's message, a pattern
 	}{
-		{"platform-ref-aws", 19, nil},
-		{"configuration-aws-eks", 13, nil},
+		{"platform-ref-aws", 19, nil, `installs 34 CRDs: 19 plain, 9 MRDs active at install, 6 MRDs inactive .* of served definitions`},
+		{"configuration-aws-eks", 13, nil, `installs 29 CRDs: 14 plain, 9 MRDs active at install, 6 MRDs inactive`},
 		{"configuration-aws-network", 5, func(t *testing.T, g *deps.Graph) {
 			if n := g.Nodes[len(g.Nodes)-1]; n.Label() != "xpkg.upbound.io/upbound/provider-aws-ec2:v1.21.0" {
 				t.Errorf("provider-aws-ec2 resolved to %s", n.Label())
 			}
-		}},
+		}, `installs 4 CRDs: 2 plain, 2 MRDs active at install, 0 MRDs inactive`},
 		{"e2e-configuration-dependency", 2, func(t *testing.T, g *deps.Graph) {
 			if n := g.Nodes[1]; n.Label() != "xpkg.upbound.io/crossplane-contrib/provider-nop:v0.3.1" {
 				t.Errorf("provider-nop resolved to %s", n.Label())
 			}
-		}},
+		}, `installs 0 CRDs: .*no MRAP in the graph`},
 	}
 	src := deps.NewDirSource(dir)
 	for _, tc := range tests {
@@ -232,8 +234,19 @@ func TestCorpusConfigurations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			footprints := 0
 			for _, d := range res.Diagnostics {
+				if d.RuleID == "XP609" {
+					footprints++
+					if !regexp.MustCompile(tc.footprint).MatchString(d.Message) {
+						t.Errorf("XP609: %s\nwant it to match %s", d.Message, tc.footprint)
+					}
+					continue
+				}
 				t.Errorf("unexpected: %s", d)
+			}
+			if footprints != 1 {
+				t.Errorf("%d XP609 findings, want one (the graph's footprint)", footprints)
 			}
 			if len(g.Nodes) != tc.packages {
 				for _, n := range g.Nodes {
