@@ -16,7 +16,7 @@ import (
 // testClient drives a Server over in-memory pipes, as an editor does over
 // stdio.
 type testClient struct {
-	t      *testing.T
+	t      testing.TB
 	w      *io.PipeWriter
 	mu     sync.Mutex
 	nextID int
@@ -31,7 +31,7 @@ type testClient struct {
 const testTimeout = 60 * time.Second
 
 // newTestClient starts s and initializes it with settings.
-func newTestClient(t *testing.T, s *Server, settings string) *testClient {
+func newTestClient(t testing.TB, s *Server, settings string) *testClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cr, sw := io.Pipe() // server -> client
