@@ -66,6 +66,8 @@ func Surfaces() []Surface {
 		{"config:baseline", "files-config-baseline-dangling-link"},
 		{"config:baseline", "files-config-baseline-outside"},
 		{"config:exclude", "files-config-exclude-at-cap"},
+		{"config:max-crds", "files-config-huge-max-crds"},
+		{"config:max-apiserver-memory", "files-config-huge-max-apiserver-memory"},
 		{"file:.xpkg-lint.yaml", "files-config-fifo"},
 		{"file:.xpkg-lint.yml", "files-config-link"},
 
@@ -74,6 +76,32 @@ func Surfaces() []Surface {
 		{"validator:cel-compile", "cel-cost-long-strings"},
 		{"validator:cel-regex", "cel-cost-regex"},
 		{"validator:cel-cost-estimate", "cel-cost-max-estimated"},
+		{"validator:cel-compile", "gateway-cel-rules-crd"},
+		{"validator:cel-compile", "gateway-cel-aliased-versions"},
+		{"validator:cel-compile", "gateway-cel-long-rules"},
+		{"validator:cel-regex", "gateway-regex-data"},
+		{"validator:cel-regex", "gateway-regex-concat"},
+		{"validator:cel-regex", "gateway-regex-literals"},
+		{"validator:apiextensions-apiserver-crd", "gateway-default-items-crd"},
+		{"validator:apiextensions-apiserver-crd", "gateway-regex-default"},
+		{"validator:apiextensions-apiserver-derived-crd", "gateway-default-items-xrd"},
+		{"validator:apiextensions-apiserver-derived-crd", "gateway-cel-rules-xrd"},
+		{"validator:apiextensions-apiserver-derived-crd", "gateway-xrd-8mb-five"},
+		{"validator:apiextensions-apiserver-composition", "gateway-xrd-8mb"},
+		{"validator:apiextensions-apiserver-composition", "gateway-xrd-8mb-five"},
+		{"validator:kube-openapi-validate", "gateway-pattern-defaults"},
+		{"validator:kube-openapi-validate", "gateway-pattern-program"},
+
+		// The verdict cache in the cache directory (cases_cache.go).
+		{"flag:--cache-dir", "cache-cost-100k-entries"},
+		{"flag:--cache-dir", "cache-cost-full"},
+		{"flag:--cache-dir", "cache-cost-lying-entries"},
+		{"flag:--cache-dir", "cache-cost-fifo-entries"},
+		{"flag:--cache-dir", "cache-cost-fifo-cache"},
+
+		// examples/verify-upload's endpoint (cases_graph.go).
+		{"endpoint:POST /verify", "server-verify-held"},
+		{"endpoint:POST /verify", "server-verify-trickle"},
 	}
 }
 
@@ -81,14 +109,7 @@ func Surfaces() []Surface {
 // this package yet, each with why; TestSurfacesCovered logs them. A
 // surface moves from here to Surfaces with its case.
 func surfaceGaps() map[string]string {
-	return map[string]string{
-		"flag:--cache-dir":                              "a hostile cache directory is exercised by examples/xpkg-lint's TestRegistryCostCLI (cache-cost-hostile-cache-dir), not yet by a generator here",
-		"validator:apiextensions-apiserver-crd":         "XP420's call into apiextensions-apiserver's CRD validation: the gateway's cases (issue 30 class 1) are not in this tree yet",
-		"validator:apiextensions-apiserver-derived-crd": "XP421's validation of an XRD's derived CRD: the gateway's cases (issue 30 classes 1 and 10) are not in this tree yet",
-		"validator:apiextensions-apiserver-composition": "XP422: the gateway's cases (issue 30 class 10) are not in this tree yet",
-		"validator:kube-openapi-validate":               "kube-openapi's schema validation of defaults (issue 30 class 1): the gateway's case is not in this tree yet",
-		"endpoint:POST /verify":                         "examples/verify-upload's endpoint under load (issue 30 class 8): the graph branch's case is not in this tree yet",
-	}
+	return map[string]string{}
 }
 
 // validatorEntryPoints and serverEndpoints are the entry points and

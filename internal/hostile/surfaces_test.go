@@ -89,6 +89,12 @@ func TestSurfacesCovered(t *testing.T) {
 	for _, c := range DepsCases() {
 		names[c.Name] = true
 	}
+	for _, c := range CacheCases() {
+		names[c.Name] = true
+	}
+	for _, c := range ServerCases() {
+		names[c.Name] = true
+	}
 	covered := map[string]bool{}
 	for _, s := range Surfaces() {
 		if !names[s.Case] {

@@ -83,12 +83,41 @@ type excludeRule struct {
 var configKeys = []string{"ignore", "disable", "severity", "fail-on", "crossplane-version", "deps-from", "against", "image-config", "baseline", "exclude", "max-crds", "max-apiserver-memory"}
 
 // configError is an error of a configuration file, at a line.
+//
+// Every string among args is the configuration file's text: it is cut and
+// escaped as safetext quotes a value (configValue), whatever verb the
+// format gives it, so a 900 KB value is not echoed whole, nor a control
+// character raw.
 func configError(file string, n *yaml.Node, format string, args ...any) error {
 	line := 0
 	if n != nil {
 		line = n.Line
 	}
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = configValue(s)
+		}
+	}
 	return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))
+}
+
+// configValue is a value of a configuration file in a message: %q quotes
+// it as safetext.Quote does (cut at safetext.MaxValueRunes, escaped), any
+// other verb writes it cut and escaped, unquoted.
+type configValue string
+
+// Format implements fmt.Formatter.
+func (v configValue) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		io.WriteString(f, safetext.Quote(string(v)))
+		return
+	}
+	s, cut := safetext.Truncate(string(v), safetext.MaxValueRunes)
+	s = safetext.Escape(s)
+	if cut {
+		s += safetext.Ellipsis
+	}
+	io.WriteString(f, s)
 }
 
 // readConfig reads and checks a configuration file, through safefile: a

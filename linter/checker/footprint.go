@@ -23,6 +23,14 @@ func (c *projectConfig) footprintKey(file string, k, v *yaml.Node) error {
 		c.footprint.MaxCRDs = n
 		return nil
 	}
+	// A quantity of bytes an int64 holds is at most 20 digits and a
+	// suffix; resource.ParseQuantity's cost grows with the string's
+	// length (900 KB of digits took 12 s), so a longer value is refused
+	// before it is parsed.
+	const maxQuantityLen = 64
+	if len(v.Value) > maxQuantityLen {
+		return configError(file, v, "max-apiserver-memory: %q is not a positive quantity of bytes (such as 2Gi): longer than %d bytes", v.Value, maxQuantityLen)
+	}
 	q, err := resource.ParseQuantity(v.Value)
 	n, ok := q.AsInt64()
 	if err != nil || !ok || n <= 0 {

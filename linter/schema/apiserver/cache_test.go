@@ -143,8 +143,9 @@ func coldWarm(t *testing.T, pkg, examples *parser.Package, targets []string) {
 			t.Errorf("target %q: a warm cache changes the diagnostics (-none +warm):\n%s", target, diff)
 		}
 		// A cold run hits only on an object the package repeats byte for
-		// byte.
-		if warmPuts != 0 || warmGets != warmHits || coldHits+coldPuts != warmGets {
+		// byte. An object the gateway refused (over its limits) was not
+		// validated, so nothing was written for it: a miss in both runs.
+		if warmPuts != 0 || coldHits+coldPuts != warmHits {
 			t.Errorf("target %q: cold %d hits, %d puts; warm %d gets, %d hits, %d puts: want the warm run to read every entry the cold one wrote", target, coldHits, coldPuts, warmGets, warmHits, warmPuts)
 		}
 	}
@@ -288,7 +289,8 @@ func TestRegistryCacheColdWarm(t *testing.T) {
 		if diff := cmp.Diff(want, warm); diff != "" {
 			t.Errorf("%s: warm (-none +warm):\n%s", p, diff)
 		}
-		if warmPuts != 0 || hits != gets || hits < puts {
+		// An object the gateway refused is not written: a miss both times.
+		if warmPuts != 0 || hits < puts {
 			t.Errorf("%s: cold %d puts; warm %d gets, %d hits, %d puts", p, puts, gets, hits, warmPuts)
 		}
 	}
