@@ -164,7 +164,7 @@ Flags:
                              --deps use the local sources only (without it,
                              --deps reads from registries after them)
   --deps                     also resolve each package's dependency graph and
-                             lint it (XP601-XP608); the text output draws the
+                             lint it (XP601-XP612); the text output draws the
                              graph as a tree with each package's verdict
   --deps-from DIR            a local source of dependencies, laid out as
                              DIR/<registry>/<repository>/<tag>.xpkg (or a

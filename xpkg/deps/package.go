@@ -278,6 +278,12 @@ func Summarize(ctx context.Context, pkg *parser.Package, prefix string, opts ...
 				s.mraps = append(s.mraps, m)
 			}
 		case "Composition.apiextensions.crossplane.io":
+			// A Composition may be megabytes: one check each, not one
+			// per 64 objects, so that a cancelled resolution stops
+			// within one (deps-cost-composed-distinct).
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			if c, ok := summarizeComposition(o, pos, cfg.dependency); ok {
 				s.compositions = append(s.compositions, c)
 			}
