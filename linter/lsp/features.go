@@ -273,7 +273,13 @@ func (s *Server) locate(ctx context.Context, pp *parsedPackage, c *cursor) (loca
 	}
 	cur := s.schemaOf(ctx, pp, schema.FromAPIVersionAndKind(top["apiVersion"], top["kind"]))
 	base := 0
+	if len(c.path) > maxPathDepth {
+		return located{}, false // deeper than any kind's schema is read
+	}
 	for i := range c.path {
+		if err := ctx.Err(); err != nil {
+			return located{}, false
+		}
 		if c.path[i].item {
 			continue
 		}

@@ -14,6 +14,15 @@ import (
 // context is what the scanned lines give.
 const maxContextLines = 200000
 
+// maxMappingScan bounds the lines mappingValues and siblingKeys read for
+// one mapping, and maxPathDepth the ancestors of a cursor the server reads
+// the kinds of: a request costs at most their product, never lines times
+// depth of a hostile document.
+const (
+	maxMappingScan = 20000
+	maxPathDepth   = 64
+)
+
 // yline is what one line of YAML holds for the scanner.
 type yline struct {
 	blank  bool   // empty, a comment, or the content of a block scalar
@@ -350,7 +359,7 @@ func (d *docLines) mappingValues(e *elem, want ...string) map[string]string {
 		}
 		first++
 	}
-	for i := first; i < len(d.lines); i++ {
+	for i := first; i < len(d.lines) && i-first < maxMappingScan; i++ {
 		l := d.lines[i]
 		if l.blank || l.sep {
 			continue
@@ -405,7 +414,7 @@ func (c *cursor) siblingKeys() map[string]bool {
 			}
 		}
 	}
-	for i := first; i < len(d.lines); i++ {
+	for i := first; i < len(d.lines) && i-first < maxMappingScan; i++ {
 		l := d.lines[i]
 		if l.blank || l.sep || i == c.line {
 			continue

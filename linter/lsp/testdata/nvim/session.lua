@@ -84,12 +84,17 @@ local ok, err = pcall(function()
   local fcomp, fclient = open(fixture, 'apis/network/composition.yaml')
   local l = lineOf(fcomp, 'cidrBlock:')
   vim.api.nvim_buf_set_lines(fcomp, l + 1, l + 1, false, { string.rep(' ', 16) })
-  vim.wait(200)
-  res = fclient.request_sync('textDocument/completion', pos(fcomp, l + 1, 16), 20000, fcomp)
+  -- The client sends the edit asynchronously: ask until the server has it
+  -- (before it, the line is the file's last, blank one, at the root).
   local labels = {}
-  if not res or res.err then emit({ step = 'completion-error', error = vim.inspect(res) }) end
-  local items = res and res.result and (res.result.items or res.result) or {}
-  for _, it in ipairs(items) do table.insert(labels, it.label) end
+  for _ = 1, 100 do
+    vim.wait(100)
+    res = fclient.request_sync('textDocument/completion', pos(fcomp, l + 1, 16), 20000, fcomp)
+    if not res or res.err then emit({ step = 'completion-error', error = vim.inspect(res) }) break end
+    local items = res.result and (res.result.items or res.result) or {}
+    for _, it in ipairs(items) do table.insert(labels, it.label) end
+    if #labels > 0 then break end
+  end
   emit({ step = 'completion', labels = labels })
 end)
 if not ok then emit({ step = 'error', error = tostring(err) }) end
