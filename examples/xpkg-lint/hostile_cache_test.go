@@ -14,6 +14,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
 	"github.com/xpkgkit/xpkgkit/internal/target"
+	"github.com/xpkgkit/xpkgkit/internal/testbudget"
 )
 
 // cacheRunTimeout stops a run of xpkg-lint that blocks (on a FIFO of the
@@ -83,10 +84,10 @@ func TestHostileCLICache(t *testing.T) {
 				m := cliMeasure{name: c.Name, rss: timeKiB(t, tv, maxRSSRE) << 10, cpu: timeSeconds(t, tv, userTimeRE) + timeSeconds(t, tv, sysTimeRE)}
 				t.Logf("run %d: exit %d, peak RSS %d MiB, CPU %v user+sys", run+1, code, m.rss>>20, m.cpu)
 				if m.rss > hostileRSSBound {
-					t.Errorf("run %d: peak RSS %d MiB, want at most %d MiB", run+1, m.rss>>20, hostileRSSBound>>20)
+					testbudget.Errorf(t, "run %d: peak RSS %d MiB, want at most %d MiB", run+1, m.rss>>20, hostileRSSBound>>20)
 				}
 				if m.cpu > hostileCPUBound {
-					t.Errorf("run %d: CPU time %v (user+sys), want at most %v", run+1, m.cpu, hostileCPUBound)
+					testbudget.Errorf(t, "run %d: CPU time %v (user+sys), want at most %v", run+1, m.cpu, hostileCPUBound)
 				}
 				if m.rss > worst.rss {
 					worst = m
