@@ -20,10 +20,11 @@ import (
 )
 
 // TestVerifyCLI: xpkg-lint --verify lints a package signed with a key (a
-// cosign v3 bundle referrer in Debian's docker-registry), and refuses
-// (exit 2) one whose tag moved to an unsigned image, and one no ImageConfig
-// states a verification for; with --deps it verifies every package of the
-// graph, and refuses a graph with an unsigned dependency.
+// cosign v3 bundle referrer in Debian's docker-registry), refuses one whose
+// tag moved to an unsigned image as Crossplane does (XP510, exit 1), and
+// cannot check one no ImageConfig states a verification for (exit 2); with
+// --deps it verifies every package of the graph, and refuses a graph with
+// an unsigned dependency (XP510, exit 1).
 func TestVerifyCLI(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.Start(t, registrytest.Plain)
@@ -98,13 +99,15 @@ spec:
 		t.Errorf("signed graph: exit %d\n%s", code, out)
 	}
 	pushImage(t, dep, "v1.1.0", xpkgtest.NewProvider("provider-dep").WithAnnotation("unsigned", "yes").MustImage(t))
-	if code, out := run(cfg+":v1", "--deps"); code != 2 || !strings.Contains(out, "dependency "+dep) || !strings.Contains(out, "no signature") {
-		t.Errorf("graph with an unsigned dependency: exit %d, want 2 naming %s\n%s", code, dep, out)
+	// Crossplane refuses an unsigned package its ImageConfig requires a
+	// signature of: a finding (XP510), exit 1, not "could not be read".
+	if code, out := run(cfg+":v1", "--deps"); code != 1 || !strings.Contains(out, "XP510 signature-refused") || !strings.Contains(out, "dependency "+dep) || !strings.Contains(out, "no signature") {
+		t.Errorf("graph with an unsigned dependency: exit %d, want 1 (XP510) naming %s\n%s", code, dep, out)
 	}
 
 	pushImage(t, name, "v1", xpkgtest.NewProvider("provider-unsigned").MustImage(t))
-	if code, out := run(name + ":v1"); code != 2 || !strings.Contains(out, "no signature") {
-		t.Errorf("re-tagged package: exit %d, want 2 and \"no signature\"\n%s", code, out)
+	if code, out := run(name + ":v1"); code != 1 || !strings.Contains(out, "XP510 signature-refused") || !strings.Contains(out, "no signature") {
+		t.Errorf("re-tagged package: exit %d, want 1 (XP510) and \"no signature\"\n%s", code, out)
 	}
 	other := reg.Host + "/other/provider:v1"
 	pushImage(t, other, "v1", xpkgtest.NewProvider("provider-other").MustImage(t))
