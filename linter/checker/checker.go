@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -118,15 +119,35 @@ func Main(rules ...*linter.Rule) {
 // Main runs c over os.Args, standard input and output, honouring SIGINT
 // and giving Go's collector a soft memory limit (unless GOMEMLIMIT is set),
 // and exits with its exit code.
+//
+// A SIGINT cancels the run's context; every step looks at it, but a step
+// inside code xpkgkit does not own (one YAML decode of a document of
+// megabytes, one call into the API server's code) does not, and may run
+// on for seconds. So the program, not each step, bounds its answer to a
+// SIGINT: when the run has not returned interruptGrace after it, Main
+// says so on stderr and exits with ExitError. Files are written by rename
+// of a complete temporary file (internal/safefile), so an exit at any
+// point leaves each one whole, old or new.
 func (c *Checker) Main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		time.Sleep(interruptGrace)
+		fmt.Fprintf(os.Stderr, "%s: interrupted\n", c.name)
+		os.Exit(ExitError)
+	}()
 	code := c.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
+
+// interruptGrace is how long Main lets a run interrupted by SIGINT wind
+// down before it exits on its own: within the hostile budget's 1 s of a
+// SIGINT, with room for the process to end.
+const interruptGrace = 600 * time.Millisecond
 
 // Run is the whole program: it parses args, lints the sources, writes the
 // report to stdout and one line per problem of its own to stderr, and
