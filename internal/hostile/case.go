@@ -332,6 +332,7 @@ func Cases() []Case {
 	cs = append(cs, examplesCostCases()...)
 	cs = append(cs, schemaCostCases()...)
 	cs = append(cs, celCostCases()...)
+	cs = append(cs, sendsCostCases()...)
 	return cs
 }
 

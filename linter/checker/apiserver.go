@@ -6,7 +6,7 @@ import (
 )
 
 // The command validates as the API server does (linter/schema/apiserver):
-// its rules (XP420-XP422) join the built-in ones, and the CEL rules of the
+// its rules (XP420-XP423) join the built-in ones, and the CEL rules of the
 // package's CRDs are evaluated on examples and composed resources.
 
 // apiserverRules returns the rules of linter/schema/apiserver.
