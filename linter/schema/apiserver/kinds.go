@@ -188,7 +188,10 @@ not have are dropped. The shapes of the Go types, per release line, are
 generated from Crossplane's own types (internal/sent). Where the object
 is accepted but cannot do its job, a warning says so: a CronOperation
 whose schedule is empty never runs (crossplane
-internal/controller/ops/cronoperation: the schedule does not parse).`,
+internal/controller/ops/cronoperation: the schedule does not parse), nor
+does a WatchOperation whose watch kind or apiVersion is empty (crossplane
+internal/controller/ops/watchoperation: no API serves the kind it would
+watch).`,
 		Bad:  "apiVersion: ops.crossplane.io/v1alpha1\nkind: Operation\nmetadata:\n  name: once\nspec:\n  pipeline: []  # at least one step\n",
 		Good: "apiVersion: ops.crossplane.io/v1alpha1\nkind: Operation\nmetadata:\n  name: once\nspec:\n  mode: Pipeline\n  pipeline:\n  - step: run\n    functionRef: {name: function-run}\n",
 		Run: func(p *linter.Pass) error {

@@ -59,6 +59,10 @@ func sentNote(line string, rep *sent.Report, path []string) string {
 // cannot do its job as sent.
 func warnCannotWork(p *linter.Pass, o *parser.Object, line string, obj map[string]any, rep *sent.Report) {
 	gvk := o.GroupVersionKind()
+	if gvk.Group == "ops.crossplane.io" && gvk.Kind == "WatchOperation" {
+		warnWatch(p, o, line, obj, rep)
+		return
+	}
 	if gvk.Group != "ops.crossplane.io" || gvk.Kind != "CronOperation" {
 		return
 	}
@@ -79,4 +83,31 @@ func warnCannotWork(p *linter.Pass, o *parser.Object, line string, obj map[strin
 	p.ReportSeverityf(linter.SeverityWarning, o, []string{"spec", "schedule"},
 		"CronOperation %s never runs: its schedule %s, which the API server accepts but the CronOperation controller cannot parse as a cron schedule",
 		safetext.Quote(o.ObjectMeta.Name), how)
+}
+
+// warnWatch warns about a WatchOperation whose watch has an empty kind or
+// apiVersion (sent as "" when left out): crossplane v2.4.0
+// internal/controller/ops/watchoperation/reconciler.go:213 starts a watch
+// for that group, version and kind, which no API serves, so the
+// WatchOperation is marked WatchFailed and never creates an Operation.
+func warnWatch(p *linter.Pass, o *parser.Object, line string, obj map[string]any, rep *sent.Report) {
+	spec, _ := obj["spec"].(map[string]any)
+	watch, _ := spec["watch"].(map[string]any)
+	if watch == nil {
+		return
+	}
+	for _, k := range []string{"kind", "apiVersion"} {
+		s, isString := watch[k].(string)
+		if !isString || strings.TrimSpace(s) != "" {
+			continue
+		}
+		how := "is empty"
+		if _, zeroed := rep.Zeroed([]string{"spec", "watch", k}); zeroed {
+			how = "is left out (Crossplane " + line + " sends \"\")"
+		}
+		p.ReportSeverityf(linter.SeverityWarning, o, []string{"spec", "watch", k},
+			"WatchOperation %s never runs: its watch %s %s, which the API server accepts but the WatchOperation controller cannot start a watch for",
+			safetext.Quote(o.ObjectMeta.Name), k, how)
+		return
+	}
 }
