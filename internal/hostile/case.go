@@ -335,6 +335,7 @@ func Cases() []Case {
 	cs = append(cs, textCases()...)
 	cs = append(cs, gatewayCases()...)
 	cs = append(cs, targetsCases()...)
+	cs = append(cs, sendsCostCases()...)
 	return cs
 }
 

@@ -7,6 +7,11 @@
 // groups, versions over 256 bytes), so its verdicts are v2.3's too except
 // on those caps. Targets before v2.3 are decided by crossplane's internal/
 // packages, which no module can import: the verdict table cites their lines.
+// For the install path, InstallObjects decodes the objects of
+// Crossplane's own kinds into Crossplane's Go types at Target (apis/v2
+// v2.4.0), encodes them as the client sends them, and validates them with
+// apiextensions-apiserver's create strategy against Target's CRDs
+// (TestInstallParity compares XP422 with it, object by object).
 // It is a nested module so that crossplane-runtime and its dependencies
 // stay out of xpkgkit's own go.mod; nothing in xpkgkit imports it.
 package xpparity

@@ -11,7 +11,7 @@ import (
 )
 
 // The command validates as the API server does (linter/schema/apiserver):
-// its rules (XP420-XP422) join the built-in ones, and the CEL rules of the
+// its rules (XP420-XP423) join the built-in ones, and the CEL rules of the
 // package's CRDs are evaluated on examples and composed resources. What
 // XP420 and XP421 find is cached (verdictcache.Dir) in the verdicts
 // directory of the cache directory, beside the blob cache, unless

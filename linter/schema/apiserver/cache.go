@@ -74,7 +74,7 @@ func newOptions(opts []Option) options {
 // form their entries are stored in. It is part of every key: it changes
 // whenever a rule's findings or their mapping onto the object change, so
 // that no entry of an older rule set is read.
-const VerdictVersion = "2"
+const VerdictVersion = "3"
 
 // validatorModules are the modules whose code decides the cached
 // verdicts, each with the version of go.mod: their versions (from the

@@ -9,9 +9,13 @@
 //     the cost limits);
 //   - XP421 xrd-derived-crd-apiserver: the CRDs Crossplane derives from each
 //     CompositeResourceDefinition, with errors at the XRD's fields;
-//   - XP422 kind-apiserver: each object of Crossplane's own kinds against
-//     Crossplane's CRD of the kind (required fields, enums, patterns,
-//     formats, defaults, CEL rules);
+//   - XP422 kind-apiserver: each object of Crossplane's own kinds, as the
+//     package manager sends it (its round trip through the target's Go
+//     types: internal/sent), against Crossplane's CRD of the kind (required
+//     fields, enums, patterns, formats, defaults, CEL rules);
+//   - XP423 mrd-derived-crd-apiserver: the CRD Crossplane derives from
+//     each active ManagedResourceDefinition, with errors at the MRD's
+//     fields;
 //   - CEL: an Extension for linter/schema Validators that evaluates the CEL
 //     rules of a package's CRDs on its examples (XP408) and composed
 //     resources (XP409), with the API server's CEL validator and cost

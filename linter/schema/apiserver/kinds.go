@@ -50,7 +50,25 @@ a Composition pipeline that is empty or repeats a step name). Crossplane's
 package manager creates these objects, so the package cannot install. The
 XRD rules on claims and connection secrets are XP406's to report. Fields of the wrong type are XP005's (and they
 keep the CEL rules from running, as in the API server); unknown fields
-are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
+are the API server's to prune, and XP005/XP106-style rules' to warn about.
+
+The object validated is the one Crossplane sends, not the YAML as
+written: the package manager decodes each of its own kinds into the Go
+type of its release (crossplane-runtime pkg/xpkg/parser, the object
+scheme) and the establisher creates that struct (crossplane
+internal/controller/pkg/revision/establisher.go, APIEstablisher.create).
+A field the YAML leaves out whose Go type has no omitempty arrives as its
+zero value: an Operation without mode sends mode "", which the enum
+refuses; a CronOperation without schedule sends schedule "", which
+"required" accepts (the CRDs set no minLength). Fields the Go type does
+not have are dropped. The shapes of the Go types, per release line, are
+generated from Crossplane's own types (internal/sent). Where the object
+is accepted but cannot do its job, a warning says so: a CronOperation
+whose schedule is empty never runs (crossplane
+internal/controller/ops/cronoperation: the schedule does not parse), nor
+does a WatchOperation whose watch kind or apiVersion is empty (crossplane
+internal/controller/ops/watchoperation: no API serves the kind it would
+watch).`,
 		Bad:  "apiVersion: ops.crossplane.io/v1alpha1\nkind: Operation\nmetadata:\n  name: once\nspec:\n  pipeline: []  # at least one step\n",
 		Good: "apiVersion: ops.crossplane.io/v1alpha1\nkind: Operation\nmetadata:\n  name: once\nspec:\n  mode: Pipeline\n  pipeline:\n  - step: run\n    functionRef: {name: function-run}\n",
 		Run: func(p *linter.Pass) error {
@@ -94,6 +112,15 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 				if err != nil {
 					continue
 				}
+				// What the package manager sends: the object after its
+				// round trip through the target's Go type (internal/sent).
+				obj, sentRep, err := sendObject(p.Context(), t.Line, gvk, u.Object)
+				if err != nil {
+					if err := notSent(p, o, err); err != nil {
+						return err
+					}
+					continue
+				}
 				what := o.Kind + " " + safetext.Quote(o.ObjectMeta.Name) + ": the API server refuses it"
 				// kube-openapi merges each error into its result by
 				// comparing it with every error before it: quadratic in
@@ -101,7 +128,7 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 				// object linter/schema's linear validator finds that many
 				// violations in is refused whatever the rest says: report
 				// those, and leave the API server's code out.
-				if pre, err := lschema.PackageKindsAt(release).Validate(p.Context(), u.Object); err == nil && len(pre.Violations)+pre.Omitted > maxKindViolations {
+				if pre, err := lschema.PackageKindsAt(release).Validate(p.Context(), obj); err == nil && len(pre.Violations)+pre.Omitted > maxKindViolations {
 					var fs []finding
 					for _, v := range pre.Violations {
 						if v.Kind != lschema.KindType { // XP005's
@@ -111,7 +138,7 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 					report(p, o, fs, fmt.Sprintf("%s (%d violations: checked by linter/schema, not by the API server's code, which is quadratic in them)", what, len(pre.Violations)+pre.Omitted))
 					continue
 				}
-				errs, _ := validateKind(p.Context(), ks, u.Object, &budget)
+				errs, _ := validateKind(p.Context(), ks, obj, &budget)
 				if err := p.Context().Err(); err != nil {
 					return err
 				}
@@ -126,9 +153,13 @@ are the API server's to prune, and XP005/XP106-style rules' to warn about.`,
 					if gvk.Kind == "Composition" && compositionModeError(o.Outline(), e) {
 						continue // XP410 composition-mode
 					}
-					fs = append(fs, finding{path: splitFieldPath(e.Field), msg: errorText(e)})
+					path := splitFieldPath(e.Field)
+					fs = append(fs, finding{path: path, msg: errorText(e) + sentNote(t.Line, sentRep, path)})
 				}
 				report(p, o, fs, what)
+				if len(fs) == 0 {
+					warnCannotWork(p, o, t.Line, obj, sentRep)
+				}
 			}
 			return nil
 		},

@@ -20,11 +20,12 @@ import (
 const maxFindings = 50
 
 // Rules returns the rules of this package, for linter.WithRules: XP420
-// crd-apiserver, XP421 xrd-derived-crd-apiserver and XP422
-// kind-apiserver. Each call returns new values. Options: WithCache.
+// crd-apiserver, XP421 xrd-derived-crd-apiserver, XP422 kind-apiserver
+// and XP423 mrd-derived-crd-apiserver. Each call returns new values.
+// Options: WithCache.
 func Rules(opts ...Option) []*linter.Rule {
 	o := newOptions(opts)
-	return []*linter.Rule{ruleCRD(o), ruleDerivedCRD(o), ruleKinds()}
+	return []*linter.Rule{ruleCRD(o), ruleDerivedCRD(o), ruleKinds(), ruleMRDCRD()}
 }
 
 // LintOptions returns the linter options that install this package's
@@ -247,7 +248,14 @@ without a type), with the API server's message.`,
 				if err != nil {
 					return validated{skip: true}
 				}
-				cost, fs, err = validateDerived(ctx, version, o, u.Object, &budget)
+				// The XRD as Crossplane sends it (see XP422).
+				obj := u.Object
+				if t, err := target.Resolve(version); err == nil {
+					if obj, _, err = sendObject(ctx, t.Line, o.GroupVersionKind(), u.Object); err != nil {
+						return validated{err: err}
+					}
+				}
+				cost, fs, err = validateDerived(ctx, version, o, obj, &budget)
 				if err != nil {
 					return validated{err: err, cost: cost}
 				}
@@ -279,9 +287,9 @@ without a type), with the API server's message.`,
 func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Object, content map[string]any, budget *runBudget) (callCost, []finding, error) {
 	// From Crossplane v2.2 the XRD schema's root-level CEL rules are
 	// copied into the derived CRD (crossplane internal/xcrd).
-	rootCEL := true
+	rootCEL, scale := true, true
 	if t, err := target.Resolve(crossplaneVersion); err == nil {
-		rootCEL = t.AtLeast(2, 2)
+		rootCEL, scale = t.AtLeast(2, 2), t.XRDScale
 	}
 	spec, _ := content["spec"].(map[string]any)
 	versions, _ := spec["versions"].([]any)
@@ -302,7 +310,7 @@ func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Ob
 		if names == nil {
 			continue
 		}
-		crd, ok := derivedCRD(o, content, claim, rootCEL)
+		crd, ok := derivedCRD(o, content, claim, rootCEL, scale)
 		if !ok {
 			continue
 		}
@@ -329,8 +337,12 @@ func validateDerived(ctx context.Context, crossplaneVersion string, o *parser.Ob
 
 // derivedCRD builds the CRD Crossplane derives from the XRD (Crossplane
 // v2.1.0 internal/xcrd ForCompositeResource, ForCompositeResourceClaim),
-// without the printer columns Crossplane adds (which are valid).
-func derivedCRD(o *parser.Object, content map[string]any, claim, rootCEL bool) (map[string]any, bool) {
+// without the printer columns Crossplane adds (which are valid). With
+// scale (from v2.3), a version's subresources.scale is copied to both
+// (crossplane-runtime v2.4.0 pkg/xcrd/crd.go genCrdVersion), so that the
+// API server checks its paths (specReplicasPath under .spec,
+// statusReplicasPath under .status, both in the schema).
+func derivedCRD(o *parser.Object, content map[string]any, claim, rootCEL, scale bool) (map[string]any, bool) {
 	spec, _ := content["spec"].(map[string]any)
 	group, _ := spec["group"].(string)
 	names, _ := spec["names"].(map[string]any)
@@ -373,6 +385,11 @@ func derivedCRD(o *parser.Object, content map[string]any, claim, rootCEL bool) (
 			"storage":      vm["referenceable"],
 			"schema":       map[string]any{"openAPIV3Schema": s},
 			"subresources": map[string]any{"status": map[string]any{}},
+		}
+		if sub, _ := vm["subresources"].(map[string]any); scale && sub != nil {
+			if sc, ok := sub["scale"].(map[string]any); ok {
+				v["subresources"].(map[string]any)["scale"] = sc
+			}
 		}
 		for _, k := range []string{"deprecated", "deprecationWarning", "additionalPrinterColumns"} {
 			if x, ok := vm[k]; ok {

@@ -23,7 +23,7 @@ import (
 
 // Rules returns the rules the catalog describes, in its order: the
 // linter's built-in rules (package rules), with the API-server rules of
-// linter/schema/apiserver (XP420-XP422, package rules that xpkg-lint
+// linter/schema/apiserver (XP420-XP423, package rules that xpkg-lint
 // installs) after the linter's other XP4xx rules, then the dependency
 // graph rules of xpkg/deps (XP6xx, graph rules), then the API change
 // rules of linter/apidiff (XP701-XP749, change rules).
