@@ -6,8 +6,9 @@
 // belongs to (the nearest directory up the tree holding crossplane.yaml, its
 // .xpkg-lint.yaml honoured, its examples included) through
 // checker.LintFS, with the editor's unsaved buffers over the files on
-// disk, and publishes the diagnostics: each with its rule ID, and a link to
-// the rule's doc (WithRuleDocs). Edits are debounced (WithDebounce), and a
+// disk, and publishes the diagnostics: each with its rule ID, a link to
+// the rule's doc (WithRuleDocs), and, for an example's finding (XP408), the
+// package's definition that judged it as related information. Edits are debounced (WithDebounce), and a
 // newer edit cancels the running lint. Every suggested fix is a quick fix
 // (textDocument/codeAction). Hover shows the rule's doc on a diagnostic and,
 // on a field, its type, description, default, enum and constraints from the
