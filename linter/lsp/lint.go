@@ -2,11 +2,14 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
@@ -120,6 +123,7 @@ func (s *Server) runLint(st *pkgState, gen uint64) {
 		s.logf(msgError, "%s: %v", st.root, f)
 	}
 	byURI := s.convert(snap, res.Diagnostics)
+	s.relate(ctx, st.root, byURI)
 	s.mu.Lock()
 	if st.gen != gen {
 		s.mu.Unlock()
@@ -304,4 +308,46 @@ type parsedPackage struct {
 	snap      *snapshot
 	err       error
 	validator *lschema.Validator // the package's definitions
+}
+
+// relatedRules are the rules whose findings are judged by a definition of
+// the package (an example against the CRD or XRD that serves its kind):
+// their diagnostics carry the definition's location as related
+// information.
+var relatedRules = []string{"XP408"}
+
+// relate adds to each diagnostic of relatedRules the location of the
+// package's definition that serves its object's kind, in another file.
+// The package is parsed (once per edit) only when there is such a
+// diagnostic.
+func (s *Server) relate(ctx context.Context, root string, byURI map[string][]published) {
+	var pp *parsedPackage
+	for uri, list := range byURI {
+		for i := range list {
+			d := list[i].d
+			if d.Object == nil || !slices.Contains(relatedRules, d.RuleID) {
+				continue
+			}
+			if pp == nil {
+				if pp = s.parsedOf(ctx, root); pp == nil || pp.pkg == nil {
+					return
+				}
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			gvk := schema.FromAPIVersionAndKind(d.Object.APIVersion, d.Object.Kind)
+			o := definitionOf(pp.pkg.Objects, gvk.GroupKind())
+			if o == nil {
+				continue
+			}
+			loc := objectLocation(root, o, o.Pos)
+			if loc.URI == uri {
+				continue
+			}
+			list[i].lsp.RelatedInformation = append(list[i].lsp.RelatedInformation, diagnosticRelated{
+				Location: loc, Message: fmt.Sprintf("%s %q serves %s", o.Kind, o.Name, gvk.Kind),
+			})
+		}
+	}
 }

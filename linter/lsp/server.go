@@ -151,7 +151,9 @@ func New(opts ...Option) *Server {
 // error, the error of r (io.EOF when r ends), or an error wrapping
 // ErrFraming when the stream's framing is broken. An error inside a request
 // becomes that request's error response and a logged message: it never ends
-// Serve. A Server serves one stream: Serve must not be called twice.
+// Serve. A Server serves one stream: Serve must not be called twice. When
+// Serve returns for another reason than the end of r, a read of r may still
+// be in flight: a caller that goes on using r closes it first.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	if ctx == nil || r == nil || w == nil {
 		return errors.New("lsp: Serve: nil context, reader or writer")

@@ -96,7 +96,12 @@ func TestProtocol(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("the server reports %d findings, xpkg-lint %d", len(got), len(want))
 	}
-	_ = exURI
+	// The example's finding is judged by the XRD: its related location.
+	c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": exURI}})
+	exDiags := c.diagnosticsFor(exURI, func(ds []diagnostic) bool { return len(ds) > 0 })
+	if len(exDiags[0].RelatedInformation) != 1 || exDiags[0].RelatedInformation[0].Location.URI != pathToURI(fixture(t, "apis/network/definition.yaml")) {
+		t.Errorf("XP408's related information: %+v", exDiags[0].RelatedInformation)
+	}
 
 	// 3. A quick fix clears its diagnostic.
 	var actions []codeAction
