@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	if ready := os.Getenv(readyFileEnv); ready != "" {
-		if err := os.WriteFile(ready, []byte(ln.Addr().String()), 0o600); err != nil {
+		if err := safefile.Write(ctx, ready, []byte(ln.Addr().String()), safefile.WriteOptions{}); err != nil {
 			fmt.Fprintf(stderr, "verify-upload: %v\n", err)
 			return 2
 		}

@@ -88,11 +88,16 @@ func TestCheckerProgram(t *testing.T) {
 			}
 		})
 	}
-	// A baseline: written by the first run, matched by the next.
+	// A baseline: written by the first run (--write-baseline: a missing
+	// baseline is an error, never written by mistake), matched by the next.
 	base := filepath.Join(t.TempDir(), "baseline.json")
 	for i, want := range []string{"wrote the baseline", ""} {
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "--fail-on", "warning", "--baseline", base, clean)
+		args := []string{"--fail-on", "warning", "--baseline", base, clean}
+		if i == 0 {
+			args = append([]string{"--write-baseline"}, args...)
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil || !strings.Contains(stderr.String(), want) || !strings.Contains(stdout.String(), "1 in the baseline") {
 			t.Errorf("baseline run %d: %v\n%s%s", i, err, stdout.String(), stderr.String())

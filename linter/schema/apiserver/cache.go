@@ -37,15 +37,9 @@ type Cache interface {
 }
 
 // Option configures Rules and LintOptions.
-type Option interface {
-	apply(*options)
-}
+type Option func(*options)
 
-// option is an Option.
-type option func(*options)
-
-func (o option) apply(c *options) { o(c) }
-
+// options are the settings Options set.
 type options struct {
 	cache Cache
 }
@@ -57,14 +51,14 @@ type options struct {
 // between the objects of a package, so its findings on one object depend
 // on the others.
 func WithCache(c Cache) Option {
-	return option(func(o *options) { o.cache = c })
+	return func(o *options) { o.cache = c }
 }
 
 func newOptions(opts []Option) options {
 	var o options
 	for _, x := range opts {
 		if x != nil {
-			x.apply(&o)
+			x(&o)
 		}
 	}
 	return o
