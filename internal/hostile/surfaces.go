@@ -102,6 +102,12 @@ func Surfaces() []Surface {
 		// examples/verify-upload's endpoint (cases_graph.go).
 		{"endpoint:POST /verify", "server-verify-held"},
 		{"endpoint:POST /verify", "server-verify-trickle"},
+
+		// The language server's stdin (cases_lsp.go): framing, edits,
+		// requests on a deep document.
+		{"endpoint:xpkg-lsp stdio", "lsp-message-100mb"},
+		{"endpoint:xpkg-lsp stdio", "lsp-edits-at-cap"},
+		{"endpoint:xpkg-lsp stdio", "lsp-deep-requests"},
 	}
 }
 
@@ -125,5 +131,5 @@ func validatorEntryPoints() []string {
 }
 
 func serverEndpoints() []string {
-	return []string{"endpoint:POST /verify"}
+	return []string{"endpoint:POST /verify", "endpoint:xpkg-lsp stdio"}
 }

@@ -95,6 +95,9 @@ func TestSurfacesCovered(t *testing.T) {
 	for _, c := range ServerCases() {
 		names[c.Name] = true
 	}
+	for _, c := range LSPCases() {
+		names[c.Name] = true
+	}
 	covered := map[string]bool{}
 	for _, s := range Surfaces() {
 		if !names[s.Case] {
