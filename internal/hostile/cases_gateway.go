@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -137,6 +138,25 @@ func gatewayCases() []Case {
 				b.WriteString(errorTail)
 				return []byte(b.String())
 			}),
+		},
+		{
+			Name: "gateway-run-rule-bytes-at-cap",
+			Description: "9 CRDs of 24 CEL rules of 5,000 bytes each (120 KB a CRD, under the per-CRD limit; 1.1 MB in all): the " +
+				"run's budget of rule bytes (1 MiB, which provider-upjet-aws-monolith's 2,065 CRDs stay under: 512 KiB refused 113 of them) " +
+				"validates the first 8 and refuses the last, reported as not validated.",
+			Kind:   KindPackageYAML,
+			Expect: lintErr,
+			Size:   1 << 20,
+			Write:  yamlCase("gateway-run-rule-bytes-at-cap", func(w io.Writer) error { return runBudgetCRDs(w, 9, 24, gatewayLongRuleBytes) }),
+		},
+		{
+			Name: "gateway-run-rules-at-cap",
+			Description: "21 CRDs of 1,990 short CEL rules each (under the per-CRD limit of 2,000; 41,790 in all): the run's budget of " +
+				"40,000 rules validates the first 20 and refuses the last, reported as not validated.",
+			Kind:   KindPackageYAML,
+			Expect: lintErr,
+			Size:   1500 << 10,
+			Write:  yamlCase("gateway-run-rules-at-cap", func(w io.Writer) error { return runBudgetCRDs(w, 21, 1990, 0) }),
 		},
 		{
 			Name: "gateway-regex-data",
@@ -318,4 +338,27 @@ func bigXRD(i int) string {
 	}
 	b.WriteString("}}")
 	return claimXRD(b.String(), fmt.Sprint(i))
+}
+
+// runBudgetCRDs writes a Provider with crds CRDs of rules CEL rules each,
+// each rule longRule's of ruleBytes (0: a short one), then errorTail: the
+// run budget's worst cases, each CRD under the per-call limits.
+func runBudgetCRDs(w io.Writer, crds, rules, ruleBytes int) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(goodProvider)
+	for c := range crds {
+		fmt.Fprintf(bw, "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things%d.example.org\nspec:\n"+
+			"  group: example.org\n  names: {kind: Thing%d, plural: things%d}\n  scope: Cluster\n  versions:\n"+
+			"  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n"+
+			"        properties:\n          num: {type: integer}\n        x-kubernetes-validations:\n", c, c, c)
+		for i := range rules {
+			r := fmt.Sprintf("self.num != %d", i)
+			if ruleBytes > 0 {
+				r = longRule(i, ruleBytes)
+			}
+			fmt.Fprintf(bw, "        - rule: %q\n", r)
+		}
+	}
+	bw.WriteString(errorTail)
+	return bw.Flush()
 }

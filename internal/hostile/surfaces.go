@@ -79,6 +79,8 @@ func Surfaces() []Surface {
 		{"validator:cel-compile", "gateway-cel-rules-crd"},
 		{"validator:cel-compile", "gateway-cel-aliased-versions"},
 		{"validator:cel-compile", "gateway-cel-long-rules"},
+		{"validator:cel-compile", "gateway-run-rules-at-cap"},
+		{"validator:cel-compile", "gateway-run-rule-bytes-at-cap"},
 		{"validator:cel-regex", "gateway-regex-data"},
 		{"validator:cel-regex", "gateway-regex-concat"},
 		{"validator:cel-regex", "gateway-regex-literals"},

@@ -84,12 +84,16 @@ const (
 	// process).
 	maxCallPatternInsts = 200_000
 	// maxRunRules and maxRunRuleBytes bound the CEL rules one rule run
-	// compiles over all its definitions: short rules compile in about
-	// 0.15 ms each (2,000 in 0.3 s and 90 MiB), long ones in about 5 µs a
-	// byte (1.5 MB: 7.4 s), so the budget is about 1.5 s and 2.5 s of
-	// CPU. The upjet monolith compiles 2,844 rules of 214 KB.
-	maxRunRules     = 10_000
-	maxRunRuleBytes = 512 << 10
+	// compiles over all its definitions, as the gateway counts them
+	// (again for each default above them and each version that does not
+	// share its schema): provider-upjet-aws-monolith (2,844 rules of
+	// 214 KB as written) counts over 512 KiB, which refused 113 of its
+	// 2,065 CRDs, so the budget is twice that. At the budget, 40,000 short
+	// rules take 4.6 s of CPU and 1 MiB of long ones 3.9 s
+	// (gateway-run-rules-at-cap, gateway-run-rule-bytes-at-cap; xpkg-lint
+	// under /usr/bin/time at load 4): under the hostile budget of 10 s.
+	maxRunRules     = 40_000
+	maxRunRuleBytes = 1 << 20
 	// maxRunPatternInsts bounds the patterns' program size one rule run
 	// has kube-openapi compile (and keep) for defaults: about 40 MiB.
 	maxRunPatternInsts = 1_000_000
