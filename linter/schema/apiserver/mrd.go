@@ -80,15 +80,8 @@ comes from, with the API server's message.`,
 				if r.skip {
 					return nil
 				}
-				r.charge(&budget)
-				if r.err != nil {
-					// Over the gateway's limits, or too large to send:
-					// reported, never silent.
-					if ctxErr := ctx.Err(); ctxErr != nil {
-						return ctxErr
-					}
-					p.ReportSeverityf(linter.SeverityInfo, o, nil, "ManagedResourceDefinition %s: the CRD Crossplane derives from it: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
-					return nil
+				if done, err := r.settle(p, &budget, o, "ManagedResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the CRD Crossplane derives from it"); done {
+					return err
 				}
 				report(p, o, r.fs, "ManagedResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
 				return nil

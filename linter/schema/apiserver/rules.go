@@ -126,13 +126,8 @@ func ruleCRD(opts options) *linter.Rule {
 				if r.skip {
 					return nil
 				}
-				r.charge(&budget)
-				if r.err != nil {
-					if ctxErr := ctx.Err(); ctxErr != nil {
-						return ctxErr
-					}
-					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CustomResourceDefinition %s: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
-					return nil
+				if done, err := r.settle(p, &budget, o, "CustomResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)); done {
+					return err
 				}
 				what := "CustomResourceDefinition " + safetext.Quote(o.ObjectMeta.Name) + ": the API server refuses it"
 				if sev != linter.SeverityError {
@@ -172,6 +167,24 @@ func (r *validated) charge(budget *runBudget) {
 		// is spent with less charged than now.
 		r.err = fmt.Errorf("%w (%d CEL rules, %d bytes of them, %d pattern instructions)", r.err, r.cost.rules, r.cost.ruleBytes, r.cost.patternInsts)
 	}
+}
+
+// settle charges r's cost to budget (charge) and, when o was not
+// validated (over the gateway's limits, too large to send, or left out
+// by the run's budget), reports so at o as information, "WHAT: not
+// validated: why", never in silence: done is true then, with the
+// context's error when the run was cancelled. XP420, XP421 and XP423
+// settle each definition in the package's order.
+func (r *validated) settle(p *linter.Pass, budget *runBudget, o *parser.Object, what string) (done bool, err error) {
+	r.charge(budget)
+	if r.err == nil {
+		return false, nil
+	}
+	if ctxErr := p.Context().Err(); ctxErr != nil {
+		return true, ctxErr
+	}
+	p.ReportSeverityf(linter.SeverityInfo, o, nil, "%s: not validated: %s", what, safetext.Reason(r.err))
+	return true, nil
 }
 
 // report reports findings at their fields of o, at most maxFindings.
@@ -265,13 +278,8 @@ without a type), with the API server's message.`,
 				if r.skip {
 					return nil
 				}
-				r.charge(&budget)
-				if r.err != nil {
-					if ctxErr := ctx.Err(); ctxErr != nil {
-						return ctxErr
-					}
-					p.ReportSeverityf(linter.SeverityInfo, o, nil, "CompositeResourceDefinition %s: the CRDs Crossplane derives from it: not validated: %s", safetext.Quote(o.ObjectMeta.Name), safetext.Reason(r.err))
-					return nil
+				if done, err := r.settle(p, &budget, o, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the CRDs Crossplane derives from it"); done {
+					return err
 				}
 				reportTotal(p, linter.SeverityError, o, r.fs, r.total, "CompositeResourceDefinition "+safetext.Quote(o.ObjectMeta.Name)+": the API server refuses the CRD Crossplane derives from it")
 				return nil
