@@ -249,19 +249,7 @@ func openReaderAt(ctx context.Context, r io.ReaderAt, size int64, c *openConfig)
 	}
 	switch sniff(head) {
 	case contentImage:
-		reopen := func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(r, 0, size)), nil }
-		src, err := oci.OpenReaderAt(ctx, r, size, c.ociOptions()...)
-		if err != nil {
-			tried, err := imageError(ctx, err, reopen, c)
-			return nil, tried, err
-		}
-		defer src.Close()
-		p, err := openStore(ctx, src, src.Format(), c)
-		if err != nil {
-			tried, err := imageError(ctx, err, reopen, c)
-			return nil, tried, err
-		}
-		return p, nil, nil
+		return openImageAt(ctx, r, size, c)
 	case contentText:
 		if c.imagesOnly {
 			return nil, []string{"image: not a tar or gzip stream", "YAML stream: not accepted (WithImagesOnly)"}, ErrUnknownSource
@@ -298,8 +286,15 @@ func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 	if n > max {
 		return nil, nil, &limit.Error{Limit: limit.MaxReaderSize, Value: n, Max: max}
 	}
-	reopen := func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(tmp, 0, n)), nil }
-	src, err := oci.OpenReaderAt(ctx, tmp, n, c.ociOptions()...)
+	return openImageAt(ctx, tmp, n, c)
+}
+
+// openImageAt loads the image of size bytes that r holds (an upload, or
+// a spooled stream), and returns the image error (imageError) when it
+// cannot.
+func openImageAt(ctx context.Context, r io.ReaderAt, size int64, c *openConfig) (*Package, []string, error) {
+	reopen := func() (io.ReadCloser, error) { return io.NopCloser(io.NewSectionReader(r, 0, size)), nil }
+	src, err := oci.OpenReaderAt(ctx, r, size, c.ociOptions()...)
 	if err != nil {
 		tried, err := imageError(ctx, err, reopen, c)
 		return nil, tried, err
