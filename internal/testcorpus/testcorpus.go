@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // EnvVar names the environment variable that overrides the corpus location.
@@ -62,8 +64,41 @@ func Main(m *testing.M) int {
 	code := m.Run()
 	if n := skipped.Load(); n > 0 {
 		fmt.Printf("testcorpus: %d tests skipped: the corpus of real packages was not found (../shared/corpus beside the repository, or $%s)\n", n, EnvVar)
+		announce()
 	}
 	return code
+}
+
+// announce says on the terminal of the go test run (/dev/tty), once for
+// the whole run, that corpus tests were skipped: go test ./... shows a
+// passing package's output (Main's line) only with -v, so without this a
+// newcomer never learns that the tests of real packages did not run. Once:
+// the first test binary of the run to skip creates a marker named for its
+// parent, the go command, and the others find it; markers older than a
+// day are removed. Without a terminal (CI, a pipe), nothing is written.
+func announce() {
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer tty.Close()
+	dir := filepath.Join(os.TempDir(), "xpkgkit-testcorpus")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	if old, err := os.ReadDir(dir); err == nil {
+		for _, e := range old {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(os.Getppid())), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return // another package of this run said it
+	}
+	f.Close()
+	fmt.Fprintf(tty, "testcorpus: the tests of real packages were skipped in this run (corpus not found: place shared/corpus beside the repository, or set $%s; go test -v counts them per package)\n", EnvVar)
 }
 
 // Path returns the path of name inside the corpus (see Dir).
