@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/internal/report"
@@ -42,7 +43,7 @@ func (ck *Checker) explain(w io.Writer, idOrName string) error {
 	}
 	if r.ID == report.UnreadableRuleID {
 		// Not a rule: nothing to disable, and nothing version-dependent.
-		_, err := io.WriteString(w, b.String())
+		_, err := io.WriteString(w, safetext.EscapeLines(b.String()))
 		return err
 	}
 	if ck.isBuiltinRule(r) {
@@ -52,7 +53,9 @@ func (ck *Checker) explain(w io.Writer, idOrName string) error {
 	}
 	fmt.Fprintf(&b, "\nDisable it with --disable %s, regrade it with --severity %s=LEVEL,\nor silence it in a package with the annotation\n%s: \"%s\".\n",
 		r.ID, r.ID, linter.SuppressAnnotation, r.ID)
-	_, err := io.WriteString(w, b.String())
+	// A checker's own rules bring their docs: escaped as every text a
+	// user sees is (safetext), the lines kept.
+	_, err := io.WriteString(w, safetext.EscapeLines(b.String()))
 	return err
 }
 
@@ -96,7 +99,7 @@ func (ck *Checker) listRules(w io.Writer, f report.Format) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSEVERITY\tKINDS\tTITLE")
 	for _, r := range rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Severity, report.KindsString(r.Kinds), r.Title())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safetext.Escape(r.ID), safetext.Escape(r.Name), r.Severity, report.KindsString(r.Kinds), safetext.Escape(r.Title()))
 	}
 	return tw.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 )
 
@@ -133,5 +134,28 @@ func TestJUnitAndMinSeverity(t *testing.T) {
 	}
 	if r := runCLI(t, nil, "--min-severity", "loud", warnPackage); r.code != exitError || !strings.Contains(r.stderr, "--min-severity") {
 		t.Errorf("--min-severity loud: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestExplainEscapes: a checker's own rule brings its doc and title, text
+// the user sees that xpkgkit did not write: --explain and --list-rules
+// escape it (safetext), so a terminal escape or a carriage return in it
+// reaches no terminal raw (issue 30 class 9, every text a user sees).
+func TestExplainEscapes(t *testing.T) {
+	t.Parallel()
+	custom := &linter.Rule{ID: "ACME002", Name: "acme-escape", Severity: linter.SeverityWarning,
+		Doc: "Owner \x1b[31mred\x1b[0m\r\n\nBody \x07bell.", Run: func(*linter.Pass) error { return nil }}
+	ck := New(WithName("acme-lint"), WithRules(custom))
+	for _, args := range [][]string{{"--explain", "ACME002"}, {"--list-rules"}} {
+		var stdout, stderr bytes.Buffer
+		if code := ck.Run(context.Background(), args, nil, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		if err := safetext.CheckTerminal(stdout.String()); err != nil {
+			t.Errorf("%v: %v:\n%q", args, err, stdout.String())
+		}
+		if !strings.Contains(stdout.String(), `\x1b[31mred`) {
+			t.Errorf("%v: the escape is not shown escaped:\n%s", args, stdout.String())
+		}
 	}
 }
