@@ -1,15 +1,14 @@
 package cache
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -70,21 +69,12 @@ func (c *Cache) readBounded(name string, max int64, limitName limit.Name) ([]byt
 // locked while this process writes it, so that a scan of another process
 // (or a later one) can tell it from a file an interrupted process left.
 func (c *Cache) createTemp(dir string) (*os.File, string, error) {
-	for range 16 {
-		var rnd [8]byte
-		rand.Read(rnd[:])
-		name := path.Join(dir, tempPrefix+hex.EncodeToString(rnd[:]))
-		f, err := c.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		lockTemp(f)
-		return f, name, nil
+	f, name, err := safefile.CreateTempIn(c.root, dir, tempPrefix)
+	if err != nil {
+		return nil, "", fmt.Errorf("cache: %w", err)
 	}
-	return nil, "", fmt.Errorf("cache: cannot create a temporary file in %s", dir)
+	lockTemp(f)
+	return f, name, nil
 }
 
 // writeAtomic writes data to a temporary file beside name and renames it.

@@ -14,8 +14,6 @@ package verdictcache
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/xpkgkit/xpkgkit/internal/safefile"
 )
 
 // Defaults and bounds of a Dir.
@@ -218,20 +218,7 @@ func (d *Dir) Put(ctx context.Context, key string, value []byte) error {
 // createTemp creates a temporary file in dir (relative to the root),
 // exclusively, under a random name.
 func (d *Dir) createTemp(dir string) (*os.File, string, error) {
-	for range 16 {
-		var rnd [8]byte
-		rand.Read(rnd[:])
-		name := path.Join(dir, tempPrefix+hex.EncodeToString(rnd[:]))
-		f, err := d.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		return f, name, nil
-	}
-	return nil, "", fmt.Errorf("cannot create a temporary file in %s", dir)
+	return safefile.CreateTempIn(d.root, dir, tempPrefix)
 }
 
 // reserve charges n bytes against the bound: the directory is counted at
