@@ -273,16 +273,7 @@ func OpenReaderAt(ctx context.Context, r io.ReaderAt, size int64, opts ...Option
 		c.sourceName = readerName
 	}
 	p, tried, err := openReaderAt(ctx, r, size, c)
-	if err != nil {
-		kind := SourceReader
-		if errors.Is(err, ErrUnknownSource) || errors.Is(err, ErrEmpty) {
-			kind = 0
-		}
-		return nil, &SourceError{Source: c.sourceName, SourceKind: kind, Tried: tried, Err: err}
-	}
-	p.Source = c.sourceName
-	p.SourceKind = SourceReader
-	return p, nil
+	return readerPackage(p, tried, err, c)
 }
 
 // readerName is the name OpenReader gives a reader when WithSourceName gives
@@ -310,6 +301,13 @@ func OpenReader(ctx context.Context, r io.Reader, opts ...Option) (*Package, err
 		c.sourceName = readerName
 	}
 	p, tried, err := openReader(ctx, r, c)
+	return readerPackage(p, tried, err, c)
+}
+
+// readerPackage is the result of OpenReader and OpenReaderAt: p, named
+// c.sourceName, of SourceKind SourceReader, or a *SourceError that says
+// what was tried (of no kind when the content was recognised as none).
+func readerPackage(p *Package, tried []string, err error, c *openConfig) (*Package, error) {
 	if err != nil {
 		kind := SourceReader
 		if errors.Is(err, ErrUnknownSource) || errors.Is(err, ErrEmpty) {
