@@ -18,7 +18,7 @@ type CELSkipped struct {
 	// schema in a way that stops the API server before CEL.
 	Blocked int `json:"blocked"`
 	// Unevaluated counts rules not evaluated for want of a CEL extension
-	// (linter/schema/apiserver's, which the checker installs).
+	// (linter/apiserver's, which the checker installs).
 	Unevaluated int `json:"unevaluated"`
 }
 

@@ -52,7 +52,7 @@ type Diagnostic struct {
 	Field string
 	// Object identifies the object concerned, nil when the diagnostic is
 	// about the package or the image.
-	Object *ObjectRef
+	Object *parser.ObjectRef
 	// Suppression is set on the diagnostics an annotation silenced
 	// (Result.Suppressed); nil on those that stand.
 	Suppression *Suppression
@@ -82,7 +82,7 @@ type TextEdit struct {
 }
 
 // Suppression says why a diagnostic was silenced: the reason given after
-// the rule in the SuppressAnnotation, e.g. "XP205: mirrored package,
+// the rule in the meta.AnnotationSuppress, e.g. "XP205: mirrored package,
 // source is private".
 type Suppression struct {
 	// Reason is the text after the colon, empty when none was given.
@@ -91,19 +91,19 @@ type Suppression struct {
 
 // jsonDiagnostic is the JSON form of a Diagnostic.
 type jsonDiagnostic struct {
-	Rule       string         `json:"rule"`
-	Name       string         `json:"name"`
-	Severity   Severity       `json:"severity"`
-	Message    string         `json:"message"`
-	Source     string         `json:"source,omitempty"`
-	File       string         `json:"file"`
-	Document   int            `json:"document"`
-	Line       int            `json:"line"`
-	Column     int            `json:"column"`
-	Field      string         `json:"field,omitempty"`
-	Object     *ObjectRef     `json:"object,omitempty"`
-	Suppressed *Suppression   `json:"suppressed,omitempty"`
-	Fixes      []SuggestedFix `json:"fixes,omitempty"`
+	Rule       string            `json:"rule"`
+	Name       string            `json:"name"`
+	Severity   Severity          `json:"severity"`
+	Message    string            `json:"message"`
+	Source     string            `json:"source,omitempty"`
+	File       string            `json:"file"`
+	Document   int               `json:"document"`
+	Line       int               `json:"line"`
+	Column     int               `json:"column"`
+	Field      string            `json:"field,omitempty"`
+	Object     *parser.ObjectRef `json:"object,omitempty"`
+	Suppressed *Suppression      `json:"suppressed,omitempty"`
+	Fixes      []SuggestedFix    `json:"fixes,omitempty"`
 }
 
 // MarshalJSON encodes d in the flat form described on Diagnostic.
@@ -203,32 +203,6 @@ func (e *RuleError) MarshalJSON() ([]byte, error) {
 		Name  string `json:"name"`
 		Error string `json:"error"`
 	}{e.RuleID, e.RuleName, msg})
-}
-
-// ObjectRef identifies an object of a package.
-type ObjectRef struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name,omitempty"`
-}
-
-// String returns "Kind name" ("Kind" when there is no name).
-func (r *ObjectRef) String() string {
-	if r == nil {
-		return ""
-	}
-	if r.Name == "" {
-		return r.Kind
-	}
-	return r.Kind + " " + r.Name
-}
-
-// RefOf returns the ObjectRef of obj.
-func RefOf(obj *parser.Object) *ObjectRef {
-	if obj == nil {
-		return nil
-	}
-	return &ObjectRef{APIVersion: obj.APIVersion, Kind: obj.Kind, Name: obj.ObjectMeta.Name}
 }
 
 // SortDiagnostics sorts ds by file, line, column, rule ID and message.

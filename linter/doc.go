@@ -23,7 +23,7 @@
 //	if res.AtOrAbove(linter.SeverityError) { ... }
 //
 // Rules are disabled or regraded by ID or name (WithDisabled,
-// WithSeverity); inside a package, the annotation SuppressAnnotation
+// WithSeverity); inside a package, the annotation meta.AnnotationSuppress
 // silences rules for one object, or for the whole package when it is on
 // the meta object.
 //

@@ -21,7 +21,7 @@ type Result struct {
 	// Diagnostics holds every problem found, sorted by file, line, column
 	// and rule ID.
 	Diagnostics []Diagnostic
-	// Suppressed holds the diagnostics an annotation (SuppressAnnotation)
+	// Suppressed holds the diagnostics an annotation (meta.AnnotationSuppress)
 	// silenced, sorted as Diagnostics, each with its Suppression (the
 	// reason given). They count for nothing; reports show them as
 	// suppressed.
@@ -89,7 +89,7 @@ var ErrRulePanic = errors.New("rule panicked")
 // WithRuleSet) that apply to the package's kind, plus the user's rules
 // (WithRules), less those disabled; of the rule set, only the package
 // rules run (Rule.Scope), the others are known by name. Rules run in parallel; the diagnostics
-// come back sorted, with suppressions (SuppressAnnotation) applied and
+// come back sorted, with suppressions (meta.AnnotationSuppress) applied and
 // severities regraded (WithSeverity).
 //
 // Lint fails only when it cannot run: a nil context or package, an

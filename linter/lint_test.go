@@ -387,8 +387,8 @@ func TestFieldPath(t *testing.T) {
 		"": nil,
 	}
 	for want, path := range tests {
-		if g := linter.FieldPath(path...); g != want {
-			t.Errorf("FieldPath(%q) = %q, want %q", path, g, want)
+		if g := parser.FieldPath(path...); g != want {
+			t.Errorf("parser.FieldPath(%q) = %q, want %q", path, g, want)
 		}
 	}
 }

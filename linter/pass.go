@@ -214,8 +214,8 @@ func (p *Pass) report(sev Severity, obj *parser.Object, path []string, format st
 	d := Diagnostic{Severity: sev, Message: fmt.Sprintf(format, args...)}
 	if obj != nil {
 		d.Pos = obj.Pos
-		d.Object = RefOf(obj)
-		d.Field = FieldPath(path...)
+		d.Object = obj.Ref()
+		d.Field = parser.FieldPath(path...)
 		if len(path) > 0 {
 			p.pending = append(p.pending, pendingPos{diag: len(p.diags), obj: obj, path: path})
 		}
@@ -299,12 +299,6 @@ func (p *Pass) ImagePos(file string) parser.Position {
 	}
 	return parser.Position{File: file}
 }
-
-// FieldPath formats a field path for Diagnostic.Field:
-// FieldPath("spec", "dependsOn", "0", "version") is
-// "spec.dependsOn[0].version", and keys holding '.' or '/' are quoted, as in
-// metadata.annotations["meta.crossplane.io/license"].
-func FieldPath(path ...string) string { return lschema.Violation{Path: path}.Field() }
 
 // shared holds what the passes of one Lint call compute once.
 type shared struct {

@@ -29,13 +29,13 @@ copy behind. Keep one of the two.`,
 					}
 					for _, d := range obj.DuplicateKeys {
 						p.Report(Diagnostic{
-							Pos: d.Pos, Object: RefOf(obj),
+							Pos: d.Pos, Object: obj.Ref(),
 							Message: fmt.Sprintf("key %s is given again (first on line %d): the last value wins, as Crossplane reads it", token(d.Key), d.FirstLine),
 						})
 					}
 					if obj.MoreDuplicateKeys > 0 {
 						p.Report(Diagnostic{
-							Pos: obj.DuplicateKeys[len(obj.DuplicateKeys)-1].Pos, Object: RefOf(obj),
+							Pos: obj.DuplicateKeys[len(obj.DuplicateKeys)-1].Pos, Object: obj.Ref(),
 							Message: fmt.Sprintf("%d more keys of this document are given twice", obj.MoreDuplicateKeys),
 						})
 					}

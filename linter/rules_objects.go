@@ -386,7 +386,7 @@ so Crossplane cannot create the XRD:
     resources can offer claims" ('self.scope == 'LegacyCluster' ||
     !has(self.claimNames)').
 
-The same holds for connectionSecretKeys. Where linter/schema/apiserver's
+The same holds for connectionSecretKeys. Where linter/apiserver's
 XP422 runs (xpkg-lint), it leaves these to this rule: one finding each.`,
 		Bad:  xrdHead + "metadata:\n  name: networks.example.org\n" + strings.ReplaceAll(xrdBody, "xnetworks", "networks") + "  claimNames:\n    kind: Network\n    plural: networks\n",
 		Good: exampleXRD + "  claimNames:\n    kind: Network\n    plural: networks\n",

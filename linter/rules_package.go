@@ -416,7 +416,7 @@ func diffValues(a, b any, path []string, out *[]string) {
 			*out = append(*out, "...")
 			return
 		}
-		p := FieldPath(path...)
+		p := parser.FieldPath(path...)
 		if p == "" {
 			p = "the whole object"
 		}

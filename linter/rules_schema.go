@@ -215,7 +215,7 @@ composite resource and claim) is validated as the API server validates a
 custom resource (linter/schema): types, required fields, enums, formats,
 patterns, limits, list types, and unknown fields, which the API server
 prunes. CEL rules (x-kubernetes-validations) are evaluated only when a CEL
-extension is installed (WithSchemaOptions; linter/schema/apiserver's
+extension is installed (WithSchemaOptions; linter/apiserver's
 LintOptions, which the xpkg-lint CLI uses, installs the API server's own
 validator, see its doc for what is skipped); otherwise each diagnostic
 says how many the schema holds. With the extension, one info diagnostic

@@ -19,6 +19,7 @@ import (
 	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
 	"github.com/xpkgkit/xpkgkit/meta/v1alpha1"
 	"github.com/xpkgkit/xpkgkit/meta/v1beta1"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // metaType returns the Go type of the meta object of the given version and
@@ -212,7 +213,7 @@ was probably meant to be.`,
 					key := f.path[len(f.path)-1]
 					parent := "the top level"
 					if len(f.path) > 1 {
-						parent = FieldPath(f.path[:len(f.path)-1]...)
+						parent = parser.FieldPath(f.path[:len(f.path)-1]...)
 					}
 					msg := fmt.Sprintf("unknown field %s in %s: Crossplane ignores it", quote(key), parent)
 					if s := suggestField(key, f.fields); s != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // TestSuppressionReason checks that suppressed diagnostics are carried in
@@ -92,7 +93,7 @@ func TestDiagnosticJSONRoundTrip(t *testing.T) {
 	d := linter.Diagnostic{
 		RuleID: "XP205", RuleName: "meta-source", Severity: linter.SeverityWarning, Message: "m",
 		Source: "p.xpkg", Field: "metadata.name",
-		Object:      &linter.ObjectRef{APIVersion: "meta.pkg.crossplane.io/v1", Kind: "Provider", Name: "p"},
+		Object:      &parser.ObjectRef{APIVersion: "meta.pkg.crossplane.io/v1", Kind: "Provider", Name: "p"},
 		Suppression: &linter.Suppression{Reason: "mirrored"},
 	}
 	d.Pos.File, d.Pos.Document, d.Pos.Line, d.Pos.Column = "package.yaml", 2, 8, 5

@@ -42,7 +42,7 @@ type verdictCase struct {
 	Rules     string   `json:"rules,omitempty"`
 }
 
-// apiServerRules marks a case judged with linter/schema/apiserver's rules
+// apiServerRules marks a case judged with linter/apiserver's rules
 // too (its TestVerdicts runs it).
 const apiServerRules = "apiserver"
 
@@ -135,7 +135,7 @@ func TestVerdictTable(t *testing.T) {
 			t.Errorf("case %s: rules %q: want builtin or %s", c.Name, c.Rules, apiServerRules)
 		}
 		for _, id := range slices.Concat(c.Errors, c.Warnings, c.Infos) {
-			// XP420-XP423 are linter/schema/apiserver's.
+			// XP420-XP423 are linter/apiserver's.
 			apiRule := c.Rules == apiServerRules && slices.Contains([]string{"XP420", "XP421", "XP422", "XP423"}, id)
 			if linter.Lookup(id) == nil && c.Pending == "" && !apiRule {
 				t.Errorf("case %s: rule %s is not a built-in rule", c.Name, id)
@@ -180,7 +180,7 @@ func TestVerdicts(t *testing.T) {
 				t.Skipf("pending: %s", c.Pending)
 			}
 			if c.Rules == apiServerRules {
-				t.Skip("judged with the API-server rules: TestVerdicts in linter/schema/apiserver")
+				t.Skip("judged with the API-server rules: TestVerdicts in linter/apiserver")
 			}
 			problems := verdictProblems(c)
 			reason, pending := pendingTarget[c.Name]

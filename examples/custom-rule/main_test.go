@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/linter/checker"
+	"github.com/xpkgkit/xpkgkit/lintcmd"
 )
 
 // run runs the program's checker.
 func run(args []string, stdout, stderr io.Writer) int {
-	c := checker.New(checker.WithRules(OwnerRule()), checker.WithName("custom-rule"))
+	c := lintcmd.New(lintcmd.WithRules(OwnerRule()), lintcmd.WithName("custom-rule"))
 	return c.Run(context.Background(), args, nil, stdout, stderr)
 }
 

@@ -26,7 +26,7 @@
 // package whose signatures do not verify, or that no ImageConfig states a
 // verification for, fails the run (exit 2).
 //
-//	go run ./examples/deps-lock --from linter/checker/testdata/deps/registry linter/checker/testdata/deps/root
+//	go run ./examples/deps-lock --from lintcmd/testdata/deps/registry lintcmd/testdata/deps/root
 package main
 
 import (

@@ -17,7 +17,7 @@
 // --trusted-root FILE) verifies the cosign signatures of each package
 // pulled from a registry, and with --deps of every package of the graph,
 // as the ImageConfigs' spec.verification states, through package
-// xpkg/verify, which this program passes to linter/checker with
+// xpkg/verify, which this program passes to lintcmd with
 // checker.WithVerifier; a package is then read at the digest verified.
 //
 // The report is text (grouped by source, with a summary line; coloured on a
@@ -69,7 +69,7 @@
 // exist; --write-baseline writes it), so that only new ones fail the run. --fix applies the rules' suggested fixes to a
 // package directory in place, --diff prints them as a unified diff.
 //
-// It is package linter/checker with the built-in rules: a program of one
+// It is package lintcmd with the built-in rules: a program of one
 // line. --version prints the module's version from the build info.
 //
 // Run it on the package shipped in the repository:

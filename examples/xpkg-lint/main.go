@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 
-	"github.com/xpkgkit/xpkgkit/linter/checker"
+	"github.com/xpkgkit/xpkgkit/lintcmd"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 	"github.com/xpkgkit/xpkgkit/xpkg/verify"
 )
 
 func main() {
-	checker.New(checker.WithName("xpkg-lint"), checker.WithVerifier(newVerifier)).Main()
+	lintcmd.New(lintcmd.WithName("xpkg-lint"), lintcmd.WithVerifier(newVerifier)).Main()
 }
 
 // newVerifier builds the --verify verifier: package xpkg/verify, which
 // links sigstore-go; the checker itself does not.
-func newVerifier(o checker.VerifyOptions) (checker.Verifier, error) {
+func newVerifier(o lintcmd.VerifyOptions) (lintcmd.Verifier, error) {
 	opts := []verify.Option{verify.WithClient(o.Client)}
 	for ref, file := range o.Keys {
 		secret, key, _ := cutLast(ref)
@@ -41,7 +41,7 @@ func cutLast(s string) (before, after string, ok bool) {
 	return s, "", false
 }
 
-// verifier adapts verify.Verifier to checker.Verifier.
+// verifier adapts verify.Verifier to lintcmd.Verifier.
 type verifier struct{ v *verify.Verifier }
 
 func (a verifier) Verify(ctx context.Context, ref string, images *imageconfig.Set) (string, string, bool, error) {

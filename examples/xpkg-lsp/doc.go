@@ -1,5 +1,5 @@
 // Command xpkg-lsp is a language server for Crossplane packages: package
-// linter/lsp over standard input and output, for any editor with an LSP
+// lintcmd/lsp over standard input and output, for any editor with an LSP
 // client (Neovim, VS Code through a generic LSP client extension, Helix,
 // Zed; the README shows each one's configuration).
 //

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 
-	"github.com/xpkgkit/xpkgkit/linter/lsp"
+	"github.com/xpkgkit/xpkgkit/lintcmd/lsp"
 )
 
 // memoryLimit is the soft limit of Go's collector, xpkg-lint's.

@@ -113,7 +113,7 @@ func stringLists(n, size int) string {
 	})
 }
 
-// celCostCases are the worst cases of CEL validation (linter/schema/apiserver,
+// celCostCases are the worst cases of CEL validation (linter/apiserver,
 // through the CLI): the CRD is the package's, so every rule and every
 // example is the uploader's. Linting stays within the budget because
 // every rule compiles once per definition, each object's evaluation is
@@ -122,12 +122,12 @@ func stringLists(n, size int) string {
 // (rules left over are counted as skipped), with the limits and the budget
 // divided by the longest string's length (size() prices a string at 1). Outcome: XP401 (the CRD's
 // name), so that the case is an error with or without
-// linter/schema/apiserver; through the CLI the examples draw XP408
+// linter/apiserver; through the CLI the examples draw XP408
 // warnings, and XP420 reports a CRD beyond the API server's estimated
 // cost limits.
 func celCostCases() []Case {
 	// The CRD's name is not plural.group (XP401, an error with or without
-	// linter/schema/apiserver), so that every case draws an error.
+	// linter/apiserver), so that every case draws an error.
 	lintErr := rule(ClassLintError, "XP401")
 	return []Case{
 		{

@@ -32,13 +32,13 @@ const (
 )
 
 // gatewayCases are the worst cases of the calls into the API server's code
-// (linter/schema/apiserver's gateway): the CRD's structural and default
+// (linter/apiserver's gateway): the CRD's structural and default
 // checks (XP420, and XP421 on the CRDs derived from an XRD), CEL
 // compilation (rules by count and by bytes, aliased across versions), CEL
 // evaluation of regular expressions built from an example's data (XP408),
 // large XRDs through XP421 and XP422, and a schema pattern too costly to
 // compile. Each is an error package (a ConfigMap, or a CRD not named
-// plural.group) with or without linter/schema/apiserver.
+// plural.group) with or without linter/apiserver.
 func gatewayCases() []Case {
 	lintErr := rule(ClassLintError, "XP102")
 	return []Case{

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// LSPCase is an adversarial session for a language server (linter/lsp,
+// LSPCase is an adversarial session for a language server (lintcmd/lsp,
 // examples/xpkg-lsp): the bytes an editor, or anything posing as one, sends
 // on the server's input, after initialize and before shutdown. Its surface
 // is the JSON-RPC stream: the framing, the documents it opens and edits,

@@ -11,7 +11,7 @@ import (
 const sendsEmptySteps = 57_000
 
 // sendsCRD is a CustomResourceDefinition, which a Configuration may not
-// hold (XP102, an error with or without linter/schema/apiserver), so that
+// hold (XP102, an error with or without linter/apiserver), so that
 // each sends case is an error through every reader.
 const sendsCRD = `---
 apiVersion: apiextensions.k8s.io/v1
@@ -32,7 +32,7 @@ spec:
 
 // sendsCostCases are the worst cases of the typed round trip of
 // Crossplane's kinds (internal/sent, run by XP422 in
-// linter/schema/apiserver): what the YAML leaves out, the package manager
+// linter/apiserver): what the YAML leaves out, the package manager
 // sends as each Go type's zero value, so a small object becomes a large
 // one. The round trip is linear in the object and the fields its types
 // add (a bounded number per map of the YAML), and XP422 handles one object

@@ -3,10 +3,10 @@ package hostile
 // Surface is one input the CLI or the library reads, paired with a case
 // that is its worst case. Name is the surface:
 //
-//   - "flag:--NAME", a flag of xpkg-lint (linter/checker) that names a file,
+//   - "flag:--NAME", a flag of xpkg-lint (lintcmd) that names a file,
 //     a directory, a source or a pattern, or that reads or writes package
 //     files (--fix, --diff, --write-baseline);
-//   - "config:KEY", a key of .xpkg-lint.yaml (linter/checker's
+//   - "config:KEY", a key of .xpkg-lint.yaml (lintcmd's
 //     config.schema.json); "file:NAME", a configuration file the program
 //     finds by name;
 //   - "validator:ENTRY", an entry point into code xpkgkit does not own that

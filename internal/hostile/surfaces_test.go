@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/linter/checker"
+	"github.com/xpkgkit/xpkgkit/lintcmd"
 )
 
 // fileArg matches a flag line of xpkg-lint's --help whose argument names a
@@ -24,11 +24,11 @@ var fileArg = regexp.MustCompile(`(?m)^  (?:-\w, )?(--[a-z][a-z0-9-]*) (FILE|DIR
 var fileBools = []string{"--fix", "--diff", "--write-baseline"}
 
 // flagSurfaces derives the flag surfaces from xpkg-lint's --help, whose
-// every flag linter/checker's flag set defines (its TestUsageListsEveryFlag).
+// every flag lintcmd's flag set defines (its TestUsageListsEveryFlag).
 func flagSurfaces(t *testing.T) []string {
 	t.Helper()
 	var out bytes.Buffer
-	if code := checker.New(checker.WithName("xpkg-lint")).Run(context.Background(), []string{"--help"}, strings.NewReader(""), &out, io.Discard); code != 0 {
+	if code := lintcmd.New(lintcmd.WithName("xpkg-lint")).Run(context.Background(), []string{"--help"}, strings.NewReader(""), &out, io.Discard); code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
 	help := out.String()
@@ -55,7 +55,7 @@ func configSurfaces(t *testing.T) []string {
 	var schema struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	if err := json.Unmarshal(checker.ConfigSchema(), &schema); err != nil {
+	if err := json.Unmarshal(lintcmd.ConfigSchema(), &schema); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
@@ -63,7 +63,7 @@ func configSurfaces(t *testing.T) []string {
 		keys = append(keys, "config:"+k)
 	}
 	sort.Strings(keys)
-	return append(keys, "file:"+checker.ConfigFile, "file:"+checker.ConfigFileAlt)
+	return append(keys, "file:"+lintcmd.ConfigFile, "file:"+lintcmd.ConfigFileAlt)
 }
 
 // TestSurfacesCovered is issue 30's coverage test: every flag of xpkg-lint

@@ -181,7 +181,7 @@ func Truncate(s string, max int) (string, bool) {
 // Escape does not bound the length: see Quote, Token and ReasonText.
 //
 // Escape is the one escaping point of every text a user sees: the text and
-// GitHub output formats (linter/internal/report) and the checker's
+// GitHub output formats (lintcmd/internal/report) and the checker's
 // standard error (NewLineWriter) pass every value through it, whatever its
 // origin (a YAML value, a CEL rule's message, a registry's answer, an
 // error's text). JSON and SARIF are escaped by their encoders instead.

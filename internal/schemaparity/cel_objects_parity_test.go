@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apiserver"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
-	"github.com/xpkgkit/xpkgkit/linter/schema/apiserver"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

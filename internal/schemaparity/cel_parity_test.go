@@ -14,8 +14,8 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
 
+	"github.com/xpkgkit/xpkgkit/linter/apiserver"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
-	"github.com/xpkgkit/xpkgkit/linter/schema/apiserver"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

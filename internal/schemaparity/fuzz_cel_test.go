@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/xpkgkit/xpkgkit/linter/apiserver"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
-	"github.com/xpkgkit/xpkgkit/linter/schema/apiserver"
 )
 
 // celSchema is the schema FuzzParity's CEL rules are generated over: one

@@ -85,7 +85,7 @@ type Release struct {
 	// 1.x prefixed its default registry.
 	RegistryHostRequired bool
 	// Schemas is the Crossplane release whose CRDs type the objects: the
-	// line's own release as embedded (linter/schema/internal/kinds,
+	// line's own release as embedded (linter/internal/kinds,
 	// crossplane cluster/crds at that tag).
 	Schemas string
 	// RequiredSchemas: Composition and Operation requirements.requiredSchemas.

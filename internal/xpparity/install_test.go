@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/linter/schema/apiserver"
+	"github.com/xpkgkit/xpkgkit/linter/apiserver"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -448,7 +449,7 @@ func TestLintConfig(t *testing.T) {
 		t.Errorf("both caps: %+v", lr.Diagnostics)
 	}
 	// A suppression annotation on the new definition silences its rules.
-	neu = strings.Replace(neu, "metadata:\n", "metadata:\n  annotations:\n    "+linter.SuppressAnnotation+": \"api-enum-narrowed: a migration ships\"\n", 1)
+	neu = strings.Replace(neu, "metadata:\n", "metadata:\n  annotations:\n    "+meta.AnnotationSuppress+": \"api-enum-narrowed: a migration ships\"\n", 1)
 	lr, err = diff().Lint(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // kindRule is the catalog entry of one kind of change.
@@ -211,9 +212,9 @@ func changeRun(k Kind) func(*linter.Pass) error {
 			if ch.Kind != k {
 				continue
 			}
-			d := linter.Diagnostic{Severity: ch.Severity, Pos: ch.New.Pos, Object: linter.RefOf(ch.New.Object)}
+			d := linter.Diagnostic{Severity: ch.Severity, Pos: ch.New.Pos, Object: ch.New.Object.Ref()}
 			if ch.New.Object != nil && len(ch.New.Field) > 0 {
-				d.Field = linter.FieldPath(ch.New.Field...)
+				d.Field = parser.FieldPath(ch.New.Field...)
 			}
 			if !p.AtCap() { // a diagnostic left out costs no message
 				d.Message = ch.Message
@@ -270,7 +271,7 @@ func Rules() []*linter.Rule {
 // other scopes in it are known, not run) over the changes of r, with the
 // configuration of opts, which is the linter's: linter.WithDisabled,
 // WithSeverity (unknown rules and invalid severities are errors), the
-// suppression annotations of the new package (linter.SuppressAnnotation:
+// suppression annotations of the new package (meta.AnnotationSuppress:
 // on an object, for the diagnostics in its document; on the meta object,
 // for every diagnostic of the rules it names; the silenced ones are in the
 // result's Suppressed), WithMaxDiagnostics (each rule reports at most

@@ -4,7 +4,7 @@ import "context"
 
 // Extension checks, beside the OpenAPI validation of a Validator, what
 // that validation leaves out: the CEL rules (x-kubernetes-validations) of
-// a schema. linter/schema/apiserver provides one on the API server's own
+// a schema. linter/apiserver provides one on the API server's own
 // CEL validator; this package depends on no CEL implementation.
 type Extension interface {
 	// Compile prepares the checks of one definition version's schema (its

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/xpkgkit/xpkgkit/linter/schema/internal/kinds"
+	"github.com/xpkgkit/xpkgkit/linter/internal/kinds"
 )
 
 // KindsVersions records where PackageKinds' schemas come from.

@@ -301,25 +301,8 @@ func (v Violation) String() string {
 	return f + ": " + v.Message
 }
 
-// formatPath formats a field path (Violation.Field, linter.FieldPath): keys joined by dots, indexes in
-// brackets, and keys holding dots, slashes, brackets or spaces quoted.
-func formatPath(path []string) string {
-	var b strings.Builder
-	for i, e := range path {
-		switch {
-		case isIndex(e):
-			b.WriteString("[" + e + "]")
-		case e == "" || strings.ContainsAny(e, `./[]" `):
-			b.WriteString("[" + fmt.Sprintf("%q", e) + "]")
-		default:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(e)
-		}
-	}
-	return b.String()
-}
+// formatPath formats a field path as parser.FieldPath does.
+func formatPath(path []string) string { return parser.FieldPath(path...) }
 
 func isIndex(s string) bool {
 	if s == "" {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/internal/target"
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -16,7 +15,7 @@ import (
 // ManagedResourceActivationPolicy.
 type mrap struct {
 	Name    string
-	Object  *linter.ObjectRef
+	Object  *parser.ObjectRef
 	Entries []mrapEntry
 }
 
@@ -32,7 +31,7 @@ const maxActivations = 50_000
 
 // mrapOf reads an MRAP's spec.activate entries with their positions.
 func mrapOf(o *parser.Object, pos func(parser.Position) parser.Position) (mrap, bool) {
-	m := mrap{Name: o.Name, Object: linter.RefOf(o)}
+	m := mrap{Name: o.Name, Object: o.Ref()}
 	loc, err := o.FieldLocator()
 	if err != nil {
 		return m, false
@@ -52,7 +51,7 @@ func mrapOf(o *parser.Object, pos func(parser.Position) parser.Position) (mrap, 
 			continue
 		}
 		idx := strconv.Itoa(i)
-		e := mrapEntry{Pattern: p, Pos: pos(o.Pos), Field: linter.FieldPath("spec", "activate", idx)}
+		e := mrapEntry{Pattern: p, Pos: pos(o.Pos), Field: parser.FieldPath("spec", "activate", idx)}
 		if fp, err := loc.FieldPosition("spec", "activate", idx); err == nil {
 			e.Pos = pos(fp)
 		}

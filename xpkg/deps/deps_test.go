@@ -691,7 +691,7 @@ func TestLintSuppression(t *testing.T) {
 	} {
 		root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, reg+"provider-missing", ">=v1.0.0")
 		if tc.annotation != "" {
-			root = root.WithAnnotation(linter.SuppressAnnotation, tc.annotation)
+			root = root.WithAnnotation(meta.AnnotationSuppress, tc.annotation)
 		}
 		g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
 		if err != nil {
@@ -718,7 +718,7 @@ func TestLintSuppression(t *testing.T) {
 func TestLintSuppressionInObject(t *testing.T) {
 	t.Parallel()
 	src := xpkgtest.NewGraph().Source(t)
-	annotated := strings.Replace(string(ptComposition("a", "function-none")), "metadata:\n  name: a\n", "metadata:\n  name: a\n  annotations:\n    "+linter.SuppressAnnotation+": \"composition-function: installed by hand\"\n", 1)
+	annotated := strings.Replace(string(ptComposition("a", "function-none")), "metadata:\n  name: a\n", "metadata:\n  name: a\n  annotations:\n    "+meta.AnnotationSuppress+": \"composition-function: installed by hand\"\n", 1)
 	root := xpkgtest.NewConfiguration("root").WithObject([]byte(annotated)).WithObject(ptComposition("b", "function-none"))
 	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/xpkgkit/xpkgkit/internal/ref"
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -50,7 +49,7 @@ type Package struct {
 	// CrossplanePos is the position of spec.crossplane.version.
 	CrossplanePos parser.Position `json:"-"`
 	// Meta identifies the meta object (for diagnostics).
-	Meta *linter.ObjectRef `json:"-"`
+	Meta *parser.ObjectRef `json:"-"`
 	// Dependencies are the spec.dependsOn entries, in file order.
 	Dependencies []Dependency `json:"dependencies,omitempty"`
 	// Types are the types the package's CRDs, XRDs (and their claims) and
@@ -68,7 +67,7 @@ type Package struct {
 	// summarized composes (see Summarize). The others are released.
 	definitions []*parser.Object
 	// suppressions holds, for a root's summary, the package's suppression
-	// annotations (linter.SuppressAnnotation): objects with their
+	// annotations (meta.AnnotationSuppress): objects with their
 	// position and that annotation only, which Graph.Lint applies to the
 	// graph rules' diagnostics; nil when it has none.
 	suppressions *parser.Package
@@ -147,7 +146,7 @@ type Type struct {
 
 // composition is what the graph needs of one Composition.
 type composition struct {
-	Object *linter.ObjectRef `json:"-"`
+	Object *parser.ObjectRef `json:"-"`
 	Name   string            `json:"name"`
 	// Functions are the pipeline steps' functionRef.name values.
 	Functions []compRef `json:"functions,omitempty"`
@@ -319,7 +318,7 @@ func detach(ctx context.Context, o *parser.Object) *parser.Object {
 func suppressionsOf(pkg *parser.Package, pos func(parser.Position) parser.Position) *parser.Package {
 	var out *parser.Package
 	reduce := func(o *parser.Object) *parser.Object {
-		v, ok := o.Annotations[linter.SuppressAnnotation]
+		v, ok := o.Annotations[meta.AnnotationSuppress]
 		if !ok {
 			return nil
 		}
@@ -327,7 +326,7 @@ func suppressionsOf(pkg *parser.Package, pos func(parser.Position) parser.Positi
 			out = &parser.Package{}
 		}
 		r := &parser.Object{Pos: pos(o.Pos), TypeMeta: o.TypeMeta}
-		r.Name, r.Annotations = o.Name, map[string]string{linter.SuppressAnnotation: v}
+		r.Name, r.Annotations = o.Name, map[string]string{meta.AnnotationSuppress: v}
 		return r
 	}
 	for _, o := range pkg.Meta {
@@ -345,7 +344,7 @@ func suppressionsOf(pkg *parser.Package, pos func(parser.Position) parser.Positi
 
 func summarizeMeta(ctx context.Context, s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
 	o := pkg.Meta[0]
-	s.Meta = linter.RefOf(o)
+	s.Meta = o.Ref()
 	s.MetaName = o.Name
 	s.metaPos = pos(o.Pos)
 	p := pkg.Pkg()
@@ -402,7 +401,7 @@ func summarizeMeta(ctx context.Context, s *Package, pkg *parser.Package, pos fun
 		if dep.Key != "" {
 			path = append(path, dep.Key)
 		}
-		dep.Pos, dep.Field = at(path...), linter.FieldPath(path...)
+		dep.Pos, dep.Field = at(path...), parser.FieldPath(path...)
 		if dep.Key == "" {
 			dep.Err = fmt.Errorf("names no package (XP301)")
 		} else if r, err := ref.Parse(dep.Package); err != nil {
@@ -472,7 +471,7 @@ const maxComposedPerComposition = 10000
 // first), so that a dependency composing the same type many times weighs
 // one Ref.
 func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (composition, bool) {
-	c := composition{Object: linter.RefOf(o), Name: o.Name}
+	c := composition{Object: o.Ref(), Name: o.Name}
 	// The root's Composition: one parse of the document for its content
 	// and the positions of its fields. A dependency's: its content as
 	// the parse read it (the parser's fast path, for the YAML most
@@ -550,7 +549,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 	if len(refs) > 0 {
 		for _, p := range refs {
 			r := p.ref
-			r.Pos, r.Field = pos(o.Pos), linter.FieldPath(p.path...)
+			r.Pos, r.Field = pos(o.Pos), parser.FieldPath(p.path...)
 			if loc != nil {
 				if fp, err := loc.FieldPosition(p.path...); err == nil {
 					r.Pos = pos(fp)

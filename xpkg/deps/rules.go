@@ -14,6 +14,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/meta"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // graphPass is what a graph rule's check receives: the rule's
@@ -59,7 +60,7 @@ func graphRun(check func(*graphPass)) func(*linter.Pass) error {
 
 // reportEdge reports a problem positioned at the dependsOn entry e.
 func (p *graphPass) reportEdge(e *Edge, format string, args ...any) {
-	var obj *linter.ObjectRef
+	var obj *parser.ObjectRef
 	if e.From.Package != nil {
 		obj = e.From.Package.Meta
 	}
@@ -256,7 +257,7 @@ func Rules() []*linter.Rule { return graphRules() }
 // other scopes in it are known, not run) over g, with the configuration
 // of opts, which is the linter's: linter.WithDisabled, WithSeverity
 // (unknown rules and invalid severities are errors), the suppression
-// annotations of the root package (linter.SuppressAnnotation: on an object,
+// annotations of the root package (meta.AnnotationSuppress: on an object,
 // for the diagnostics in its document; on the meta object, for every
 // diagnostic of the rules it names; the silenced ones are in the result's
 // Suppressed),

@@ -8,7 +8,7 @@ import (
 )
 
 // TestOptIn: a program that only lints local files (examples/custom-rule,
-// linter/checker without WithVerifier) does not link the signature
+// lintcmd without WithVerifier) does not link the signature
 // libraries, as `go version -m` lists a binary's modules; xpkg-lint, which
 // verifies, does.
 func TestOptIn(t *testing.T) {
@@ -17,7 +17,7 @@ func TestOptIn(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	out, err := exec.Command(goTool, "list", "-deps", "github.com/xpkgkit/xpkgkit/linter/checker", "github.com/xpkgkit/xpkgkit/xpkg/deps", "github.com/xpkgkit/xpkgkit/xpkg").CombinedOutput()
+	out, err := exec.Command(goTool, "list", "-deps", "github.com/xpkgkit/xpkgkit/lintcmd", "github.com/xpkgkit/xpkgkit/xpkg/deps", "github.com/xpkgkit/xpkgkit/xpkg").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

@@ -3,12 +3,12 @@
 package main
 
 import (
+	"github.com/xpkgkit/xpkgkit/lintcmd"
 	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/linter/checker"
 )
 
 func main() {
-	checker.Main(&linter.Rule{
+	lintcmd.Main(&linter.Rule{
 		ID: "ACME001", Name: "team-annotation", Severity: linter.SeverityWarning,
 		Doc: "Every package names its team\n\nThe meta object carries the annotation acme.example/team.",
 		Run: func(p *linter.Pass) error {

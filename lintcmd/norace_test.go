@@ -1,0 +1,5 @@
+//go:build !race
+
+package lintcmd
+
+const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package checker
-
-const raceEnabled = false
