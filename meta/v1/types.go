@@ -147,6 +147,8 @@ type FunctionSpec struct {
 	Image *string `json:"image,omitempty"`
 }
 
+// +kubebuilder:object:root=true
+
 // Provider describes a Provider package: one that runs a controller and
 // installs the custom resources it manages.
 type Provider struct {
@@ -157,6 +159,8 @@ type Provider struct {
 	Spec ProviderSpec `json:"spec"`
 }
 
+// +kubebuilder:object:root=true
+
 // Configuration describes a Configuration package: one that installs
 // composite resource definitions, compositions and operations.
 type Configuration struct {
@@ -166,6 +170,8 @@ type Configuration struct {
 	// Spec is the configuration's metadata.
 	Spec ConfigurationSpec `json:"spec"`
 }
+
+// +kubebuilder:object:root=true
 
 // Function describes a Function package: one that runs a composition or
 // operation function.

@@ -1,13 +1,13 @@
 package v1alpha1_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/xpkgkit/xpkgkit/meta/internal/deepcopytest"
 	v1 "github.com/xpkgkit/xpkgkit/meta/v1"
 	"github.com/xpkgkit/xpkgkit/meta/v1alpha1"
 )
@@ -25,8 +25,11 @@ func TestDeepCopy(t *testing.T) {
 		}},
 		Capabilities: []string{"x"},
 	}
-	cases := map[string]runtime.Object{
-		"Provider": &v1alpha1.Provider{
+	cases := map[string]struct {
+		obj    runtime.Object
+		mutate func(runtime.Object)
+	}{
+		"Provider": {obj: &v1alpha1.Provider{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "meta.pkg.crossplane.io/v1alpha1", Kind: "Provider"},
 			ObjectMeta: om,
 			Spec: v1alpha1.ProviderSpec{
@@ -36,22 +39,46 @@ func TestDeepCopy(t *testing.T) {
 				}}},
 				MetaSpec: ms,
 			},
-		},
-		"Configuration": &v1alpha1.Configuration{
+		}, mutate: func(o runtime.Object) {
+			p := o.(*v1alpha1.Provider)
+			p.Spec.Controller.PermissionRequests[0].Verbs[0] = "x"
+			*p.Spec.Controller.Image = "x"
+			*p.Spec.DependsOn[0].Package = "x"
+			p.Annotations["a"] = "x"
+		}},
+		"Configuration": {obj: &v1alpha1.Configuration{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "meta.pkg.crossplane.io/v1alpha1", Kind: "Configuration"},
 			ObjectMeta: om,
 			Spec:       v1alpha1.ConfigurationSpec{MetaSpec: ms},
-		},
+		}, mutate: func(o runtime.Object) {
+			c := o.(*v1alpha1.Configuration)
+			c.Spec.Crossplane.Version = "x"
+			c.Spec.Capabilities[0] = "y"
+			*c.Spec.DependsOn[0].Kind = "x"
+		}},
 	}
-	for name, obj := range cases {
+	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			deepcopytest.Filled(t, obj)
-			c := obj.DeepCopyObject()
-			if diff := cmp.Diff(obj, c); diff != "" {
+			c := tc.obj.DeepCopyObject()
+			if diff := cmp.Diff(tc.obj, c); diff != "" {
 				t.Fatalf("DeepCopyObject (-original +copy):\n%s", diff)
 			}
-			deepcopytest.Independent(t, obj, c)
+			before, err := json.Marshal(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate(c)
+			after, err := json.Marshal(tc.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(before) != string(after) {
+				t.Fatalf("changing the copy changed the original: the copy shares memory\nbefore %s\nafter  %s", before, after)
+			}
+			if cmp.Equal(tc.obj, c) {
+				t.Fatal("mutate changed nothing in the copy")
+			}
 		})
 	}
 	if (*v1alpha1.Provider)(nil).DeepCopyObject() != nil || (*v1alpha1.Configuration)(nil).DeepCopyObject() != nil {

@@ -13,6 +13,8 @@ type ProviderSpec = v1.ProviderSpec
 // as v1.
 type ConfigurationSpec = v1.ConfigurationSpec
 
+// +kubebuilder:object:root=true
+
 // Provider describes a Provider package at v1alpha1.
 type Provider struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -21,6 +23,8 @@ type Provider struct {
 	// Spec is the provider's metadata.
 	Spec ProviderSpec `json:"spec"`
 }
+
+// +kubebuilder:object:root=true
 
 // Configuration describes a Configuration package at v1alpha1.
 type Configuration struct {

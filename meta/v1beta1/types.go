@@ -9,6 +9,8 @@ import (
 // FunctionSpec is the spec of a v1beta1 Function: the same fields as v1.
 type FunctionSpec = v1.FunctionSpec
 
+// +kubebuilder:object:root=true
+
 // Function describes a Function package at v1beta1.
 type Function struct {
 	metav1.TypeMeta   `json:",inline"`
