@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sync"
 
 	digest "github.com/opencontainers/go-digest"
@@ -117,16 +119,29 @@ func (m *MemoryStore) Tag(ctx context.Context, desc ocispec.Descriptor, ref stri
 	return nil
 }
 
-// Index returns the descriptors given to Tag.
+// Index returns the descriptors given to Tag. The result shares no memory
+// with the store: changing it changes no later result.
 func (m *MemoryStore) Index(ctx context.Context) (ocispec.Index, error) {
 	if err := ctxErr(ctx); err != nil {
 		return ocispec.Index{}, err
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	manifests := make([]ocispec.Descriptor, len(m.index))
+	for i, d := range m.index {
+		d.Annotations = maps.Clone(d.Annotations)
+		d.URLs = slices.Clone(d.URLs)
+		d.Data = slices.Clone(d.Data)
+		if d.Platform != nil {
+			p := *d.Platform
+			p.OSFeatures = slices.Clone(p.OSFeatures)
+			d.Platform = &p
+		}
+		manifests[i] = d
+	}
 	return ocispec.Index{
 		Versioned: specs.Versioned{SchemaVersion: 2},
 		MediaType: ocispec.MediaTypeImageIndex,
-		Manifests: append([]ocispec.Descriptor{}, m.index...),
+		Manifests: manifests,
 	}, nil
 }
