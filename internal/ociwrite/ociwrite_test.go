@@ -556,3 +556,86 @@ func TestIndexWithoutRefNames(t *testing.T) {
 		t.Errorf("index = %s", data)
 	}
 }
+
+// TestLayoutProperties pins the properties of a written layout that
+// oras-go's content/oci store, the layout writer of an allowed dependency,
+// does not have (README, "Written by hand, and why"): index.json lists the
+// names in the order given (oras-go writes them in map order: two orders in
+// ten runs of four names), the layout holds nothing but its files (oras-go
+// leaves an ingest/ directory), and an index.json already in the directory
+// is replaced (oras-go merges its entries in).
+func TestLayoutProperties(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		refNames []string
+		previous []string // names of an image written to the directory first
+	}{
+		"no name":                  {},
+		"one name":                 {refNames: []string{"r/a:v1"}},
+		"names in the given order": {refNames: []string{"r/a:v3", "r/a:v1", "r/a:v4", "r/a:v2"}},
+		"replaces an index":        {refNames: []string{"r/a:v1"}, previous: []string{"r/b:v9", "r/b:v8"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tc.previous != nil {
+				prev := testImage(t)
+				prev.RefNames = tc.previous
+				prev.Layers = prev.Layers[:1]
+				if err := build(t, prev).WriteLayout(t.Context(), dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			img := testImage(t)
+			img.RefNames = tc.refNames
+			b := build(t, img)
+			if err := b.WriteLayout(t.Context(), dir); err != nil {
+				t.Fatal(err)
+			}
+
+			data, err := os.ReadFile(filepath.Join(dir, ocispec.ImageIndexFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var idx ocispec.Index
+			if err := json.Unmarshal(data, &idx); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range idx.Manifests {
+				if d.Digest != b.ManifestDescriptor().Digest {
+					t.Errorf("index.json lists %s, not the image written", d.Digest)
+				}
+				if n, ok := d.Annotations[ocispec.AnnotationRefName]; ok {
+					got = append(got, n)
+				}
+			}
+			if diff := cmp.Diff(tc.refNames, got); diff != "" {
+				t.Errorf("index.json's names (-want +got):\n%s", diff)
+			}
+
+			want := map[string]bool{ocispec.ImageLayoutFile: true, ocispec.ImageIndexFile: true, "blobs": true, "blobs/sha256": true}
+			for _, d := range append(b.Layers(), b.ConfigDescriptor(), b.ManifestDescriptor()) {
+				want["blobs/sha256/"+d.Digest.Encoded()] = true
+			}
+			err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err != nil || p == dir {
+					return err
+				}
+				rel, _ := filepath.Rel(dir, p)
+				if !want[filepath.ToSlash(rel)] && tc.previous == nil {
+					t.Errorf("the layout holds %s, which is none of its files", rel)
+				}
+				delete(want, filepath.ToSlash(rel))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p := range want {
+				t.Errorf("the layout lacks %s", p)
+			}
+		})
+	}
+}
