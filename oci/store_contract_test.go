@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path"
@@ -118,6 +120,86 @@ func TestStoreContract(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ocitest.TestStore(t, newStore)
+		})
+	}
+}
+
+// TestRandomImagesReadBack is a property test over ocitest's seeded random
+// images: for every seed, an index of 1 to 3 images of 0 to 3 layers reads
+// back the same from the memory store and from a layout directory, each
+// layer's one file whole, at every platform.
+func TestRandomImagesReadBack(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(24) {
+		images, layers, size := 1+int(seed%3), int(seed%4), int64(seed*797%5000)
+		t.Run(fmt.Sprintf("seed %d: %d images, %d layers, %d bytes", seed, images, layers, size), func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			blobs, root := ocitest.RandomIndex(seed, images, layers, size)
+			mem := oci.NewMemoryStore()
+			for _, b := range blobs {
+				if err := mem.Push(ctx, b.Descriptor, bytes.NewReader(b.Data)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := mem.Tag(ctx, root, "random"); err != nil {
+				t.Fatal(err)
+			}
+			idx, err := mem.Index(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			for name, data := range layoutFiles(t, blobs, idx) {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lay, err := oci.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lay.Close()
+			for _, p := range []string{"linux/amd64", "linux/arm64", "linux/arm/v7"}[:images] {
+				pl, err := oci.ParsePlatform(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var files [2][][]byte
+				for i, s := range []oci.Store{mem, lay} {
+					img, err := oci.Resolve(ctx, s, oci.WithReference("random"), oci.WithPlatform(pl))
+					if err != nil {
+						t.Fatalf("Resolve(%s): %v", p, err)
+					}
+					if len(img.Layers) != layers {
+						t.Fatalf("%s: %d layers, want %d", p, len(img.Layers), layers)
+					}
+					for l := range img.Layers {
+						f, err := oci.ReadFile(ctx, s, img.Layers, fmt.Sprintf("random/%d", l))
+						if err != nil {
+							t.Fatalf("%s layer %d: %v", p, l, err)
+						}
+						b, err := io.ReadAll(f)
+						f.Close()
+						if err != nil {
+							t.Fatalf("%s layer %d: %v", p, l, err)
+						}
+						if int64(len(b)) != size {
+							t.Errorf("%s layer %d: %d bytes, want %d", p, l, len(b), size)
+						}
+						files[i] = append(files[i], b)
+					}
+				}
+				for l := range files[0] {
+					if !bytes.Equal(files[0][l], files[1][l]) {
+						t.Errorf("%s layer %d: the memory store and the layout read different bytes", p, l)
+					}
+				}
+			}
 		})
 	}
 }
