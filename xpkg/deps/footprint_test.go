@@ -24,16 +24,6 @@ func mrdDoc(group, kind, state string) []byte {
 		"    schema:\n      openAPIV3Schema:\n        type: object\n", plural, group, group, kind, plural, st)
 }
 
-// mrapDoc is an MRAP activating patterns.
-func mrapDoc(name string, patterns ...string) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceActivationPolicy\nmetadata:\n  name: %s\nspec:\n  activate:\n", name)
-	for _, p := range patterns {
-		fmt.Fprintf(&b, "  - %q\n", p)
-	}
-	return []byte(b.String())
-}
-
 // footprintGraph: provider-a has a ProviderConfig CRD and a Widget CRD
 // (converted to an active MRD from v2.0); provider-b ships two MRDs,
 // Gadget inactive and Thing active; the root composes Widget and Gadget,

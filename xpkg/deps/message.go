@@ -5,9 +5,6 @@ import "github.com/xpkgkit/xpkgkit/internal/safetext"
 // Messages quote values from packages, which are untrusted; package
 // safetext bounds and escapes them, as it does for the rules' messages.
 
-// maxListItems is how many items of a path a message shows.
-const maxListItems = safetext.MaxListItems
-
 // quote quotes a value from a package, escaped and cut.
 func quote(s string) string { return safetext.Quote(s) }
 
