@@ -454,7 +454,7 @@ func TestComposedSchema(t *testing.T) {
 	}
 }
 
-// TestLintConfiguration checks that Graph.Lint takes the linter's
+// TestLintConfiguration checks that Lint takes the linter's
 // configuration as linter.Lint does: an unknown rule or an invalid
 // severity is an error, a rule is disabled or regraded by ID or name (the
 // last regrading wins, whichever names it), a package rule given in the
