@@ -2,10 +2,10 @@ package lintcmd
 
 // The --against flag: the API changes between an older version of the
 // package (any SOURCE, typically the previous tag in a registry) and each
-// SOURCE, reported by linter/apidiff's rules (XP701-XP724). Kept in its own
-// file: flags.go registers the flags (againstFlags), lint.go calls
-// lintAgainst after linting a source, checker.go's allRules includes
-// apidiff.Rules.
+// SOURCE, found by linter/apidiff and reported by linter/changerules's
+// rules (XP701-XP724). Kept in its own file: flags.go registers the flags
+// (againstFlags), lint.go calls lintAgainst after linting a source,
+// checker.go's allRules includes changerules.Rules.
 
 import (
 	"context"
@@ -20,10 +20,11 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/changerules"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
-	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // againstConfig is what --against asks for; source is empty without it.
@@ -150,8 +151,8 @@ func lintAgainst(ctx context.Context, c *config, l loader, p *xpkg.Package, sour
 	}
 	// The change linter knows the package and graph rules too, so that the
 	// one configuration may name any rule (see lintOptions).
-	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...), linter.WithRules(deps.Rules()...)}, c.ruleConfig()...)
-	lr, err := res.Lint(ctx, opts...)
+	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...), linter.WithRules(graphrules.Rules()...)}, c.ruleConfig()...)
+	lr, err := changerules.Lint(ctx, res, opts...)
 	if err != nil {
 		return nil, nil, "", err
 	}

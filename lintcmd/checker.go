@@ -15,8 +15,8 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/lintcmd/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/linter/apidiff"
-	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+	"github.com/xpkgkit/xpkgkit/linter/changerules"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 )
 
 // Exit codes of a checker.
@@ -384,8 +384,8 @@ const modulePath = "github.com/xpkgkit/xpkgkit"
 // allRules returns every rule the checker knows: the package rules
 // (packageRules), the dependency graph's, and the API change rules.
 func (ck *Checker) allRules() []*linter.Rule {
-	all := append(ck.packageRules(), deps.Rules()...)
-	return append(all, apidiff.Rules()...) // against.go
+	all := append(ck.packageRules(), graphrules.Rules()...)
+	return append(all, changerules.Rules()...) // against.go
 }
 
 // packageRules returns the package rules the checker runs: the built-in

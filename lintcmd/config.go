@@ -14,14 +14,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/xpkgkit/xpkgkit/xpkg/deps"
-
 	"github.com/Masterminds/semver/v3"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
@@ -64,11 +63,11 @@ type projectConfig struct {
 	failOn     *linter.Severity
 	xpVersion  string
 	depsFrom   []string
-	against    string               // an older version of the package (--against)
-	images     *imageconfig.Set     // ImageConfig files' objects (--image-config)
-	baseline   string               // the baseline file (--baseline), relative to the working directory
-	exclude    []excludeRule        // findings left out by path and rule
-	footprint  deps.FootprintLimits // max-crds, max-apiserver-memory (footprint.go)
+	against    string                     // an older version of the package (--against)
+	images     *imageconfig.Set           // ImageConfig files' objects (--image-config)
+	baseline   string                     // the baseline file (--baseline), relative to the working directory
+	exclude    []excludeRule              // findings left out by path and rule
+	footprint  graphrules.FootprintLimits // max-crds, max-apiserver-memory (footprint.go)
 }
 
 // excludeRule leaves out the findings of some rules (every rule when rules

@@ -15,7 +15,8 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/lintcmd/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/changerules"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -34,7 +35,7 @@ type depsConfig struct {
 	registry *remote.Client
 	// footprint are the thresholds of XP610 (the configuration's max-crds
 	// and max-apiserver-memory).
-	footprint deps.FootprintLimits
+	footprint graphrules.FootprintLimits
 }
 
 // depsFlags holds the raw values of the dependency graph flags.
@@ -143,7 +144,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 		srcs = append(srcs, registrySource(c, deps.NewRegistrySource(c.deps.registry, deps.WithPackageLimits(limits))))
 	}
 	src := &watchedSource{Source: deps.Sources(srcs...)}
-	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion), deps.WithFootprintLimits(c.deps.footprint)).Resolve(ctx, root)
+	g, err := deps.NewResolver(src, deps.WithConcurrency(max(c.jobs, 2)), deps.WithTarget(c.xpVersion)).Resolve(ctx, root)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("resolving dependencies: %w", err)
 	}
@@ -159,8 +160,11 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 	}
 	// The graph linter knows the package and API change rules too, so that the one
 	// configuration may name any rule (see lintOptions).
-	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...), linter.WithRules(apidiff.Rules()...)}, c.ruleConfig()...)
-	res, err := g.Lint(ctx, opts...)
+	opts := append([]linter.RuleOption{
+		linter.WithRuleSet(graphrules.Rules(graphrules.WithFootprintLimits(c.deps.footprint))...),
+		linter.WithRules(c.ck.packageRules()...), linter.WithRules(changerules.Rules()...),
+	}, c.ruleConfig()...)
+	res, err := graphrules.Lint(ctx, g, opts...)
 	if err != nil {
 		return nil, nil, "", err
 	}

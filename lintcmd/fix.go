@@ -1,7 +1,6 @@
 package lintcmd
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -153,52 +152,20 @@ func applyFixes(ctx context.Context, file string, fixes []fileFix) fixResult {
 	}
 	r.old = old
 	slices.SortStableFunc(fixes, func(a, b fileFix) int { return cmp.Compare(a.fix.TextEdits[0].Offset, b.fix.TextEdits[0].Offset) })
-	var taken []linter.TextEdit
-	for _, f := range fixes {
-		ok, why := true, ""
-		for _, e := range f.fix.TextEdits {
-			switch {
-			case e.File != file:
-				ok, why = false, "it edits more than one file"
-			case e.Offset < 0 || e.End < e.Offset || e.End > int64(len(old)):
-				ok, why = false, "the file changed since it was read"
-			case overlaps(taken, e):
-				ok, why = false, "it overlaps another fix"
-			}
-			if !ok {
-				break
-			}
-		}
-		if !ok {
+	sfs := make([]linter.SuggestedFix, len(fixes))
+	for i, f := range fixes {
+		sfs[i] = f.fix
+	}
+	var skipped []string
+	r.new, r.edits, skipped = linter.ApplyFixes(file, old, sfs)
+	for i, f := range fixes {
+		if why := skipped[i]; why != "" {
 			r.skipped = append(r.skipped, fmt.Sprintf("%s %s (%s): %s", f.diag.Where(), f.diag.RuleID, f.fix.Message, why))
 			continue
 		}
-		taken = append(taken, f.fix.TextEdits...)
 		r.applied++
 	}
-	slices.SortFunc(taken, func(a, b linter.TextEdit) int { return cmp.Compare(a.Offset, b.Offset) })
-	r.edits = taken
-	var b bytes.Buffer
-	at := int64(0)
-	for _, e := range taken {
-		b.Write(old[at:e.Offset])
-		b.WriteString(e.NewText)
-		at = e.End
-	}
-	b.Write(old[at:])
-	r.new = b.Bytes()
 	return r
-}
-
-// overlaps reports whether e overlaps an edit of taken (two insertions at
-// one offset overlap too: their order would be arbitrary).
-func overlaps(taken []linter.TextEdit, e linter.TextEdit) bool {
-	for _, t := range taken {
-		if e.Offset < t.End && t.Offset < e.End || e.Offset == t.Offset {
-			return true
-		}
-	}
-	return false
 }
 
 // maxFixFileSize bounds a file --fix and --diff read: the largest package

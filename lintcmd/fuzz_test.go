@@ -1,8 +1,6 @@
 package lintcmd
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -44,13 +42,7 @@ func FuzzUnifiedDiff(f *testing.F) {
 			{File: "f", Offset: int64(o1), End: int64(e1), NewText: n1},
 			{File: "f", Offset: int64(o2), End: int64(e2), NewText: n2},
 		}
-		var ok []linter.TextEdit
-		for _, e := range edits {
-			if e.Offset <= e.End && e.End <= int64(len(text)) && !overlaps(ok, e) {
-				ok = append(ok, e)
-			}
-		}
-		slices.SortFunc(ok, func(a, b linter.TextEdit) int { return cmp.Compare(a.Offset, b.Offset) })
+		_, ok, _ := linter.ApplyFixes("f", []byte(text), []linter.SuggestedFix{{TextEdits: edits[:1]}, {TextEdits: edits[1:]}})
 		d := unifiedDiff("f", []byte(text), ok)
 		if !strings.HasPrefix(d, "--- a/f\n+++ b/f\n") {
 			t.Fatalf("diff %q", d)

@@ -15,10 +15,10 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/lintcmd/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/changerules"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
-	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // stdinSource is the SOURCE that stands for standard input.
@@ -335,7 +335,7 @@ func (c *config) lintOptions() []linter.Option {
 	// does not run, so
 	// that the one configuration may name any rule (see lintGraph), and a
 	// package may silence a graph rule without XP004 calling it unknown.
-	opts = append(opts, linter.WithRules(deps.Rules()...), linter.WithRules(apidiff.Rules()...))
+	opts = append(opts, linter.WithRules(graphrules.Rules()...), linter.WithRules(changerules.Rules()...))
 	for _, o := range c.ruleConfig() {
 		opts = append(opts, o)
 	}

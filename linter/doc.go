@@ -28,11 +28,12 @@
 // the meta object.
 //
 // A rule's Scope says what it inspects. Package rules (ScopePackage) run
-// in Lint; graph rules (ScopeGraph, xpkg/deps's Rules) run over a resolved
-// dependency graph in xpkg/deps's Graph.Lint, which is LintSubject with the
-// graph as each Pass's Subject; change rules (ScopeChange, linter/apidiff's
-// Rules) run over the API changes between two versions of a package in
-// apidiff's Result.Lint, LintSubject with the changes as the Subject. All
+// in Lint; graph rules (ScopeGraph, linter/graphrules's Rules) run over a
+// resolved dependency graph in graphrules.Lint, which is LintSubject with
+// the *deps.Graph as the subject each rule's RunOn receives; change rules
+// (ScopeChange, linter/changerules's Rules) run over the API changes
+// between two versions of a package in changerules.Lint, LintSubject with
+// the *apidiff.Result as the subject. All
 // are described the same way (ID, name,
 // Doc, Severity, Bad and Good examples) and configured by the same
 // RuleOptions: a rule set may hold rules of every scope, each runner runs

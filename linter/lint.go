@@ -120,14 +120,14 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 }
 
 // LintSubject runs the rules of scope (not ScopePackage: Lint runs those)
-// over subject, which they reach through Pass.Subject, as Lint runs
+// over subject, which they reach through RunOn, as Lint runs
 // package rules: in parallel, each capped (WithMaxDiagnostics), their
 // diagnostics regraded (WithSeverity) and sorted, a failing rule recorded
 // in Result.Failures. It is how a runner of rules over something other
-// than one package runs them: xpkg/deps's Graph.Lint is LintSubject with
-// ScopeGraph, the graph, and the graph rules as its default rule set;
-// linter/apidiff's Result.Lint is LintSubject with ScopeChange, the
-// changes Diff found, and the API change rules. The
+// than one package runs them: linter/graphrules's Lint is LintSubject with
+// ScopeGraph, the *deps.Graph, and the graph rules as its default rule set;
+// linter/changerules's Lint is LintSubject with ScopeChange, the
+// *apidiff.Result of Diff, and the API change rules. The
 // rule set is the one opts give (WithRuleSet, WithRules); rules of other
 // scopes in it are known, not run. Suppression annotations are a
 // package's: LintSubject applies none.

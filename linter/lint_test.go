@@ -437,16 +437,12 @@ func TestMetaGroupMismatch(t *testing.T) {
 func TestScopes(t *testing.T) {
 	t.Parallel()
 	pkg := parse(t, "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: p\n")
-	graphRule := testRule("GR1", "graph-rule", func(p *linter.Pass) error {
-		n, ok := p.Subject().(int)
-		if !ok {
-			return errors.New("no subject")
-		}
+	graphRule := testRule("GR1", "graph-rule", linter.RunOn(func(p *linter.Pass, n int) error {
 		for i := range n {
 			p.Report(linter.Diagnostic{Pos: parser.Position{File: "g", Line: i + 1}, Message: "m"})
 		}
 		return nil
-	})
+	}))
 	graphRule.Scope = linter.ScopeGraph
 	res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(graphRule), linter.WithSeverity("graph-rule", linter.SeverityInfo))
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 // Option configures Lint. A RuleOption (the rule set and its
 // configuration: which rules run, at which severity, with which cap and
 // for which Crossplane version) is an Option too, and configures every
-// runner of rules alike: Lint, LintSubject, xpkg/deps's Graph.Lint and
-// linter/apidiff's Result.Lint.
+// runner of rules alike: Lint, LintSubject, linter/graphrules's Lint and
+// linter/changerules's Lint.
 // The other options (WithImageFacts, WithExamples, WithSchemaOptions) are
 // about one package and configure Lint alone.
 type Option interface {
@@ -21,7 +21,7 @@ type Option interface {
 }
 
 // RuleOption configures a rule set and how its rules report, wherever they
-// run: give the same RuleOptions to Lint and to Graph.Lint and package
+// run: give the same RuleOptions to Lint and to graphrules.Lint and package
 // rules and graph rules are disabled, regraded and capped alike.
 type RuleOption interface {
 	Option
@@ -68,7 +68,7 @@ func WithRules(rules ...*Rule) RuleOption {
 }
 
 // WithRuleSet replaces the runner's default rules (Lint: Builtin;
-// Graph.Lint: the graph rules) by rules. Rules given with WithRules are
+// graphrules.Lint: the graph rules) by rules. Rules given with WithRules are
 // still added.
 func WithRuleSet(rules ...*Rule) RuleOption {
 	return ruleOption(func(c *config) { c.ruleSet, c.ruleSetSet = rules, true })

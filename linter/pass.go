@@ -42,7 +42,8 @@ type Pass struct {
 	// default when no version was given).
 	target target.Resolved
 
-	// subject is what a rule of another scope than ScopePackage runs on.
+	// subject is what a rule of another scope than ScopePackage runs on
+	// (LintSubject); its rules reach it through RunOn.
 	subject any
 
 	ctx        context.Context
@@ -71,12 +72,6 @@ type pendingPos struct {
 	obj  *parser.Object
 	path []string
 }
-
-// Subject returns what a rule of a scope other than ScopePackage runs on,
-// as its runner gave it (LintSubject): the *deps.Graph for ScopeGraph, the
-// *apidiff.Result for ScopeChange. It
-// is nil for a package rule, whose subject is Package.
-func (p *Pass) Subject() any { return p.subject }
 
 // Context returns the context of the Lint call. A rule that loops over
 // the package's objects, or over any list the package holds, checks it at

@@ -32,8 +32,8 @@ type Rule struct {
 	Kinds []meta.Kind
 	// Scope is what the rule inspects: one package (ScopePackage, the zero
 	// value; Lint runs it), a resolved dependency graph (ScopeGraph;
-	// xpkg/deps's Graph.Lint runs it) or the API changes between two
-	// versions of a package (ScopeChange; linter/apidiff's Result.Lint
+	// linter/graphrules's Lint runs it) or the API changes between two
+	// versions of a package (ScopeChange; linter/changerules's Lint
 	// runs it). A rule set may mix scopes: each
 	// runner runs the rules of its scope and knows the others by name, so
 	// one rule set and one configuration serve every runner.
@@ -42,7 +42,7 @@ type Rule struct {
 	// (or document) the rule reports, and its corrected form. Optional.
 	Bad, Good string
 	// Run inspects the rule's subject (the package, or for a rule of
-	// another scope, Pass.Subject) and reports problems with pass.Report.
+	// another scope, the subject RunOn gives) and reports problems with pass.Report.
 	// An error return means the rule itself failed (it is recorded in
 	// Result.Failures), not that the package has a problem.
 	Run func(pass *Pass) error
@@ -66,12 +66,12 @@ const (
 	// runs it.
 	ScopePackage Scope = iota
 	// ScopeGraph is the scope of a rule over a resolved dependency graph:
-	// xpkg/deps's Graph.Lint runs it, and its Pass.Subject is the
+	// linter/graphrules's Lint runs it, and its subject (RunOn) is the
 	// *deps.Graph.
 	ScopeGraph
 	// ScopeChange is the scope of a rule over the API changes between an
-	// older and a newer version of a package: linter/apidiff's Result.Lint
-	// runs it, and its Pass.Subject is the *apidiff.Result of Diff.
+	// older and a newer version of a package: linter/changerules's Lint
+	// runs it, and its subject (RunOn) is the *apidiff.Result of Diff.
 	ScopeChange
 )
 

@@ -12,7 +12,7 @@ import (
 // Suppress applies the suppression annotations of pkg to diagnostics that
 // another runner of rules reported about it, as Lint applies them to its
 // own: it returns the diagnostics that stand and those silenced, each with
-// its Suppression. Graph.Lint (xpkg/deps) silences a graph rule's
+// its Suppression. graphrules.Lint (linter/graphrules) silences a graph rule's
 // diagnostics in the root package's documents with the root's
 // annotations, and every one of the rule's diagnostics with an annotation
 // on the root's meta object. The annotations name rules by ID or by name:

@@ -41,6 +41,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/oci/cache"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -126,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *xpVersion != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(*xpVersion))
 	}
-	res, err := g.Lint(ctx, opts...)
+	res, err := graphrules.Lint(ctx, g, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2

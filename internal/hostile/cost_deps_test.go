@@ -6,6 +6,7 @@ import (
 
 	xlimit "github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
@@ -16,7 +17,7 @@ import (
 func TestDepsWorstCasesCoverEveryRule(t *testing.T) {
 	t.Parallel()
 	graph := map[string]bool{}
-	for _, r := range deps.Rules() {
+	for _, r := range graphrules.Rules() {
 		graph[r.ID] = true
 	}
 	covered := map[string]bool{}
@@ -39,7 +40,7 @@ func TestDepsWorstCasesCoverEveryRule(t *testing.T) {
 			covered[id] = true
 		}
 	}
-	for _, r := range deps.Rules() {
+	for _, r := range graphrules.Rules() {
 		if !covered[r.ID] {
 			t.Errorf("graph rule %s %s has no worst case in DepsCases: add the graph that gives it the most work under the resolver's default limits", r.ID, r.Name)
 		}
@@ -72,10 +73,7 @@ func TestDepsWorstCasesExercise(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A threshold for XP610 (the CLI's max-crds), which the
-			// footprint cases exceed.
-			g, err := deps.NewResolver(deps.NewDirSource(c.DepsDir(dir)),
-				deps.WithFootprintLimits(deps.FootprintLimits{MaxCRDs: 1000})).Resolve(t.Context(), root)
+			g, err := deps.NewResolver(deps.NewDirSource(c.DepsDir(dir))).Resolve(t.Context(), root)
 			if c.Expect.Class == ClassLimitExceeded {
 				if !errors.Is(err, xlimit.ErrExceeded) {
 					t.Fatalf("Resolve: got %v, want a *limit.Error", err)
@@ -86,7 +84,10 @@ func TestDepsWorstCasesExercise(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := g.Lint(t.Context(), linter.WithCrossplaneVersion("v2.0.0"))
+			// A threshold for XP610 (the CLI's max-crds), which the
+			// footprint cases exceed.
+			rules := graphrules.Rules(graphrules.WithFootprintLimits(graphrules.FootprintLimits{MaxCRDs: 1000}))
+			res, err := graphrules.Lint(t.Context(), g, linter.WithRuleSet(rules...), linter.WithCrossplaneVersion("v2.0.0"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,19 +18,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
+	"github.com/xpkgkit/xpkgkit/linter/changerules"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
-	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // --- rules
 
 // rule returns the rule of the server's rule set with the ID, nil if none.
 func (s *Server) rule(id string) *linter.Rule {
-	for _, set := range [][]*linter.Rule{linter.Builtin(), apiserver.Rules(), deps.Rules(), apidiff.Rules(), s.rules} {
+	for _, set := range [][]*linter.Rule{linter.Builtin(), apiserver.Rules(), graphrules.Rules(), changerules.Rules(), s.rules} {
 		for _, r := range set {
 			if r.ID == id {
 				return r

@@ -2,7 +2,6 @@ package apidiff_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,29 +98,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// BenchmarkLint measures Result.Lint, the change rules over a diff of
-// 2,000 fields removed and 2,000 enums narrowed (each rule reads every
-// change, and keeps its kind's).
-func BenchmarkLint(b *testing.B) {
-	var o, n strings.Builder
-	o.WriteString("properties:\n")
-	n.WriteString("properties:\n")
-	for i := range 2000 {
-		fmt.Fprintf(&o, "  e%d: {type: string, enum: [x, y]}\n  r%d: {type: integer}\n", i, i)
-		fmt.Fprintf(&n, "  e%d: {type: string, enum: [x]}\n", i)
-	}
-	ctx := context.Background()
-	res, err := apidiff.Diff(ctx, parse(b, "old.yaml", crd(o.String())), parse(b, "new.yaml", crd(n.String())), apidiff.WithMaxChanges(5000))
-	if err != nil || len(res.Changes) != 4000 {
-		b.Fatalf("%v: %d changes", err, len(res.Changes))
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		lr, err := res.Lint(ctx, linter.WithMaxDiagnostics(5000))
-		if err != nil || len(lr.Diagnostics) != 4000 {
-			b.Fatalf("%v: %d diagnostics", err, len(lr.Diagnostics))
-		}
-	}
 }

@@ -1,9 +1,6 @@
 package apidiff
 
-import (
-	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/parser"
-)
+import "github.com/xpkgkit/xpkgkit/parser"
 
 // Class says what a change does to the objects users wrote against the
 // old API.
@@ -38,11 +35,11 @@ func (c Class) String() string {
 }
 
 // Kind is the kind of a change: the name of the rule that reports it
-// (RuleOf gives its ID).
+// (linter/changerules; RuleOf there gives its ID).
 type Kind string
 
-// The kinds of change Diff finds. Each is a rule (Rules): the ID is in
-// XP701-XP749.
+// The kinds of change Diff finds. Each is a rule of linter/changerules:
+// the ID is in XP701-XP749.
 const (
 	DefinitionRemoved   Kind = "api-definition-removed"
 	DefinitionAdded     Kind = "api-definition-added"
@@ -100,11 +97,14 @@ type Change struct {
 	// Major reports whether the package's version change is a major
 	// semver bump (WithVersions); false when it is not or is unknown.
 	Major bool
-	// Severity is the change's severity: info for a compatible change,
-	// warning for one that may break or breaks, error for a breaking
-	// change whose version change is not major on a package at 1.0 or
-	// later (a semver violation).
-	Severity linter.Severity
+	// Error reports whether the change is an error, not a warning: the
+	// API server refuses it at install whatever the version change (a
+	// changed kind, scope or claim kind of one definition), or it is
+	// breaking and the package's version change is not major on a package
+	// at 1.0 or later (a semver violation). Otherwise a compatible change
+	// is information, and one that may break or breaks a warning
+	// (linter/changerules reports them so).
+	Error bool
 	// Message says what changed, in one line.
 	Message string
 }

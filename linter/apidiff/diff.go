@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -26,7 +25,7 @@ type config struct {
 }
 
 // WithOldFiles maps the old package's file names for the messages of
-// Result.Lint, which give each change's old position (xpkg-lint shows
+// linter/changerules's Lint, which give each change's old position (xpkg-lint shows
 // them relative to the working directory, as it shows the new package's).
 func WithOldFiles(name func(file string) string) Option {
 	return func(c *config) { c.oldFile = name }
@@ -40,7 +39,7 @@ func WithVersions(oldVersion, newVersion string) Option {
 	return func(c *config) { c.oldVersion, c.newVersion = oldVersion, newVersion }
 }
 
-// WithMaxChanges caps the changes kept per kind (default
+// WithMaxChanges caps the changes kept per kind (default 1000, as
 // linter.DefaultMaxDiagnostics; 0 or less keeps the default): those beyond
 // are counted in Result.Dropped.
 func WithMaxChanges(n int) Option {
@@ -57,10 +56,12 @@ type Result struct {
 	// definitions last), each definition's versions and fields in order.
 	Changes []Change
 	// Dropped counts, per kind, the changes left out by the cap
-	// (WithMaxChanges), and DroppedSeverity is the highest severity among
-	// those of each kind.
-	Dropped         map[Kind]int
-	DroppedSeverity map[Kind]linter.Severity
+	// (WithMaxChanges); DroppedClass is the highest class among those of
+	// each kind, and DroppedErrors counts those that are errors
+	// (Change.Error).
+	Dropped       map[Kind]int
+	DroppedClass  map[Kind]Class
+	DroppedErrors map[Kind]int
 	// Major reports whether the version change is a major bump; Semver
 	// whether both versions were given and are semver.
 	Major, Semver bool
@@ -68,8 +69,25 @@ type Result struct {
 	Compared int
 
 	newPos  parser.Position     // where diagnostics of no definition point
-	newPkg  *parser.Package     // whose annotations Lint applies
+	newPkg  *parser.Package     // whose annotations changerules.Lint applies
 	oldFile func(string) string // WithOldFiles
+}
+
+// PackagePos returns where a diagnostic about no definition points: line
+// 1, column 1 of the new package's first file.
+func (r *Result) PackagePos() parser.Position { return r.newPos }
+
+// NewPackage returns the new package Diff was given: its suppression
+// annotations apply to the diagnostics of the changes (linter/changerules).
+func (r *Result) NewPackage() *parser.Package { return r.newPkg }
+
+// OldFile returns the name of the old package's file as WithOldFiles
+// maps it (file itself without that option).
+func (r *Result) OldFile(file string) string {
+	if r.oldFile == nil {
+		return file
+	}
+	return r.oldFile(file)
 }
 
 // Breaking reports whether a change of r is breaking.
@@ -79,13 +97,17 @@ func (r *Result) Breaking() bool {
 			return true
 		}
 	}
-	for k := range r.Dropped {
-		if classOf(k) == Breaking {
+	for _, c := range r.DroppedClass {
+		if c == Breaking {
 			return true
 		}
 	}
 	return false
 }
+
+// defaultMaxChanges is the changes kept per kind without WithMaxChanges:
+// linter.DefaultMaxDiagnostics, what the linter keeps per rule.
+const defaultMaxChanges = 1000
 
 // maxDepth bounds the schema depth Diff descends (the parser's limits
 // bound it already; this keeps the recursion bounded for hand-built
@@ -117,11 +139,11 @@ type differ struct {
 // are equal are skipped, the context is checked at every schema node, and
 // the changes kept per kind are capped. It fails only when ctx is done.
 func Diff(ctx context.Context, oldPkg, newPkg *parser.Package, opts ...Option) (*Result, error) {
-	c := config{max: linter.DefaultMaxDiagnostics}
+	c := config{max: defaultMaxChanges}
 	for _, o := range opts {
 		o(&c)
 	}
-	d := &differ{ctx: ctx, c: c, res: &Result{Dropped: map[Kind]int{}, DroppedSeverity: map[Kind]linter.Severity{}},
+	d := &differ{ctx: ctx, c: c, res: &Result{Dropped: map[Kind]int{}, DroppedClass: map[Kind]Class{}, DroppedErrors: map[Kind]int{}},
 		count: map[Kind]int{}, locs: map[*parser.Object]*parser.FieldLocator{}, oldPkg: oldPkg, newPkg: newPkg}
 	d.semver()
 	d.res.newPos = packagePos(newPkg)
@@ -574,10 +596,13 @@ func (d *differ) definition(o, n *definition) error {
 // add records a change, positioned in both packages, unless its kind is
 // at the cap.
 func (d *differ) add(k Kind, class Class, n, o *definition, version, path string, oldField, newField []string, format string, args ...any) {
-	sev := d.severity(class)
+	isErr := d.isError(class)
 	if d.count[k] >= d.c.max {
 		d.res.Dropped[k]++
-		d.res.DroppedSeverity[k] = max(d.res.DroppedSeverity[k], sev)
+		d.res.DroppedClass[k] = max(d.res.DroppedClass[k], class)
+		if isErr {
+			d.res.DroppedErrors[k]++
+		}
 		return
 	}
 	d.count[k]++
@@ -585,7 +610,7 @@ func (d *differ) add(k Kind, class Class, n, o *definition, version, path string
 	if class == Breaking && !d.refused {
 		msg += d.semverNote()
 	}
-	c := Change{Kind: k, Class: class, Version: version, Path: path, Major: d.res.Major, Severity: sev, Message: msg}
+	c := Change{Kind: k, Class: class, Version: version, Path: path, Major: d.res.Major, Error: isErr, Message: msg}
 	if n != nil {
 		c.Definition = n.what()
 		c.New = d.locate(n.obj, newField, d.newPkg)
@@ -603,20 +628,10 @@ func (d *differ) add(k Kind, class Class, n, o *definition, version, path string
 	d.res.Changes = append(d.res.Changes, c)
 }
 
-func (d *differ) severity(class Class) linter.Severity {
-	if d.refused {
-		return linter.SeverityError
-	}
-	switch class {
-	case Compatible:
-		return linter.SeverityInfo
-	case MayBreak:
-		return linter.SeverityWarning
-	}
-	if d.violation {
-		return linter.SeverityError
-	}
-	return linter.SeverityWarning
+// isError reports whether a change of class is an error (Change.Error):
+// refused at install, or breaking in a semver violation.
+func (d *differ) isError(class Class) bool {
+	return d.refused || class == Breaking && d.violation
 }
 
 func (d *differ) semverNote() string {

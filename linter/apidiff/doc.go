@@ -12,12 +12,11 @@
 // an error; other breaking changes and those that may break are warnings,
 // compatible ones info. Each change is positioned in both packages.
 //
-// Each kind of change is a lint rule (Rules, XP701-XP724 in the rule
-// catalog) of scope linter.ScopeChange, and Result.Lint runs them over the
-// changes with the linter's options (linter.WithDisabled, WithSeverity,
-// WithMaxDiagnostics, the new package's suppression annotations), giving
-// linter.Diagnostic values for the usual output formats. xpkg-lint's
-// --against flag runs it.
+// Each kind of change is a lint rule of linter/changerules (XP701-XP724
+// in the rule catalog), whose Lint runs them over the changes with the
+// linter's options, giving linter.Diagnostic values for the usual output
+// formats; this package imports no linter. xpkg-lint's --against flag
+// runs it.
 //
 // Cost: linear in the definitions and their schema nodes. Definitions
 // whose bytes are equal are not decoded, the context is checked at every

@@ -40,16 +40,11 @@ spec:
 		fmt.Println(err)
 		return
 	}
-	lr, err := res.Lint(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, d := range lr.Diagnostics {
-		fmt.Println(d.Pos, d.RuleID, d.Severity)
-		fmt.Println(d.Message)
+	for _, c := range res.Changes {
+		fmt.Println(c.New.Pos, c.Kind, c.Class, "error:", c.Error)
+		fmt.Println(c.Message)
 	}
 	// Output:
-	// v1.1.0/package.yaml:20:36 XP714 error
-	// CustomResourceDefinition "buckets.example.org" version v1: spec.tier: the enum no longer allows "premium" (semver violation: v1.0.0 -> v1.1.0 is not a major version change) [old: v1.0.0/package.yaml:20:36]
+	// v1.1.0/package.yaml:20:36 api-enum-narrowed breaking error: true
+	// CustomResourceDefinition "buckets.example.org" version v1: spec.tier: the enum no longer allows "premium" (semver violation: v1.0.0 -> v1.1.0 is not a major version change)
 }

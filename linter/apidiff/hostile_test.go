@@ -9,6 +9,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/changerules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -61,7 +62,7 @@ func TestHostileDiff(t *testing.T) {
 			if total < c.MinChanges {
 				t.Errorf("%d changes, want at least %d", total, c.MinChanges)
 			}
-			lr, err := res.Lint(ctx)
+			lr, err := changerules.Lint(ctx, res)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,4 +39,15 @@
 // Every diagnostic without a matching expectation, and every expectation
 // without a matching diagnostic, fails the test; a diagnostic that matches
 // an expectation on another line is reported as misplaced.
+//
+// RunFixes also checks suggested fixes: it applies each fixture's fixes
+// (linter.ApplyFixes) and compares the fixed text with the golden file
+// NAME.yaml.golden beside it; with the test binary's -update flag (which
+// the test package defines) it rewrites the goldens instead.
+//
+// RunSubject checks rules of the other scopes, graph rules
+// (linter/graphrules, over a *deps.Graph) and change rules
+// (linter/changerules, over an *apidiff.Result): it runs them over the
+// subject the test built and checks their diagnostics against the want
+// comments of the fixtures the subject was read from.
 package linttest

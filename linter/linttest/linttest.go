@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,11 +35,140 @@ func Run(t testing.TB, dir string, rules []*linter.Rule, opts ...linter.Option) 
 	}
 	var results []*linter.Result
 	for _, f := range files {
-		if res := runFile(t, f, opts, rules); res != nil {
+		if _, res := runFile(t, f, opts, rules); res != nil {
 			results = append(results, res)
 		}
 	}
 	return results
+}
+
+// RunFixes runs the fixtures of dir as Run does, then applies to each
+// fixture the suggested fixes of its diagnostics (linter.ApplyFixes) and
+// compares the fixed text with the golden file beside it, the fixture's
+// name followed by ".golden" (NAME.yaml.golden): a fixture whose
+// diagnostics suggest no fix needs none. A fix that does not apply cleanly
+// fails the test. When the test binary's -update flag is set (a flag the
+// test package defines, which RunFixes looks up by name), it writes the
+// golden files instead of comparing them. It returns the results, one per
+// file in name order.
+func RunFixes(t testing.TB, dir string, rules []*linter.Rule, opts ...linter.Option) []*linter.Result {
+	t.Helper()
+	files, err := Fixtures(dir)
+	if err != nil {
+		t.Fatalf("linttest: %v", err)
+		return nil
+	}
+	if len(files) == 0 {
+		t.Fatalf("linttest: no *.yaml fixtures in %s", dir)
+		return nil
+	}
+	var results []*linter.Result
+	for _, path := range files {
+		f, res := runFile(t, path, opts, rules)
+		if res == nil {
+			continue
+		}
+		results = append(results, res)
+		var fixes []linter.SuggestedFix
+		for _, d := range res.Diagnostics {
+			fixes = append(fixes, d.SuggestedFixes...)
+		}
+		golden := path + ".golden"
+		if len(fixes) == 0 {
+			if _, err := os.Stat(golden); err == nil && !updating() {
+				t.Errorf("%s: no fix suggested, but %s exists", f.Name, golden)
+			}
+			continue
+		}
+		fixed, _, skipped := linter.ApplyFixes(f.Name, f.Data, fixes)
+		for i, why := range skipped {
+			if why != "" {
+				t.Errorf("%s: fix %q not applied: %s", f.Name, fixes[i].Message, why)
+			}
+		}
+		if updating() {
+			if err := os.WriteFile(golden, fixed, 0o644); err != nil {
+				t.Errorf("linttest: %v", err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Errorf("%s: %v (go test -update writes it)", f.Name, err)
+			continue
+		}
+		if !bytes.Equal(fixed, want) {
+			t.Errorf("%s: the fixed text differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", f.Name, filepath.Base(golden), fixed, want)
+		}
+	}
+	return results
+}
+
+// updating reports whether the test binary's -update flag is set.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// RunSubject runs the rules of scope in rules (and no other rule) over
+// subject with linter.LintSubject, the runner of rules over something
+// other than one package: a *deps.Graph for linter.ScopeGraph (the rules
+// of linter/graphrules), an *apidiff.Result for linter.ScopeChange (those
+// of linter/changerules). It checks the diagnostics against the want
+// comments of the fixture files given (ReadFixture reads them; parse each
+// with parser.WithFile of its base name, so that the diagnostics name it):
+// a diagnostic belongs to the fixture whose Name is its file, one with no
+// file to the first fixture, and one in no fixture is unexpected. The
+// runners' own Lint functions also apply the suppression annotations;
+// RunSubject applies none. A failing rule fails the test.
+func RunSubject(t testing.TB, scope linter.Scope, subject any, fixtures []string, rules []*linter.Rule, opts ...linter.RuleOption) *linter.Result {
+	t.Helper()
+	if len(fixtures) == 0 {
+		t.Fatalf("linttest: no fixture to check the diagnostics against")
+		return nil
+	}
+	var fs []*Fixture
+	for _, path := range fixtures {
+		f, err := ReadFixture(path)
+		if err != nil {
+			t.Fatalf("linttest: %v", err)
+			return nil
+		}
+		fs = append(fs, f)
+	}
+	res, err := linter.LintSubject(context.Background(), scope, subject, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
+	if err != nil {
+		t.Fatalf("linttest: lint: %v", err)
+		return nil
+	}
+	for _, fl := range res.Failures {
+		t.Errorf("rule failed: %v", fl)
+	}
+	byFile := map[string][]linter.Diagnostic{}
+	for _, d := range res.Diagnostics {
+		name := d.Pos.File
+		if name == "" {
+			name = fs[0].Name
+		}
+		byFile[name] = append(byFile[name], d)
+	}
+	for _, f := range fs {
+		for _, p := range Check(f, byFile[f.Name]) {
+			t.Errorf("%s", p)
+		}
+		delete(byFile, f.Name)
+	}
+	var others []string
+	for name := range byFile {
+		others = append(others, name)
+	}
+	sort.Strings(others)
+	for _, name := range others {
+		for _, d := range byFile[name] {
+			t.Errorf("%s:%d:%d: unexpected diagnostic %s %s in no fixture: %q", name, d.Pos.Line, d.Pos.Column, d.RuleID, d.RuleName, d.Message)
+		}
+	}
+	return res
 }
 
 // Fixtures returns the paths of the fixture files of dir, sorted.
@@ -210,25 +340,25 @@ func parseRuleSpec(spec string) (id string, sev linter.Severity, col int, err er
 	return id, sev, col, nil
 }
 
-func runFile(t testing.TB, path string, opts []linter.Option, rules []*linter.Rule) *linter.Result {
+func runFile(t testing.TB, path string, opts []linter.Option, rules []*linter.Rule) (*Fixture, *linter.Result) {
 	t.Helper()
 	f, err := ReadFixture(path)
 	if err != nil {
 		t.Errorf("linttest: %v", err)
-		return nil
+		return nil, nil
 	}
 	ctx := context.Background()
 	popts := append([]parser.Option{parser.WithFile(f.Name)}, f.ParseOptions...)
 	pkg, err := parser.Parse(ctx, bytes.NewReader(f.Data), popts...)
 	if err != nil {
 		t.Errorf("linttest: %s: parse: %v", f.Name, err)
-		return nil
+		return f, nil
 	}
 	all := append(append([]linter.Option{linter.WithRuleSet(rules...)}, opts...), f.Options...)
 	res, err := linter.Lint(ctx, pkg, all...)
 	if err != nil {
 		t.Errorf("linttest: %s: lint: %v", f.Name, err)
-		return nil
+		return f, nil
 	}
 	for _, fl := range res.Failures {
 		t.Errorf("%s: rule failed: %v", f.Name, fl)
@@ -236,7 +366,7 @@ func runFile(t testing.TB, path string, opts []linter.Option, rules []*linter.Ru
 	for _, p := range Check(f, res.Diagnostics) {
 		t.Errorf("%s", p)
 	}
-	return res
+	return f, res
 }
 
 // Check compares diagnostics with a fixture's expectations and returns one

@@ -2,6 +2,7 @@ package deps
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -65,7 +66,7 @@ func mrapOf(o *parser.Object, pos func(parser.Position) parser.Position) (mrap, 
 // ActivationPolicy.Match), in time linear in the name for the patterns
 // people write: exact names, "*" + suffix ("*.aws.upbound.io") and
 // prefix + "*". Any other glob is matched one by one, within a budget of
-// comparisons (maxGlobChecks), past which the index reports that it
+// comparisons (MaxActivationChecks), past which the index reports that it
 // cannot answer.
 type activationIndex struct {
 	exact    map[string]int // pattern → id
@@ -76,10 +77,6 @@ type activationIndex struct {
 	patterns []string // id → pattern
 	checks   int
 }
-
-// maxGlobChecks bounds the comparisons of general glob patterns against
-// MRD names in one graph.
-const maxGlobChecks = 5_000_000
 
 // trie is a byte trie in two flat tables, so that 10,000 patterns of
 // about 20 bytes weigh a few MiB: ids[n] is the id of the pattern ending
@@ -179,7 +176,7 @@ func (x *activationIndex) match(name string, fn func(id int)) bool {
 		x.prefixes.walk(name, false, fn)
 	}
 	for i, g := range x.globs {
-		if x.checks++; x.checks > maxGlobChecks {
+		if x.checks++; x.checks > MaxActivationChecks {
 			return false
 		}
 		if ok, _ := filepath.Match(g, name); ok {
@@ -217,41 +214,88 @@ func graphMRDs(g *Graph, rel target.Release) (mrds []mrdInfo, mraps []*mrap, mra
 	return mrds, mraps, mrapNodes
 }
 
-// activation is the graph's activation state at a target: which MRDs its
-// MRAPs activate, and which entries match nothing.
-type activation struct {
-	mrds      []mrdInfo
-	mraps     []*mrap
-	activated []bool // by MRD
-	// entryIDs[i][j] is the pattern id of MRAP i's entry j; matched by id.
-	entryIDs [][]int
-	matched  []bool
-	complete bool
+// Activation is how the graph's ManagedResourceActivationPolicies (MRAPs)
+// activate its ManagedResourceDefinitions (MRDs) at a target, as
+// Crossplane's activation policy controller matches them
+// (ActivationPolicy.Match: filepath.Match of each spec.activate entry
+// against the MRD's name). It is shared: its readers must not modify it.
+type Activation struct {
+	// MRDs are the MRDs the graph installs at the target: its packages'
+	// MRDs, and the CRDs of its Providers that Crossplane converts to MRDs.
+	MRDs []ActivationMRD
+	// Policies are the graph's MRAPs, in the order of its nodes.
+	Policies []ActivationPolicy
+	// Complete is false when the matching stopped: the patterns that are
+	// neither exact names, prefixes nor suffixes needed more than
+	// MaxActivationChecks comparisons with the MRDs' names. Activated and
+	// Matched are then partial.
+	Complete bool
 }
 
-// activate matches every MRD of g against every MRAP entry of g, linear in
-// MRDs times name length plus entries, checking ctx every 256 MRDs.
-func activate(ctx context.Context, g *Graph, rel target.Release) (*activation, error) {
-	// XP611 and XP612 share one matching per target (they run at once).
+// ActivationMRD is one MRD of an Activation.
+type ActivationMRD struct {
+	// Name is the MRD's metadata.name, which MRAP entries match; Group and
+	// Kind the type it serves.
+	Name, Group, Kind string
+	// Active reports whether the MRD is active at install (its
+	// spec.state, or, for a converted CRD, the Provider's safe-start
+	// capability); Activated whether an entry of an MRAP matches it.
+	Active, Activated bool
+}
+
+// ActivationPolicy is one MRAP of an Activation.
+type ActivationPolicy struct {
+	// Name is the MRAP's metadata.name; Object identifies it.
+	Name   string
+	Object *parser.ObjectRef
+	// Entries are its spec.activate entries, in order (at most 50,000).
+	Entries []ActivationEntry
+}
+
+// ActivationEntry is one spec.activate entry of an MRAP.
+type ActivationEntry struct {
+	// Pattern is the entry as written; Pos and Field where it is.
+	Pattern string
+	Pos     parser.Position
+	Field   string
+	// Matched reports whether it matches the name of some MRD of the
+	// graph.
+	Matched bool
+}
+
+// MaxActivationChecks bounds the comparisons of general glob patterns
+// against MRD names in one Activation.
+const MaxActivationChecks = 5_000_000
+
+// Activation matches every MRD of g at the Crossplane version v ("" for
+// the default target) against every MRAP entry of g, in time linear in the
+// MRDs times their names' length plus the entries, checking ctx every 256
+// MRDs. Its result is kept per release line and shared by the callers.
+func (g *Graph) Activation(ctx context.Context, v string) (*Activation, error) {
+	rel, err := target.Resolve(v)
+	if err != nil {
+		return nil, fmt.Errorf("deps: target %w", err)
+	}
 	g.actMu.Lock()
 	defer g.actMu.Unlock()
 	if a, ok := g.act[rel.Line]; ok {
 		return a, nil
 	}
-	a, err := match(ctx, g, rel)
+	a, err := match(ctx, g, rel.Release)
 	if err != nil {
 		return nil, err
 	}
 	if g.act == nil {
-		g.act = map[string]*activation{}
+		g.act = map[string]*Activation{}
 	}
 	g.act[rel.Line] = a
 	return a, nil
 }
 
-func match(ctx context.Context, g *Graph, rel target.Release) (*activation, error) {
+func match(ctx context.Context, g *Graph, rel target.Release) (*Activation, error) {
 	mrds, mraps, _ := graphMRDs(g, rel)
-	a := &activation{mrds: mrds, mraps: mraps, activated: make([]bool, len(mrds)), complete: true}
+	activated := make([]bool, len(mrds))
+	complete := true
 	var patterns []string
 	for _, m := range mraps {
 		for _, e := range m.Entries {
@@ -259,22 +303,30 @@ func match(ctx context.Context, g *Graph, rel target.Release) (*activation, erro
 		}
 	}
 	x, ids := newActivationIndex(patterns)
-	k := 0
-	for _, m := range mraps {
-		a.entryIDs = append(a.entryIDs, ids[k:k+len(m.Entries)])
-		k += len(m.Entries)
-	}
-	a.matched = make([]bool, len(x.patterns))
+	matched := make([]bool, len(x.patterns))
 	for i, d := range mrds {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		if !x.match(d.name, func(id int) { a.matched[id] = true; a.activated[i] = true }) {
-			a.complete = false
+		if !x.match(d.name, func(id int) { matched[id] = true; activated[i] = true }) {
+			complete = false
 			break
 		}
+	}
+	a := &Activation{MRDs: make([]ActivationMRD, len(mrds)), Policies: make([]ActivationPolicy, len(mraps)), Complete: complete}
+	for i, d := range mrds {
+		a.MRDs[i] = ActivationMRD{Name: d.name, Group: d.group, Kind: d.kind, Active: d.active, Activated: activated[i]}
+	}
+	k := 0
+	for i, m := range mraps {
+		p := ActivationPolicy{Name: m.Name, Object: m.Object, Entries: make([]ActivationEntry, len(m.Entries))}
+		for j, e := range m.Entries {
+			p.Entries[j] = ActivationEntry{Pattern: e.Pattern, Pos: e.Pos, Field: e.Field, Matched: matched[ids[k]]}
+			k++
+		}
+		a.Policies[i] = p
 	}
 	return a, nil
 }

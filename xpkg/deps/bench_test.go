@@ -16,6 +16,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/meta"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
@@ -58,7 +59,7 @@ func benchResolve(b *testing.B, dir string, root *deps.Package) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0"))
+		res, err := graphrules.Lint(ctx, g, linter.WithCrossplaneVersion("v2.1.0"))
 		if err != nil {
 			b.Fatal(err)
 		}

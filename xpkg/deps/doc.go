@@ -1,5 +1,6 @@
-// Package deps resolves a Crossplane package's dependency graph and lints
-// it as a whole: will this graph install?
+// Package deps resolves a Crossplane package's dependency graph, the
+// subject of the graph rules (linter/graphrules) that say whether it will
+// install.
 //
 // A Resolver reads packages from a Source: NewRegistrySource (OCI registries
 // through an oci/remote Client, with its cache and offline mode),
@@ -8,13 +9,16 @@
 // offline CI), NewCacheSource (Crossplane's package cache directory), or
 // several combined with
 // Sources. Resolve starts from a root package's Summarize summary and
-// returns a Graph; Graph.Lint reports its problems as linter.Diagnostic
-// values positioned at the dependsOn entry, or the Composition field, of
-// the package that causes them; Graph.Lock writes it down.
+// returns a Graph; linter/graphrules's Lint reports its problems as
+// linter.Diagnostic values positioned at the dependsOn entry, or the
+// Composition field, of the package that causes them; Graph.Lock writes
+// it down. The graph keeps what the rules read: each Package's
+// Compositions, Definitions and Suppressions, the graph's Footprint and
+// Activation.
 //
 //	root, _ := deps.Summarize(ctx, pkg.Package, "")
 //	g, err := deps.NewResolver(deps.NewDirSource("vendor/xpkg")).Resolve(ctx, root)
-//	res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0")) // res.Diagnostics
+//	res, err := graphrules.Lint(ctx, g, linter.WithCrossplaneVersion("v2.1.0")) // res.Diagnostics
 //	os.Stdout.Write(g.Lock().JSON())
 //
 // WithImageConfig applies Crossplane's ImageConfig rewrites
@@ -77,11 +81,8 @@
 // target version (XP605), pipeline steps naming no Function of the graph
 // (XP606) and composed types no CRD, XRD or MRD of the graph serves
 // (XP607), validating the root's composed bases against the schema of the CRD
-// that serves them (package linter/schema). Rules returns the graph
-// rules: linter.Rule values of scope linter.ScopeGraph, configured by the
-// linter's own options (linter.WithDisabled, WithSeverity,
-// WithMaxDiagnostics, WithCrossplaneVersion), so that one configuration
-// serves a package's rules and its graph's. Their IDs and names are API.
+// that serves them (package linter/schema). Those rules are
+// linter/graphrules's.
 //
 // # Cost
 //
@@ -97,6 +98,5 @@
 // package is parsed and checked against its sorted tags once per Resolve
 // call), with a *limit.Error; every loop over the graph is linear in its
 // packages and entries, and checks the context. Cycles are found as
-// strongly connected components (Tarjan), linear in the graph, and each
-// graph rule reports at most linter.WithMaxDiagnostics diagnostics.
+// strongly connected components (Tarjan), linear in the graph.
 package deps

@@ -200,11 +200,3 @@ func installedAs(p *Package, d definitionInfo, rel target.Release) (mrd, active 
 	}
 	return false, false
 }
-
-// formatBytes renders n bytes in MiB or GiB, one decimal.
-func formatBytes(n int64) string {
-	if n >= 1<<30 {
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}

@@ -3,11 +3,9 @@ package deps_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
@@ -26,16 +24,6 @@ func mrdDoc(group, kind, state string) []byte {
 		"    schema:\n      openAPIV3Schema:\n        type: object\n", plural, group, group, kind, plural, st)
 }
 
-// mrapDoc is an MRAP activating patterns.
-func mrapDoc(name string, patterns ...string) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceActivationPolicy\nmetadata:\n  name: %s\nspec:\n  activate:\n", name)
-	for _, p := range patterns {
-		fmt.Fprintf(&b, "  - %q\n", p)
-	}
-	return []byte(b.String())
-}
-
 // footprintGraph: provider-a has a ProviderConfig CRD and a Widget CRD
 // (converted to an active MRD from v2.0); provider-b ships two MRDs,
 // Gadget inactive and Thing active; the root composes Widget and Gadget,
@@ -52,7 +40,7 @@ func footprintGraph(t *testing.T, mraps ...[]byte) (*deps.Graph, *xpkgtest.Packa
 	for _, m := range mraps {
 		root = root.WithObject(m)
 	}
-	g, err := deps.NewResolver(src, deps.WithFootprintLimits(deps.FootprintLimits{MaxCRDs: 2})).Resolve(context.Background(), rootSummary(t, root))
+	g, err := deps.NewResolver(src).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,73 +82,5 @@ func TestFootprint(t *testing.T) {
 		if f.APIServerBytes != want || f.APIServerBytesLow >= want || f.APIServerBytesHigh <= want {
 			t.Errorf("%s: estimate %d (%d-%d), want %d inside its band", tc.target, f.APIServerBytes, f.APIServerBytesLow, f.APIServerBytesHigh, want)
 		}
-	}
-}
-
-// TestActivationRules: an MRAP that misses a composed kind's inactive MRD
-// draws XP611 at the composed resource, an entry that matches nothing
-// XP612 at the entry; MRAPs that activate everything draw neither; without
-// MRAPs nothing is flagged and XP609 says the default policy applies;
-// XP610 reports the served CRDs over max-crds.
-func TestActivationRules(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name  string
-		mraps [][]byte
-		want  []want
-	}{
-		{"missing one composed kind", [][]byte{mrapDoc("platform", "things.b.example.org", "*.nothing.example.org")}, []want{
-			{"XP609", "root.yaml:1", `installs 4 CRDs: 1 plain, 2 MRDs active at install, 1 MRDs inactive.*1 MRAPs in the graph`},
-			{"XP610", "root.yaml:1", `serves 3 CRDs at Crossplane v2\.\d \(1 plain, 2 MRDs active at install\), over max-crds 2`},
-			{"XP611", "root.yaml:", `composes "b.example.org/v1" "Gadget", served by the MRD "gadgets.b.example.org", which is inactive at install and which none of the graph's MRAPs \("platform"\) activates`},
-			{"XP612", "root.yaml:", `MRAP "platform" activates "\*.nothing.example.org", which matches no MRD of the graph \(3 MRDs\)`},
-		}},
-		{"activates everything", [][]byte{mrapDoc("platform", "*.b.example.org"), mrapDoc("more", "widgets.a.example.org", "gadget?.b.example.org")}, []want{
-			{"XP609", "root.yaml:1", `2 MRAPs in the graph`},
-			{"XP610", "root.yaml:1", `over max-crds 2`},
-		}},
-		{"no MRAP", nil, []want{
-			{"XP609", "root.yaml:1", `no MRAP in the graph: the cluster's default activation policy applies`},
-			{"XP610", "root.yaml:1", `over max-crds 2`},
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			g, _ := footprintGraph(t, tc.mraps...)
-			res, err := g.Lint(context.Background(), linter.WithDisabled("XP606"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkDiags(t, res.Diagnostics, tc.want)
-		})
-	}
-}
-
-// TestMinimalMRAP: the printed MRAP activates exactly the composed kinds'
-// MRDs, and, put in the graph, draws no XP611 and no XP612.
-func TestMinimalMRAP(t *testing.T) {
-	t.Parallel()
-	g, _ := footprintGraph(t)
-	names, err := g.MinimalActivations("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(names, " "); got != "gadgets.b.example.org widgets.a.example.org" {
-		t.Errorf("minimal activations %q", got)
-	}
-	doc, err := g.MinimalMRAP("platform", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g2, _ := footprintGraph(t, doc)
-	res, err := g2.Lint(context.Background(), linter.WithDisabled("XP606", "XP609", "XP610"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range res.Diagnostics {
-		t.Errorf("with the minimal MRAP:\n%s\ngot %s", doc, d)
-	}
-	if !regexp.MustCompile(`(?m)^  - "widgets.a.example.org"$`).Match(doc) {
-		t.Errorf("MRAP:\n%s", doc)
 	}
 }

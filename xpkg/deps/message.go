@@ -3,10 +3,7 @@ package deps
 import "github.com/xpkgkit/xpkgkit/internal/safetext"
 
 // Messages quote values from packages, which are untrusted; package
-// safetext bounds and escapes them, as it does for the linter's messages.
-
-// maxListItems is how many items of a path a message shows.
-const maxListItems = safetext.MaxListItems
+// safetext bounds and escapes them, as it does for the rules' messages.
 
 // quote quotes a value from a package, escaped and cut.
 func quote(s string) string { return safetext.Quote(s) }

@@ -60,16 +60,16 @@ type Package struct {
 	// package's positions ("" for none).
 	filePrefix string
 	// compositions are what the graph rules need of the package's
-	// Compositions (XP606, XP607).
-	compositions []composition
+	// Compositions (Compositions).
+	compositions []Composition
 	// definitions are the CRDs, XRDs and MRDs kept for schema validation:
 	// those serving a type that a Composition met before the package was
 	// summarized composes (see Summarize). The others are released.
 	definitions []*parser.Object
 	// suppressions holds, for a root's summary, the package's suppression
 	// annotations (meta.AnnotationSuppress): objects with their
-	// position and that annotation only, which Graph.Lint applies to the
-	// graph rules' diagnostics; nil when it has none.
+	// position and that annotation only (Suppressions); nil when it has
+	// none.
 	suppressions *parser.Package
 	// defs are the package's CRDs, MRDs and XRDs as the footprint
 	// counts them (footprint.go); mraps its
@@ -81,6 +81,30 @@ type Package struct {
 	// metaPos is where the meta object starts.
 	metaPos parser.Position
 }
+
+// Compositions returns what the summary keeps of the package's
+// Compositions, in file order: the graph rules read them (the Functions a
+// pipeline calls, the types it composes). The slice is shared: callers must
+// not modify it.
+func (p *Package) Compositions() []Composition { return p.compositions }
+
+// Definitions returns the CRDs, XRDs and MRDs the summary keeps for schema
+// validation: those serving a type that a Composition met before the
+// package was summarized composes (see Summarize and AsDependency); the
+// others are released. The objects are shared: callers must not modify
+// them.
+func (p *Package) Definitions() []*parser.Object { return p.definitions }
+
+// Suppressions returns, for a root's summary, the objects of the package
+// that carry the suppression annotation (meta.AnnotationSuppress), each
+// with its position and that annotation only, as a package whose
+// annotations linter.Suppress applies; nil when it has none or the
+// summary is a dependency's.
+func (p *Package) Suppressions() *parser.Package { return p.suppressions }
+
+// MetaPos returns where the package's meta object starts (the zero
+// Position when the package holds no single meta object).
+func (p *Package) MetaPos() parser.Position { return p.metaPos }
 
 // Dependency is one spec.dependsOn entry.
 type Dependency struct {
@@ -144,21 +168,24 @@ type Type struct {
 	By string `json:"by"`
 }
 
-// composition is what the graph needs of one Composition.
-type composition struct {
+// Composition is what a summary keeps of one Composition: its name, the
+// Functions its pipeline calls and the types it composes, each with its
+// position (Package.Compositions).
+type Composition struct {
 	Object *parser.ObjectRef `json:"-"`
 	Name   string            `json:"name"`
 	// Functions are the pipeline steps' functionRef.name values.
-	Functions []compRef `json:"functions,omitempty"`
+	Functions []CompositionRef `json:"functions,omitempty"`
 	// Composed are the apiVersion/kind of the composed resources that can
 	// be read statically: the base of each resource of a
 	// function-patch-and-transform input, and of spec.resources (the
 	// removed Resources mode).
-	Composed []compRef `json:"composed,omitempty"`
+	Composed []CompositionRef `json:"composed,omitempty"`
 }
 
-// compRef is a name or an apiVersion/kind found in a Composition, with where.
-type compRef struct {
+// CompositionRef is a name or an apiVersion/kind found in a Composition,
+// with where.
+type CompositionRef struct {
 	// Name is the functionRef's name; APIVersion and Kind a composed
 	// resource's type.
 	Name       string          `json:"name,omitempty"`
@@ -470,8 +497,8 @@ const maxComposedPerComposition = 10000
 // only, it keeps no base and one Ref per composed apiVersion and kind (the
 // first), so that a dependency composing the same type many times weighs
 // one Ref.
-func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (composition, bool) {
-	c := composition{Object: o.Ref(), Name: o.Name}
+func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (Composition, bool) {
+	c := Composition{Object: o.Ref(), Name: o.Name}
 	// The root's Composition: one parse of the document for its content
 	// and the positions of its fields. A dependency's: its content as
 	// the parse read it (the parser's fast path, for the YAML most
@@ -496,7 +523,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 	}
 	spec, _ := u.Object["spec"].(map[string]any)
 	type pending struct {
-		ref  compRef
+		ref  CompositionRef
 		path []string
 		fn   bool
 	}
@@ -523,7 +550,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 				base = nil
 			}
 			p := append(append([]string(nil), path...), strconv.Itoa(j), "base", "kind")
-			refs = append(refs, pending{ref: compRef{APIVersion: av, Kind: k, Base: base}, path: p})
+			refs = append(refs, pending{ref: CompositionRef{APIVersion: av, Kind: k, Base: base}, path: p})
 		}
 	}
 	if steps, ok := spec["pipeline"].([]any); ok {
@@ -532,7 +559,7 @@ func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Pos
 			idx := strconv.Itoa(i)
 			if fr, ok := sm["functionRef"].(map[string]any); ok {
 				if n, _ := fr["name"].(string); n != "" {
-					refs = append(refs, pending{ref: compRef{Name: n}, path: []string{"spec", "pipeline", idx, "functionRef", "name"}, fn: true})
+					refs = append(refs, pending{ref: CompositionRef{Name: n}, path: []string{"spec", "pipeline", idx, "functionRef", "name"}, fn: true})
 				}
 			}
 			in, _ := sm["input"].(map[string]any)

@@ -73,7 +73,6 @@ type config struct {
 	concurrency int
 	images      *imageconfig.Set
 	target      target.Release
-	footprint   FootprintLimits
 }
 
 // WithLimits sets the limits of the graph.
@@ -146,11 +145,9 @@ type Graph struct {
 
 	prefixOnce sync.Once
 	byPrefix   map[string]*Node
-	// footprint are the thresholds of XP610 (WithFootprintLimits).
-	footprint FootprintLimits
-	// act is the MRAPs' matching per target line (activation.go).
+	// act is the MRAPs' matching per target line (Activation).
 	actMu sync.Mutex
-	act   map[string]*activation
+	act   map[string]*Activation
 }
 
 // Node is one package of the graph.
@@ -733,7 +730,7 @@ func (s *resolution) spend(ctx context.Context, n int64) error {
 
 // build turns the last expansion into a Graph.
 func (s *resolution) build(ctx context.Context) *Graph {
-	g := &Graph{footprint: s.r.cfg.footprint}
+	g := &Graph{}
 	nodes := map[string]*Node{}
 	g.Root = &Node{Name: s.root.Name, Version: s.root.Version, Package: s.root}
 	if s.root.Name != "" {

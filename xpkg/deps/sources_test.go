@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
@@ -230,7 +231,7 @@ func TestCorpusConfigurations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := g.Lint(ctx, linter.WithCrossplaneVersion("v2.1.0"))
+			res, err := graphrules.Lint(ctx, g, linter.WithCrossplaneVersion("v2.1.0"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,7 +316,7 @@ func TestUnreadablePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := gr.Lint(context.Background())
+	res, err := graphrules.Lint(context.Background(), gr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,9 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/lintcmd/internal/catalog"
 	"github.com/xpkgkit/xpkgkit/linter"
-	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
-	"github.com/xpkgkit/xpkgkit/xpkg/deps"
+	"github.com/xpkgkit/xpkgkit/linter/changerules"
+	"github.com/xpkgkit/xpkgkit/linter/graphrules"
 )
 
 // Rules returns the rules the catalog describes, in its order: the
@@ -36,7 +36,7 @@ func Rules() []*linter.Rule {
 		}
 	}
 	all := slices.Insert(builtin, at, apiserver.Rules()...)
-	return append(append(all, deps.Rules()...), apidiff.Rules()...)
+	return append(append(all, graphrules.Rules()...), changerules.Rules()...)
 }
 
 func main() {

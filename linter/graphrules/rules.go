@@ -1,4 +1,4 @@
-package deps
+package graphrules
 
 import (
 	"context"
@@ -9,41 +9,41 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // graphPass is what a graph rule's check receives: the rule's
-// linter.Pass (its Report applies the cap, WithMaxDiagnostics) and the
-// graph it runs on.
+// linter.Pass (its Report applies the cap, WithMaxDiagnostics), the
+// graph it runs on and the rules' configuration (Option).
 type graphPass struct {
 	*linter.Pass
-	g      *Graph
+	g      *deps.Graph
 	target *semver.Version
 	// release is the target's line (the default when none was given).
 	release target.Release
+	cfg     *config
 }
 
-// errNoGraph is the failure of a graph rule run without a graph.
-var errNoGraph = errors.New("deps: a graph rule runs on a dependency graph (Graph.Lint)")
+// errNoGraph is the failure of a graph rule run on a nil graph.
+var errNoGraph = errors.New("graphrules: a graph rule runs on a dependency graph (Lint)")
 
 // graphRun returns the Run of a graph rule: check, on the graph that
-// Graph.Lint gives as the pass's subject.
-func graphRun(check func(*graphPass)) func(*linter.Pass) error {
-	return func(lp *linter.Pass) error {
-		g, ok := lp.Subject().(*Graph)
-		if !ok || g == nil {
+// Lint gives as the subject, with the rules' configuration cfg.
+func graphRun(cfg *config, check func(*graphPass)) func(*linter.Pass) error {
+	return linter.RunOn(func(lp *linter.Pass, g *deps.Graph) error {
+		if g == nil {
 			return errNoGraph
 		}
 		rel, err := target.Resolve(lp.CrossplaneVersion)
 		if err != nil {
-			return fmt.Errorf("deps: target %w", err)
+			return fmt.Errorf("graphrules: target %w", err)
 		}
-		p := &graphPass{Pass: lp, g: g, release: rel.Release}
+		p := &graphPass{Pass: lp, g: g, release: rel.Release, cfg: cfg}
 		// A default target is a target: without a version, the release
 		// the default line was read from.
 		v := lp.CrossplaneVersion
@@ -51,15 +51,15 @@ func graphRun(check func(*graphPass)) func(*linter.Pass) error {
 			v = rel.Patch
 		}
 		if p.target, err = rel.ParseVersion(v); err != nil {
-			return fmt.Errorf("deps: target Crossplane version %s: %w", quote(v), err)
+			return fmt.Errorf("graphrules: target Crossplane version %s: %w", quote(v), err)
 		}
 		check(p)
 		return nil
-	}
+	})
 }
 
 // reportEdge reports a problem positioned at the dependsOn entry e.
-func (p *graphPass) reportEdge(e *Edge, format string, args ...any) {
+func (p *graphPass) reportEdge(e *deps.Edge, format string, args ...any) {
 	var obj *parser.ObjectRef
 	if e.From.Package != nil {
 		obj = e.From.Package.Meta
@@ -71,11 +71,11 @@ func (p *graphPass) reportEdge(e *Edge, format string, args ...any) {
 	p.Report(d)
 }
 
-func (p *graphPass) reportRef(c *composition, r compRef, format string, args ...any) {
+func (p *graphPass) reportRef(c *deps.Composition, r deps.CompositionRef, format string, args ...any) {
 	p.reportRefSeverity(p.Rule.Severity, c, r, format, args...)
 }
 
-func (p *graphPass) reportRefSeverity(sev linter.Severity, c *composition, r compRef, format string, args ...any) {
+func (p *graphPass) reportRefSeverity(sev linter.Severity, c *deps.Composition, r deps.CompositionRef, format string, args ...any) {
 	d := linter.Diagnostic{Severity: sev, Pos: r.Pos, Field: r.Field, Object: c.Object}
 	if !p.AtCap() {
 		d.Message = fmt.Sprintf(format, args...)
@@ -85,8 +85,19 @@ func (p *graphPass) reportRefSeverity(sev linter.Severity, c *composition, r com
 
 const graphHead = "apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: example\nspec:\n  dependsOn:\n"
 
-// graphRules returns the graph rules, fresh copies in ID order.
-func graphRules() []*linter.Rule {
+// Rules returns the graph rules (XP601-XP612), fresh copies in ID order,
+// configured by opts: rules of scope linter.ScopeGraph, whose Run checks
+// the *deps.Graph that Lint gives them (linter.RunOn). Give them with
+// linter.WithRules to linter.Lint (which knows them and runs none), and
+// the package rules to Lint, to configure both runners with one set of
+// options.
+func Rules(opts ...Option) []*linter.Rule {
+	cfg := &config{}
+	for _, o := range opts {
+		if o != nil {
+			o(cfg)
+		}
+	}
 	return append([]*linter.Rule{
 		{
 			ID: "XP601", Name: "dependency-unresolved", Severity: linter.SeverityError,
@@ -101,7 +112,7 @@ version to install and marks resolution failed, so the dependant package
 never becomes healthy.`,
 			Bad:   graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v9.0.0\"  # tags: v0.3.0, v0.4.0\n",
 			Good:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/provider-nop\n    version: \">=v0.3.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkUnresolved),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkUnresolved),
 		},
 		{
 			ID: "XP602", Name: "dependency-conflict", Severity: linter.SeverityError,
@@ -117,7 +128,7 @@ version outside its constraint: Crossplane's dependency manager
 The message names every constraint with its dependant, file and line.`,
 			Bad:   "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \"v1\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
 			Good:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v1.0.0\"\n  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which needs provider-x \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkConflict),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkConflict),
 		},
 		{
 			ID: "XP603", Name: "dependency-cycle", Severity: linter.SeverityError,
@@ -130,7 +141,7 @@ install more packages when the sort finds a cycle. The message shows the
 cycle's path; the diagnostic is at the entry that closes it.`,
 			Bad:   "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/configuration-b  # which depends on configuration-a\n    version: \">=v0.1.0\"\n",
 			Good:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-x\n    version: \">=v0.1.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkCycle),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkCycle),
 		},
 		{
 			ID: "XP604", Name: "dependency-kind", Severity: linter.SeverityError,
@@ -144,7 +155,7 @@ package whose meta object is of another kind (internal/xpkg/lint.go, the
 per-kind linters), so the dependency never installs.`,
 			Bad:   graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready  # a Function\n    version: \">=v0.1.0\"\n",
 			Good:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Function\n    package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready\n    version: \">=v0.1.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkKind),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkKind),
 		},
 		{
 			ID: "XP605", Name: "graph-crossplane-version", Severity: linter.SeverityError,
@@ -161,7 +172,7 @@ unhealthy. The diagnostic is at the entry that pulls the package in and
 names the package and its constraint; the root's own constraint is XP203's.`,
 			Bad:   graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-old  # crossplane.version: \"<v2.0.0\", linted with --crossplane-version v2.1.0\n    version: \">=v0.1.0\"\n",
 			Good:  graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.crossplane.io/acme/provider-new  # crossplane.version: \">=v2.0.0\"\n    version: \">=v0.1.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkCrossplaneVersion),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkCrossplaneVersion),
 		},
 		{
 			ID: "XP606", Name: "composition-function", Severity: linter.SeverityError,
@@ -177,7 +188,7 @@ installed as crossplane-contrib-function-auto-ready. A step that names no
 Function of the graph fails every composite resource of the Composition.`,
 			Bad:   "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: function-patch-and-transform\n",
 			Good:  "# dependsOn: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XWidget\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkFunctions),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkFunctions),
 		},
 		{
 			ID: "XP607", Name: "composed-type", Severity: linter.SeverityError,
@@ -213,7 +224,7 @@ Function's objects are never installed), whatever the target, the default
 being the newest stable line.`,
 			Bad:   "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: subnet\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: Subnet\n",
 			Good:  "# the graph's providers serve ec2.aws.upbound.io/v1beta1 VPC only\napiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata:\n  name: example\nspec:\n  compositeTypeRef:\n    apiVersion: example.org/v1alpha1\n    kind: XNetwork\n  mode: Pipeline\n  pipeline:\n  - step: patch\n    functionRef:\n      name: crossplane-contrib-function-patch-and-transform\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: vpc\n        base:\n          apiVersion: ec2.aws.upbound.io/v1beta1\n          kind: VPC\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkComposedTypes),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkComposedTypes),
 		},
 		{
 			ID: "XP608", Name: "dependency-unsettled", Severity: linter.SeverityError,
@@ -240,18 +251,10 @@ tighten the constraints so that one version of each package satisfies
 every constraint of the graph it brings.`,
 			Bad:   "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0\"\n",
 			Good:  "# configuration-a\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Configuration\n    package: xpkg.crossplane.io/acme/p  # p v2.0.0 needs q; q needs p \"<v2.0.0\"\n    version: \">=v1.0.0, <v2.0.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkUnsettled),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkUnsettled),
 		},
-	}, footprintRules()...)
+	}, footprintRules(cfg)...)
 }
-
-// Rules returns the graph rules (XP601-XP612), fresh copies in ID order:
-// rules of scope linter.ScopeGraph, whose Run checks the graph that
-// Graph.Lint gives them (linter.Pass.Subject). Give them with
-// linter.WithRules to linter.Lint (which knows them and runs none), and
-// the package rules to Graph.Lint, to configure both runners with one set
-// of options.
-func Rules() []*linter.Rule { return graphRules() }
 
 // Lint runs the graph rules (Rules, or the rule set opts give: rules of
 // other scopes in it are known, not run) over g, with the configuration
@@ -266,19 +269,21 @@ func Rules() []*linter.Rule { return graphRules() }
 // and one more saying how many it left out, at the first left out). The
 // result's diagnostics are sorted by position, each at the dependsOn
 // entry, or the Composition field, of the package that causes it.
-func (g *Graph) Lint(ctx context.Context, opts ...linter.RuleOption) (*linter.Result, error) {
+func Lint(ctx context.Context, g *deps.Graph, opts ...linter.RuleOption) (*linter.Result, error) {
 	if g == nil {
-		return nil, errors.New("deps: nil graph")
+		return nil, errors.New("graphrules: nil graph")
 	}
-	rules := graphRules()
+	rules := Rules()
 	res, err := linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
-	if g.Root != nil && g.Root.Package != nil && g.Root.Package.suppressions != nil {
-		res.Diagnostics, res.Suppressed = linter.Suppress(ctx, g.Root.Package.suppressions, rules, res.Diagnostics)
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	if g.Root != nil && g.Root.Package != nil {
+		if sup := g.Root.Package.Suppressions(); sup != nil {
+			res.Diagnostics, res.Suppressed = linter.Suppress(ctx, sup, rules, res.Diagnostics)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return res, nil
@@ -365,7 +370,7 @@ func checkUnsettled(p *graphPass) {
 	if len(p.g.Unsettled) == 0 {
 		return
 	}
-	byName := map[string]*Node{}
+	byName := map[string]*deps.Node{}
 	for _, n := range p.g.Nodes {
 		byName[n.Name] = n
 	}
@@ -432,52 +437,13 @@ func checkCrossplaneVersion(p *graphPass) {
 		if n == p.g.Root || n.Package == nil || n.Package.Crossplane == "" || len(n.In) == 0 {
 			continue
 		}
-		c, err := parseConstraint(p.release, n.Package.Crossplane)
+		c, err := p.release.ParseConstraint(n.Package.Crossplane)
 		if err != nil || c.Check(p.target) {
 			continue
 		}
 		e := n.In[0]
 		p.reportEdge(e, "dependency %d: %s requires Crossplane %s, which excludes %s", e.Dep.Index, n.Label(), quote(n.Package.Crossplane), p.target.Original())
 	}
-}
-
-// parseConstraint reads a version constraint as Crossplane of release
-// line t does; the one place the graph parses constraints (the target
-// table, internal/target, says which engine).
-func parseConstraint(t target.Release, s string) (target.Constraint, error) {
-	return t.ParseConstraint(s)
-}
-
-// functionName is the name Crossplane gives a package it installs as a
-// dependency: the repository made a DNS label by Crossplane's own rules
-// (internal/xpkg/name.go ToDNSLabel, applied by the resolver's NewPackage).
-func functionName(pkgRef string) string {
-	r, err := ref.Parse(pkgRef)
-	if err != nil {
-		return ""
-	}
-	return crossplaneDNSLabel(r.Repository)
-}
-
-// crossplaneDNSLabel follows Crossplane's ToDNSLabel: of the first 63
-// bytes, keep lower-case letters and digits, turn '.', '/', ':' and '-'
-// into '-' except at the first, the 63rd and the last byte, drop the rest,
-// then trim '-' from both ends.
-func crossplaneDNSLabel(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
-			b.WriteByte(c)
-		}
-		if strings.IndexByte("./:-", c) >= 0 && i != 0 && i != 62 && i != len(s)-1 {
-			b.WriteByte('-')
-		}
-		if i == 62 {
-			break
-		}
-	}
-	return strings.Trim(b.String(), "-")
 }
 
 func checkFunctions(p *graphPass) {
@@ -489,7 +455,7 @@ func checkFunctions(p *graphPass) {
 			if !isFn {
 				continue
 			}
-			if name := functionName(e.Dep.Package); name != "" && !names[name] {
+			if name := deps.InstalledName(e.Dep.Package); name != "" && !names[name] {
 				names[name] = true
 				sorted = append(sorted, name)
 			}
@@ -500,8 +466,9 @@ func checkFunctions(p *graphPass) {
 		if n.Package == nil || p.done() {
 			continue
 		}
-		for ci := range n.Package.compositions {
-			c := &n.Package.compositions[ci]
+		cs := n.Package.Compositions()
+		for ci := range cs {
+			c := &cs[ci]
 			for _, f := range c.Functions {
 				if names[f.Name] {
 					continue
@@ -555,7 +522,7 @@ func checkComposedTypes(p *graphPass) {
 	type gk struct{ group, kind string }
 	type server struct {
 		versions []string
-		node     *Node
+		node     *deps.Node
 	}
 	served := map[gk]*server{}
 	for _, n := range p.g.Nodes {
@@ -573,10 +540,11 @@ func checkComposedTypes(p *graphPass) {
 			served[k].versions = append(served[k].versions, t.Versions...)
 		}
 	}
-	validators := map[*Node]*schema.Validator{}
+	validators := map[*deps.Node]*schema.Validator{}
 	for _, n := range p.g.Nodes {
-		for ci := range n.Package.compositions {
-			c := &n.Package.compositions[ci]
+		cs := n.Package.Compositions()
+		for ci := range cs {
+			c := &cs[ci]
 			for _, r := range c.Composed {
 				if p.Context().Err() != nil {
 					return
@@ -605,12 +573,12 @@ func checkComposedTypes(p *graphPass) {
 					p.reportRef(c, r, "Composition %s composes %s %s, but the graph serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(sv.versions, quote))
 					continue
 				}
-				if r.Base == nil || len(sv.node.Package.definitions) == 0 {
+				if r.Base == nil || len(sv.node.Package.Definitions()) == 0 {
 					continue
 				}
 				v, ok := validators[sv.node]
 				if !ok {
-					v = schema.New(sv.node.Package.definitions, schema.WithCrossplaneRelease(p.release.Schemas))
+					v = schema.New(sv.node.Package.Definitions(), schema.WithCrossplaneRelease(p.release.Schemas))
 					validators[sv.node] = v
 				}
 				res, err := v.Validate(p.Context(), r.Base, schema.WithoutRequired())

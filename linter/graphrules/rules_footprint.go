@@ -1,4 +1,4 @@
-package deps
+package graphrules
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
 
 // FootprintLimits are the thresholds of XP610 (graph-footprint-limit): a
@@ -14,8 +15,15 @@ import (
 type FootprintLimits struct {
 	// MaxCRDs bounds the CRDs served at install (CRDs and active MRDs).
 	MaxCRDs int
-	// MaxAPIServerBytes bounds Footprint.APIServerBytes.
+	// MaxAPIServerBytes bounds deps.Footprint.APIServerBytes.
 	MaxAPIServerBytes int64
+}
+
+// Option configures the graph rules (Rules).
+type Option func(*config)
+
+type config struct {
+	footprint FootprintLimits
 }
 
 // WithFootprintLimits sets the thresholds of XP610 (the CLI's
@@ -26,7 +34,7 @@ func WithFootprintLimits(l FootprintLimits) Option {
 
 const mrapHead = "apiVersion: apiextensions.crossplane.io/v1alpha1\nkind: ManagedResourceActivationPolicy\nmetadata:\n  name: platform\nspec:\n  activate:\n"
 
-func footprintRules() []*linter.Rule {
+func footprintRules(cfg *config) []*linter.Rule {
 	return []*linter.Rule{
 		{
 			ID: "XP609", Name: "graph-footprint", Severity: linter.SeverityInfo,
@@ -51,7 +59,7 @@ applies (the "default" MRAP Crossplane's init creates from its
 --activation flags).`,
 			Bad:   "# a Configuration depending on a family of Providers\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.upbound.io/upbound/provider-aws-ec2  # 100 MRDs, safe-start\n    version: \">=v2.0.0\"\n",
 			Good:  "# the same: XP609 is information, reported once per graph\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.upbound.io/upbound/provider-aws-ec2\n    version: \">=v2.0.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkFootprint),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkFootprint),
 		},
 		{
 			ID: "XP610", Name: "graph-footprint-limit", Severity: linter.SeverityWarning,
@@ -66,7 +74,7 @@ family providers the Compositions need, or make MRDs inactive with
 safe-start and activate what is composed (XP611 lists it).`,
 			Bad:   "# .xpkg-lint.yaml: max-crds: 200\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.upbound.io/upbound/provider-aws  # the monolith: about 900 CRDs\n    version: \">=v1.0.0\"\n",
 			Good:  "# .xpkg-lint.yaml: max-crds: 200\n" + graphHead + "  - apiVersion: pkg.crossplane.io/v1\n    kind: Provider\n    package: xpkg.upbound.io/upbound/provider-aws-s3  # a family provider\n    version: \">=v1.0.0\"\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkFootprintLimit),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkFootprintLimit),
 		},
 		{
 			ID: "XP611", Name: "activation-missing", Severity: linter.SeverityWarning,
@@ -84,7 +92,7 @@ resource and names the MRD and the graph's MRAPs. Without an MRAP in the
 graph, nothing is flagged: the cluster's default policy applies.`,
 			Bad:   "# composes ec2.aws.upbound.io/v1beta1 Instance (MRD instances.ec2.aws.upbound.io, inactive)\n" + mrapHead + "  - buckets.s3.aws.upbound.io\n",
 			Good:  "# composes ec2.aws.upbound.io/v1beta1 Instance (MRD instances.ec2.aws.upbound.io, inactive)\n" + mrapHead + "  - buckets.s3.aws.upbound.io\n  - instances.ec2.aws.upbound.io\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkActivationMissing),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkActivationMissing),
 		},
 		{
 			ID: "XP612", Name: "activation-unmatched", Severity: linter.SeverityWarning,
@@ -97,7 +105,7 @@ or a provider that is not a dependency. Crossplane accepts it and
 activates nothing with it.`,
 			Bad:   "# the graph's MRDs: buckets.s3.aws.upbound.io\n" + mrapHead + "  - bucket.s3.aws.upbound.io\n",
 			Good:  "# the graph's MRDs: buckets.s3.aws.upbound.io\n" + mrapHead + "  - buckets.s3.aws.upbound.io\n",
-			Scope: linter.ScopeGraph, Run: graphRun(checkActivationUnmatched),
+			Scope: linter.ScopeGraph, Run: graphRun(cfg, checkActivationUnmatched),
 		},
 	}
 }
@@ -108,7 +116,7 @@ func (p *graphPass) reportRoot(format string, args ...any) {
 	if r == nil {
 		return
 	}
-	d := linter.Diagnostic{Pos: r.metaPos, Object: r.Meta}
+	d := linter.Diagnostic{Pos: r.MetaPos(), Object: r.Meta}
 	if !p.AtCap() {
 		d.Message = fmt.Sprintf(format, args...)
 	}
@@ -127,9 +135,9 @@ func (p *graphPass) complete() bool {
 	return p.g.Root != nil
 }
 
-func (p *graphPass) footprint() (Footprint, bool) {
+func (p *graphPass) footprint() (deps.Footprint, bool) {
 	if !p.complete() {
-		return Footprint{}, false
+		return deps.Footprint{}, false
 	}
 	f, err := p.g.Footprint(p.release.Patch)
 	return f, err == nil
@@ -141,17 +149,18 @@ func checkFootprint(p *graphPass) {
 		return
 	}
 	t := f.Total
-	mraps := 0
-	for _, n := range p.g.Nodes {
-		mraps += len(n.Package.mraps)
+	a, err := p.g.Activation(p.Context(), p.CrossplaneVersion)
+	if err != nil {
+		return // the context is done: Lint returns its error
 	}
+	mraps := len(a.Policies)
 	policy := fmt.Sprintf("%d MRAPs in the graph", mraps)
 	if mraps == 0 {
 		policy = "no MRAP in the graph: the cluster's default activation policy applies"
 	}
 	var top []string
 	ps := slices.Clone(f.Packages)
-	slices.SortStableFunc(ps, func(a, b PackageFootprint) int {
+	slices.SortStableFunc(ps, func(a, b deps.PackageFootprint) int {
 		return (b.Served() + b.MRDsInactive) - (a.Served() + a.MRDsInactive)
 	})
 	for i, pf := range ps {
@@ -177,7 +186,7 @@ func checkFootprint(p *graphPass) {
 }
 
 func checkFootprintLimit(p *graphPass) {
-	l := p.g.footprint
+	l := p.cfg.footprint
 	if l == (FootprintLimits{}) {
 		return
 	}
@@ -196,14 +205,14 @@ func checkFootprintLimit(p *graphPass) {
 }
 
 // activationOf matches the graph's MRDs and MRAPs; nil when the graph is
-// incomplete, holds no MRAP, or the matching could not finish (reported
-// once, as information, by XP611: "not checked").
-func (p *graphPass) activationOf() *activation {
+// incomplete, holds no MRAP, or the context is done. When the matching
+// could not finish, XP611 reports it once, as information ("not checked").
+func (p *graphPass) activationOf() *deps.Activation {
 	if !p.complete() {
 		return nil
 	}
-	a, err := activate(p.Context(), p.g, p.release)
-	if err != nil || len(a.mraps) == 0 {
+	a, err := p.g.Activation(p.Context(), p.CrossplaneVersion)
+	if err != nil || len(a.Policies) == 0 {
 		return nil
 	}
 	return a
@@ -214,16 +223,16 @@ func checkActivationMissing(p *graphPass) {
 	if a == nil {
 		return
 	}
-	if !a.complete {
-		p.reportRoot("not checked: the MRAPs' patterns that are neither exact names, prefixes nor suffixes need more than %d comparisons with the graph's MRD names", maxGlobChecks)
+	if !a.Complete {
+		p.reportRoot("not checked: the MRAPs' patterns that are neither exact names, prefixes nor suffixes need more than %d comparisons with the graph's MRD names", deps.MaxActivationChecks)
 		return
 	}
 	type gk struct{ group, kind string }
 	inactive := map[gk]int{} // an MRD serving the kind that nothing activates
 	served := map[gk]bool{}  // some MRD of the kind is active
-	for i, d := range a.mrds {
-		k := gk{d.group, d.kind}
-		if d.active || a.activated[i] {
+	for i, d := range a.MRDs {
+		k := gk{d.Group, d.Kind}
+		if d.Active || d.Activated {
 			served[k] = true
 			continue
 		}
@@ -231,13 +240,14 @@ func checkActivationMissing(p *graphPass) {
 			inactive[k] = i
 		}
 	}
-	names := make([]string, 0, len(a.mraps))
-	for _, m := range a.mraps {
+	names := make([]string, 0, len(a.Policies))
+	for _, m := range a.Policies {
 		names = append(names, m.Name)
 	}
 	for _, n := range p.g.Nodes {
-		for ci := range n.Package.compositions {
-			c := &n.Package.compositions[ci]
+		cs := n.Package.Compositions()
+		for ci := range cs {
+			c := &cs[ci]
 			for _, r := range c.Composed {
 				if p.Context().Err() != nil {
 					return
@@ -249,7 +259,7 @@ func checkActivationMissing(p *graphPass) {
 					continue
 				}
 				p.reportRef(c, r, "Composition %s composes %s %s, served by the MRD %s, which is inactive at install and which none of the graph's MRAPs (%s) activates",
-					quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(a.mrds[i].name), list(names, quote))
+					quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(a.MRDs[i].Name), list(names, quote))
 			}
 		}
 	}
@@ -257,22 +267,30 @@ func checkActivationMissing(p *graphPass) {
 
 func checkActivationUnmatched(p *graphPass) {
 	a := p.activationOf()
-	if a == nil || !a.complete {
+	if a == nil || !a.Complete {
 		return
 	}
-	for i, m := range a.mraps {
-		for j, e := range m.Entries {
+	for _, m := range a.Policies {
+		for _, e := range m.Entries {
 			if p.Context().Err() != nil {
 				return
 			}
-			if a.matched[a.entryIDs[i][j]] {
+			if e.Matched {
 				continue
 			}
 			d := linter.Diagnostic{Pos: e.Pos, Field: e.Field, Object: m.Object}
 			if !p.AtCap() {
-				d.Message = fmt.Sprintf("MRAP %s activates %s, which matches no MRD of the graph (%d MRDs)", quote(m.Name), quote(e.Pattern), len(a.mrds))
+				d.Message = fmt.Sprintf("MRAP %s activates %s, which matches no MRD of the graph (%d MRDs)", quote(m.Name), quote(e.Pattern), len(a.MRDs))
 			}
 			p.Report(d)
 		}
 	}
+}
+
+// formatBytes renders n bytes in MiB or GiB, one decimal.
+func formatBytes(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

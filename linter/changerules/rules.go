@@ -1,4 +1,4 @@
-package apidiff
+package changerules
 
 import (
 	"context"
@@ -6,14 +6,15 @@ import (
 	"fmt"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // kindRule is the catalog entry of one kind of change.
 type kindRule struct {
-	kind  Kind
+	kind  apidiff.Kind
 	id    string
-	class Class // the kind's usual class
+	class apidiff.Class // the kind's usual class
 	doc   string
 }
 
@@ -36,7 +37,7 @@ Compatible: every object valid under the old API stays valid. Reported as
 info, for the release notes.`
 
 var kindRules = []kindRule{
-	{DefinitionRemoved, "XP701", Breaking, `A definition of the old package is gone
+	{apidiff.DefinitionRemoved, "XP701", apidiff.Breaking, `A definition of the old package is gone
 
 A CustomResourceDefinition, ManagedResourceDefinition or
 CompositeResourceDefinition of the old package has no counterpart (by name,
@@ -44,10 +45,10 @@ or by kind for a renamed group or plural) in the new one. Crossplane's
 package manager leaves the old CRD in place but no controller reconciles its
 objects any more; for an XRD, its composite resources and claims are
 orphaned.` + semverDoc},
-	{DefinitionAdded, "XP702", Compatible, `A definition is new
+	{apidiff.DefinitionAdded, "XP702", apidiff.Compatible, `A definition is new
 
 The new package defines a kind the old one did not.` + compatibleDoc},
-	{NamesChanged, "XP703", Breaking, `A definition's group, kind or plural changed
+	{apidiff.NamesChanged, "XP703", apidiff.Breaking, `A definition's group, kind or plural changed
 
 spec.group, spec.names.kind or spec.names.plural differ: every object,
 Composition and client naming the old ones stops working. The API server
@@ -60,7 +61,7 @@ changed on the same CRD (or XRD: Crossplane's CompositeResourceDefinition
 CRD makes spec.names immutable with a CEL rule, self == oldSelf) is an
 error whatever the version change, as the new package cannot install. A
 changed group or plural names another CRD: the old one stays, orphaned.` + semverDoc},
-	{ScopeChanged, "XP704", Breaking, `A definition's scope changed
+	{apidiff.ScopeChanged, "XP704", apidiff.Breaking, `A definition's scope changed
 
 spec.scope differs (Namespaced, Cluster; for an XRD, LegacyCluster is the
 default of apiextensions.crossplane.io/v1 and Namespaced of v2). The API
@@ -72,7 +73,7 @@ new package cannot install. The same holds for an XRD whose old and new
 versions both write spec.scope (Crossplane's CompositeResourceDefinition
 CRD: self == oldSelf); a scope that changes with the XRD's apiVersion
 default (v1 LegacyCluster, v2 Namespaced) is a breaking change.` + semverDoc},
-	{ClaimRemoved, "XP705", Breaking, `An XRD's claim kind was removed or changed
+	{apidiff.ClaimRemoved, "XP705", apidiff.Breaking, `An XRD's claim kind was removed or changed
 
 spec.claimNames.kind of a v1 CompositeResourceDefinition was removed or
 renamed (or the XRD moved to v2, which has no claims): every claim users
@@ -80,19 +81,19 @@ wrote is orphaned, and Crossplane stops offering the claim CRD. A claim
 kind changed to another is an error whatever the version change: the API
 server refuses the update (Crossplane's CompositeResourceDefinition CRD
 makes spec.claimNames immutable, self == oldSelf).` + semverDoc},
-	{VersionRemoved, "XP706", Breaking, `A served version was removed
+	{apidiff.VersionRemoved, "XP706", apidiff.Breaking, `A served version was removed
 
 A version the old definition served is missing from spec.versions. Clients
 and manifests of that version fail, and the API server refuses the update
 while objects are stored at it (status.storedVersions).` + semverDoc},
-	{VersionUnserved, "XP707", Breaking, `A version is no longer served
+	{apidiff.VersionUnserved, "XP707", apidiff.Breaking, `A version is no longer served
 
 A version served by the old definition has served: false: clients and
 manifests of that version fail.` + semverDoc},
-	{VersionAdded, "XP708", Compatible, `A version is new
+	{apidiff.VersionAdded, "XP708", apidiff.Compatible, `A version is new
 
 The new definition has a version the old one did not.` + compatibleDoc},
-	{StorageChanged, "XP709", Breaking, `The storage version changed without a conversion path
+	{apidiff.StorageChanged, "XP709", apidiff.Breaking, `The storage version changed without a conversion path
 
 The storage version (storage: true of a CRD, referenceable: true of an XRD)
 changed. With a conversion webhook (spec.conversion.strategy: Webhook), or
@@ -100,72 +101,73 @@ schemas that are equal, that is compatible (info). Otherwise the API server
 serves objects stored at the old version as the new one, with the None
 strategy's conversion: only apiVersion changes, so fields that moved or
 changed meaning are read wrong.` + semverDoc},
-	{FieldRemoved, "XP710", Breaking, `A field was removed or renamed
+	{apidiff.FieldRemoved, "XP710", apidiff.Breaking, `A field was removed or renamed
 
 A property of a version's schema is gone (a rename is a removal and an
 addition: the message names the likely new name). The API server prunes the
 field from every object on its next write, and manifests that set it are
 refused with kubectl's strict field validation.` + semverDoc},
-	{FieldAdded, "XP711", Compatible, `A field is new and optional
+	{apidiff.FieldAdded, "XP711", apidiff.Compatible, `A field is new and optional
 
 A property was added that objects may leave out (optional, or required with
 a default).` + compatibleDoc},
-	{FieldRequired, "XP712", Breaking, `A field was made required, or a required field without a default added
+	{apidiff.FieldRequired, "XP712", apidiff.Breaking, `A field was made required, or a required field without a default added
 
 Objects that leave the field out, which were valid, are refused at their
 next update.` + semverDoc},
-	{TypeChanged, "XP713", Breaking, `A field's type changed
+	{apidiff.TypeChanged, "XP713", apidiff.Breaking, `A field's type changed
 
 The type of a field differs: existing values of the old type are refused.
 A widening (integer to number, to int-or-string, or to any type) is
 compatible and reported as info.` + semverDoc},
-	{EnumNarrowed, "XP714", Breaking, `An enum lost values, or an enum was added
+	{apidiff.EnumNarrowed, "XP714", apidiff.Breaking, `An enum lost values, or an enum was added
 
 Values valid before are refused.` + semverDoc},
-	{EnumWidened, "XP715", Compatible, `An enum gained values, or was removed
+	{apidiff.EnumWidened, "XP715", apidiff.Compatible, `An enum gained values, or was removed
 
 Every old value stays valid (clients that switch over the values may meet
 new ones).` + compatibleDoc},
-	{LimitTightened, "XP716", Breaking, `A limit was tightened
+	{apidiff.LimitTightened, "XP716", apidiff.Breaking, `A limit was tightened
 
 minimum, maximum, minLength, maxLength, minItems, maxItems, minProperties or
 maxProperties was added or moved inward (or exclusiveMinimum/Maximum set):
 values valid before are refused.` + semverDoc},
-	{LimitRelaxed, "XP717", Compatible, `A limit was relaxed
+	{apidiff.LimitRelaxed, "XP717", apidiff.Compatible, `A limit was relaxed
 
 A bound, pattern or format was removed or moved outward.` + compatibleDoc},
-	{PatternChanged, "XP718", MayBreak, `A field's pattern was added or changed
+	{apidiff.PatternChanged, "XP718", apidiff.MayBreak, `A field's pattern was added or changed
 
 Existing values that do not match the new pattern are refused.` + mayBreakDoc},
-	{FormatChanged, "XP719", MayBreak, `A field's format was added or changed
+	{apidiff.FormatChanged, "XP719", apidiff.MayBreak, `A field's format was added or changed
 
 Existing values that are not of the new format are refused.` + mayBreakDoc},
-	{ListTypeChanged, "XP720", Breaking, `x-kubernetes-list-type, list-map-keys or map-type changed
+	{apidiff.ListTypeChanged, "XP720", apidiff.Breaking, `x-kubernetes-list-type, list-map-keys or map-type changed
 
 Server-side apply merges the list or map differently, field managers lose
 ownership, and lists that the new type constrains (duplicates in a set, in
 a map's keys) are refused. The API server refuses some of these changes
 outright (ratcheting aside).` + semverDoc},
-	{UnknownFieldsPruned, "XP721", Breaking, `x-kubernetes-preserve-unknown-fields was removed
+	{apidiff.UnknownFieldsPruned, "XP721", apidiff.Breaking, `x-kubernetes-preserve-unknown-fields was removed
 
 Fields the API server kept without a schema are now pruned from every
 object on its next write: their data is lost.` + semverDoc},
-	{DefaultChanged, "XP722", MayBreak, `A field's default changed or was removed
+	{apidiff.DefaultChanged, "XP722", apidiff.MayBreak, `A field's default changed or was removed
 
 Objects that leave the field out get a different value at their next write,
 and Compositions reading it behave differently.` + mayBreakDoc},
-	{ValidationAdded, "XP723", MayBreak, `A CEL rule was added to an existing field
+	{apidiff.ValidationAdded, "XP723", apidiff.MayBreak, `A CEL rule was added to an existing field
 
 An x-kubernetes-validations rule on a field the old schema had may refuse
 existing objects at their next update (the API server's ratcheting spares
 only unchanged fields).` + mayBreakDoc},
-	{ConstraintChanged, "XP724", MayBreak, `oneOf, anyOf, allOf or not was added or changed
+	{apidiff.ConstraintChanged, "XP724", apidiff.MayBreak, `oneOf, anyOf, allOf or not was added or changed
 
 A structural constraint of a field changed; existing objects may fail it.` + mayBreakDoc},
 }
 
-// byKind indexes kindRules.
-func ruleFor(k Kind) *kindRule {
+// ruleFor returns the catalog entry of kind k; nil for a kind Diff does
+// not report.
+func ruleFor(k apidiff.Kind) *kindRule {
 	for i := range kindRules {
 		if kindRules[i].kind == k {
 			return &kindRules[i]
@@ -174,36 +176,34 @@ func ruleFor(k Kind) *kindRule {
 	return nil
 }
 
-func classOf(k Kind) Class {
-	if r := ruleFor(k); r != nil {
-		return r.class
-	}
-	return Breaking
-}
-
 // RuleOf returns the ID of the rule of a kind of change ("" for a kind
-// Diff does not report).
-func RuleOf(k Kind) string {
+// apidiff.Diff does not report).
+func RuleOf(k apidiff.Kind) string {
 	if r := ruleFor(k); r != nil {
 		return r.id
 	}
 	return ""
 }
 
-// errNoResult is the failure of a change rule run without Diff's result.
-var errNoResult = errors.New("apidiff: a change rule runs on the changes Diff found (Result.Lint)")
+// severity is the severity of a change of class c, an error or not
+// (apidiff.Change.Error).
+func severity(c apidiff.Class, isErr bool) linter.Severity {
+	switch {
+	case isErr:
+		return linter.SeverityError
+	case c == apidiff.Compatible:
+		return linter.SeverityInfo
+	}
+	return linter.SeverityWarning
+}
 
 // changeRun returns the Run of the rule of kind k: it reports, on the
-// *Result that Result.Lint gives as the pass's subject, each change of
-// that kind, positioned in the new package (the message says where the
-// old package had the field), then one diagnostic saying how many Diff's
-// cap (WithMaxChanges) left out.
-func changeRun(k Kind) func(*linter.Pass) error {
-	return func(p *linter.Pass) error {
-		r, ok := p.Subject().(*Result)
-		if !ok || r == nil {
-			return errNoResult
-		}
+// *apidiff.Result that Lint gives as the subject, each change of that
+// kind, positioned in the new package (the message says where the old
+// package had the field), then one diagnostic saying how many Diff's cap
+// (apidiff.WithMaxChanges) left out.
+func changeRun(k apidiff.Kind) func(*linter.Pass) error {
+	return linter.RunOn(func(p *linter.Pass, r *apidiff.Result) error {
 		for i := range r.Changes {
 			if i%256 == 0 && p.Context().Err() != nil {
 				return nil // the runner returns the context's error
@@ -212,7 +212,7 @@ func changeRun(k Kind) func(*linter.Pass) error {
 			if ch.Kind != k {
 				continue
 			}
-			d := linter.Diagnostic{Severity: ch.Severity, Pos: ch.New.Pos, Object: ch.New.Object.Ref()}
+			d := linter.Diagnostic{Severity: severity(ch.Class, ch.Error), Pos: ch.New.Pos, Object: ch.New.Object.Ref()}
 			if ch.New.Object != nil && len(ch.New.Field) > 0 {
 				d.Field = parser.FieldPath(ch.New.Field...)
 			}
@@ -220,17 +220,16 @@ func changeRun(k Kind) func(*linter.Pass) error {
 				d.Message = ch.Message
 				if ch.Old.Object != nil && ch.Old.Pos.Line > 0 {
 					pos := ch.Old.Pos
-					if r.oldFile != nil {
-						pos.File = r.oldFile(pos.File)
-					}
+					pos.File = r.OldFile(pos.File)
 					d.Message += fmt.Sprintf(" [old: %s]", pos)
 				}
 			}
 			p.Report(d)
 		}
 		n := r.Dropped[k]
+		sev := severity(r.DroppedClass[k], r.DroppedErrors[k] > 0)
 		if n > 0 && !p.AtCap() {
-			p.Report(linter.Diagnostic{Severity: r.DroppedSeverity[k], Pos: r.newPos,
+			p.Report(linter.Diagnostic{Severity: sev, Pos: r.PackagePos(),
 				Message: fmt.Sprintf("%d more changes of this kind were left out (WithMaxChanges)", n)})
 			return nil
 		}
@@ -240,25 +239,25 @@ func changeRun(k Kind) func(*linter.Pass) error {
 			if j%256 == 0 && p.Context().Err() != nil {
 				return nil
 			}
-			p.Report(linter.Diagnostic{Severity: r.DroppedSeverity[k], Pos: r.newPos})
+			p.Report(linter.Diagnostic{Severity: sev, Pos: r.PackagePos()})
 		}
 		return nil
-	}
+	})
 }
 
-// Rules returns the rules of the changes Diff reports (XP701-XP724),
-// fresh copies in ID order: rules of scope linter.ScopeChange, whose Run
-// reports the changes of its kind that Result.Lint gives them
-// (linter.Pass.Subject). Give them with linter.WithRules to linter.Lint
-// and xpkg/deps's Graph.Lint (which know them and run none), and the other
-// runners' rules to Result.Lint, to configure every runner with one set of
-// options. The severity shown is the usual one; each change's own is in
-// Change.Severity.
+// Rules returns the rules of the changes apidiff.Diff reports
+// (XP701-XP724), fresh copies in ID order: rules of scope
+// linter.ScopeChange, whose Run reports the changes of its kind of the
+// *apidiff.Result that Lint gives them. Give them with linter.WithRules to
+// linter.Lint and graphrules.Lint (which know them and run none), and the
+// other runners' rules to Lint, to configure every runner with one set of
+// options. The severity shown is the usual one; each change's own follows
+// its Class and Error.
 func Rules() []*linter.Rule {
 	out := make([]*linter.Rule, len(kindRules))
 	for i, k := range kindRules {
 		sev := linter.SeverityWarning
-		if k.class == Compatible {
+		if k.class == apidiff.Compatible {
 			sev = linter.SeverityInfo
 		}
 		out[i] = &linter.Rule{ID: k.id, Name: string(k.kind), Doc: k.doc, Severity: sev,
@@ -278,19 +277,19 @@ func Rules() []*linter.Rule {
 // linter.DefaultMaxDiagnostics diagnostics by default, and one more
 // saying how many it left out). The result's diagnostics are sorted by
 // position, each in the new package (the message says where the old
-// package had the field, its file named as WithOldFiles says), plus one
-// per kind that Diff's cap (WithMaxChanges) cut.
-func (r *Result) Lint(ctx context.Context, opts ...linter.RuleOption) (*linter.Result, error) {
+// package had the field, its file named as apidiff.WithOldFiles says),
+// plus one per kind that Diff's cap (apidiff.WithMaxChanges) cut.
+func Lint(ctx context.Context, r *apidiff.Result, opts ...linter.RuleOption) (*linter.Result, error) {
 	if r == nil {
-		return nil, errors.New("apidiff: nil result")
+		return nil, errors.New("changerules: nil result")
 	}
 	rules := Rules()
 	res, err := linter.LintSubject(ctx, linter.ScopeChange, r, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
-	if r.newPkg != nil {
-		res.Diagnostics, res.Suppressed = linter.Suppress(ctx, r.newPkg, rules, res.Diagnostics)
+	if pkg := r.NewPackage(); pkg != nil {
+		res.Diagnostics, res.Suppressed = linter.Suppress(ctx, pkg, rules, res.Diagnostics)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
