@@ -150,7 +150,7 @@ func lintAgainst(ctx context.Context, c *config, l loader, p *xpkg.Package, sour
 	}
 	// The change linter knows the package and graph rules too, so that the
 	// one configuration may name any rule (see lintOptions).
-	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...), linter.WithRules(deps.Rules()...)}, c.ruleConfig()...)
+	opts := append([]linter.Option{linter.WithRules(c.ck.packageRules()...), linter.WithRules(deps.Rules()...)}, c.ruleConfig()...)
 	lr, err := res.Lint(ctx, opts...)
 	if err != nil {
 		return nil, nil, "", err

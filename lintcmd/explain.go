@@ -12,6 +12,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/lintcmd/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 )
@@ -63,7 +64,7 @@ func (ck *Checker) explain(w io.Writer, idOrName string) error {
 // isBuiltinRule reports whether r is one of xpkgkit's rules (package,
 // API server, graph or API change rules), not one the checker was given.
 func (ck *Checker) isBuiltinRule(r *linter.Rule) bool {
-	for _, set := range [][]*linter.Rule{linter.Builtin(), apiserverRules(), deps.Rules(), apidiff.Rules()} {
+	for _, set := range [][]*linter.Rule{rules.Builtin(), apiserverRules(), deps.Rules(), apidiff.Rules()} {
 		if slices.ContainsFunc(set, func(b *linter.Rule) bool { return b.ID == r.ID }) {
 			return true
 		}

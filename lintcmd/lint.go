@@ -16,6 +16,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/lintcmd/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
@@ -214,7 +215,7 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		}
 		notes = append(notes, unusedIgnoreNote(g))
 	}
-	res, err := p.Lint(ctx, c.lintOptions()...)
+	res, err := rules.LintPackage(ctx, p, c.lintOptions()...)
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
@@ -336,10 +337,7 @@ func (c *config) lintOptions() []linter.Option {
 	// that the one configuration may name any rule (see lintGraph), and a
 	// package may silence a graph rule without XP004 calling it unknown.
 	opts = append(opts, linter.WithRules(deps.Rules()...), linter.WithRules(apidiff.Rules()...))
-	for _, o := range c.ruleConfig() {
-		opts = append(opts, o)
-	}
-	return opts
+	return append(opts, c.ruleConfig()...)
 }
 
 // displayFile returns the file name to show for d: for a package directory

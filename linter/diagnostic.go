@@ -38,7 +38,7 @@ type Diagnostic struct {
 	// Message says what is wrong, in one line.
 	Message string
 	// Source names where the package was read from (a path, a reference,
-	// "<stdin>"): set by xpkg's Package.Lint, empty from Lint. For an image
+	// "<stdin>"): set by linter/rules.LintPackage, empty from Lint. For an image
 	// it is the image, and Pos.File the file inside it.
 	Source string
 	// Pos is where the problem is: a field's key, or the start of an

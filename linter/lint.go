@@ -113,10 +113,10 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 	c := &config{}
 	for _, o := range opts {
 		if o != nil {
-			o.applyLint(c)
+			o(c)
 		}
 	}
-	return run(ctx, c, ScopePackage, withoutNil(pkg), nil, Builtin)
+	return run(ctx, c, ScopePackage, withoutNil(pkg), nil, nil)
 }
 
 // LintSubject runs the rules of scope (not ScopePackage: Lint runs those)
@@ -131,7 +131,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 // rule set is the one opts give (WithRuleSet, WithRules); rules of other
 // scopes in it are known, not run. Suppression annotations are a
 // package's: LintSubject applies none.
-func LintSubject(ctx context.Context, scope Scope, subject any, opts ...RuleOption) (*Result, error) {
+func LintSubject(ctx context.Context, scope Scope, subject any, opts ...Option) (*Result, error) {
 	if ctx == nil {
 		return nil, errors.New("linter: nil context")
 	}
@@ -144,7 +144,7 @@ func LintSubject(ctx context.Context, scope Scope, subject any, opts ...RuleOpti
 	c := &config{}
 	for _, o := range opts {
 		if o != nil {
-			o.applyRules(c)
+			o(c)
 		}
 	}
 	return run(ctx, c, scope, nil, subject, nil)
@@ -182,15 +182,13 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		if r.Scope != scope || !r.AppliesTo(kind) {
 			continue
 		}
-		if r.requires&needsImage != 0 && c.image == nil {
+		if !c.hasInputs(r.Requires) {
 			continue
 		}
 		run = append(run, r)
 	}
 
-	if sh != nil {
-		sh.design = newDesignWalk(run)
-	}
+	m := &memo{}
 	passes := make([]*Pass, len(run))
 	failures := make([]*RuleError, len(run))
 	n := c.concurrency
@@ -208,9 +206,9 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 				return nil // the result is ctx.Err(): passes[i] is never read
 			}
 			p := &Pass{
-				Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
-				CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
-				target: c.target, ctx: ctx, shared: sh, max: c.maxDiags, schemaOpts: c.schemaOpts,
+				Rule: run[i], Package: pkg, Kind: kind,
+				CrossplaneVersion: c.xpVersion, Target: Target{Line: c.target.Line, Note: c.target.Note}, MetaGroup: metaGroup,
+				ctx: ctx, shared: sh, memo: m, inputs: c.inputs, max: c.maxDiags,
 				subject: subject,
 			}
 			passes[i] = p

@@ -3,12 +3,8 @@ package linter
 import (
 	"context"
 	"fmt"
-	"iter"
 	"sync"
 
-	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
-
-	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -26,28 +22,22 @@ type Pass struct {
 	// the package holds zero or several meta objects, or one of a kind this
 	// module does not know.
 	Kind meta.Kind
-	// Image holds the facts of the image the package came from; nil when
-	// the package was not read from an image.
-	Image *ImageFacts
 	// CrossplaneVersion is the Crossplane version the package is checked
 	// against (WithCrossplaneVersion); empty when none was given.
 	CrossplaneVersion string
+	// Target is the release line the rules follow: that of
+	// CrossplaneVersion, else DefaultCrossplaneVersion.
+	Target Target
 	// MetaGroup is the API group meta objects are expected to have.
 	MetaGroup string
-	// Examples holds the package's examples (WithExamples); nil when none
-	// were given.
-	Examples *parser.Package
-
-	// target is the release line the rules follow (never empty: the
-	// default when no version was given).
-	target target.Resolved
 
 	// subject is what a rule of another scope than ScopePackage runs on.
 	subject any
 
 	ctx        context.Context
 	shared     *shared
-	schemaOpts []lschema.Option // WithSchemaOptions
+	memo       *memo
+	inputs     map[any]any
 	diags      []Diagnostic
 	skippedCEL CELSkipped // the CEL rule evaluations the rule left out
 	// max is how many diagnostics the pass keeps (0: no cap); dropped
@@ -94,25 +84,6 @@ func (p *Pass) canceled() bool {
 	}
 }
 
-// each yields the objects of objs, stopping as soon as the Lint call's
-// context is done: the built-in rules loop through it, so that each step
-// over attacker data checks the context.
-func (p *Pass) each(objs []*parser.Object) iter.Seq[*parser.Object] {
-	return func(yield func(*parser.Object) bool) {
-		done := p.ctx.Done()
-		for _, o := range objs {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if !yield(o) {
-				return
-			}
-		}
-	}
-}
-
 // Meta returns the package's meta object when it holds exactly one, else nil.
 func (p *Pass) Meta() *parser.Object {
 	if len(p.Package.Meta) != 1 {
@@ -133,9 +104,8 @@ func (p *Pass) Report(d Diagnostic) {
 	if !d.Severity.Valid() {
 		d.Severity = p.Rule.Severity
 	}
-	if d.Severity == SeverityError && p.Rule.installs && p.functionObjectsIgnored() {
-		d.Severity = SeverityWarning
-		d.Message += " (a warning: Crossplane " + p.release().Line + " installs none of a Function's objects)"
+	if p.Rule.Regrade != nil {
+		p.Rule.Regrade(p, &d)
 	}
 	if p.atCap() && p.dropped == 0 {
 		p.droppedAt = d
@@ -290,22 +260,49 @@ func (p *Pass) PackagePos() parser.Position {
 	return p.shared.packagePos()
 }
 
-// ImagePos returns the position of an image-level diagnostic: Line 0, and
-// File the given name (a layer digest, say) or, when it is empty, the
-// image's Source.
-func (p *Pass) ImagePos(file string) parser.Position {
-	if file == "" && p.Image != nil {
-		file = p.Image.Source
+// Input returns the value given under key (WithInput), nil when none
+// was.
+func (p *Pass) Input(key any) any { return p.inputs[key] }
+
+// Shared returns the value compute returns for key, computing it once per
+// Lint (or LintSubject) call: every pass of the call asking for key gets
+// the first caller's value, the others waiting for it. Rules share work
+// this way, such as one decoding of an object that several rules read, or
+// one walk whose findings each rule then reports. Keys compare as map keys
+// do: use a value of an unexported type, as for context.WithValue. A
+// compute that panics panics in every caller. compute must not call
+// Shared with the same key.
+func (p *Pass) Shared(key any, compute func() any) any {
+	if p.memo == nil {
+		return compute()
 	}
-	return parser.Position{File: file}
+	return p.memo.get(key, compute)
+}
+
+// memo holds the values of Shared for one run of rules.
+type memo struct {
+	mu     sync.Mutex
+	values map[any]func() any
+}
+
+func (m *memo) get(key any, compute func() any) any {
+	m.mu.Lock()
+	f, ok := m.values[key]
+	if !ok {
+		if m.values == nil {
+			m.values = map[any]func() any{}
+		}
+		f = sync.OnceValue(compute)
+		m.values[key] = f
+	}
+	m.mu.Unlock()
+	return f()
 }
 
 // shared holds what the passes of one Lint call compute once.
 type shared struct {
 	pkg        *parser.Package
 	packagePos func() parser.Position
-	metaMap    func() (map[string]any, error)
-	design     *designWalk // set once the rules to run are known
 }
 
 func newShared(pkg *parser.Package) *shared {
@@ -328,16 +325,6 @@ func newShared(pkg *parser.Package) *shared {
 			consider(e.Pos)
 		}
 		return parser.Position{File: first.File, Line: 1, Column: 1}
-	})
-	s.metaMap = sync.OnceValues(func() (map[string]any, error) {
-		if len(pkg.Meta) != 1 {
-			return nil, nil
-		}
-		u, err := pkg.Meta[0].Unstructured()
-		if err != nil {
-			return nil, err
-		}
-		return u.Object, nil
 	})
 	return s
 }

@@ -47,15 +47,23 @@ type Rule struct {
 	// Result.Failures), not that the package has a problem.
 	Run func(pass *Pass) error
 
-	// requires says what a built-in rule needs to run at all.
-	requires requirement
-	// installs marks a built-in rule whose errors are about installing the
-	// package's objects: in a Function package, at a target that installs
-	// none of a Function's objects (from v2.2), they are warnings.
-	installs bool
-	// design is the visit function of an XRD design rule (designRule):
-	// the design rules of one Lint call share one walk of the XRDs.
-	design func(p *Pass, f *xrdField)
+	// Requires lists the inputs (keys of WithInput) the rule reads: when
+	// one of them was not given, the rule does not run (Result.Rules does
+	// not list it), as a rule needing an image's facts when a package.yaml
+	// is linted on its own.
+	Requires []any
+	// Regrade, when set, sees each diagnostic the rule reports, its
+	// severity filled in, before the pass keeps it, and may change it: a
+	// rule whose diagnostics weigh less in some packages or at some
+	// targets says so once here rather than at each report.
+	Regrade func(p *Pass, d *Diagnostic)
+	// SuppressionCheck marks the rule whose diagnostics say which entries
+	// of the suppression annotations (meta.AnnotationSuppress) silenced
+	// nothing, or name no rule: Lint reports them itself once every other
+	// rule has run, when this rule runs (its Run is called too, and may
+	// do nothing). When several rules of a set are so marked, the first
+	// that runs reports them.
+	SuppressionCheck bool
 }
 
 // Scope says what a rule inspects, and so which runner runs it.
@@ -88,13 +96,6 @@ func (s Scope) String() string {
 	}
 	return fmt.Sprintf("Scope(%d)", int(s))
 }
-
-// requirement lists inputs without which a rule does not run.
-type requirement uint8
-
-const (
-	needsImage requirement = 1 << iota // ImageFacts
-)
 
 // Title returns the first line of the rule's Doc.
 func (r *Rule) Title() string {
@@ -173,8 +174,8 @@ func Validate(rules []*Rule) error {
 	}
 	seen := map[string]int{} // lower-cased ID or name -> rule index
 	// Reused IDs and names are said once, whatever their number: the usual
-	// cause is one mistake, linter.Builtin passed to WithRules, which adds
-	// to the runner's rules (the built-in ones already).
+	// cause is one mistake, the same rules given twice (WithRules adds to
+	// the rule set of WithRuleSet, the built-in ones say).
 	type reuse struct {
 		i, j      int
 		r         *Rule
@@ -233,7 +234,7 @@ func Validate(rules []*Rule) error {
 		for _, u := range reused {
 			ids = append(ids, u.key)
 		}
-		errs = append(errs, fmt.Errorf("%w: %d rules reuse the ID or name of an earlier rule (%s): each rule set holds a rule once; WithRules adds rules to the runner's own (Lint's: Builtin), so give it only new ones",
+		errs = append(errs, fmt.Errorf("%w: %d rules reuse the ID or name of an earlier rule (%s): each rule set holds a rule once; WithRules adds rules to the runner's own (WithRuleSet's), so give it only new ones",
 			ErrInvalidRule, n, joinValues(ids, quote)))
 	}
 	return errors.Join(errs...)

@@ -11,7 +11,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -57,7 +56,7 @@ type Image struct {
 	ExamplesLayer *ocispec.Descriptor
 	// Facts are the facts the image lint rules (XP5xx) read; Package.Lint
 	// passes them to the linter.
-	Facts linter.ImageFacts
+	Facts ImageFacts
 }
 
 // OpenImage loads the package held by an image the caller has resolved

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
@@ -25,7 +26,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := linter.Lint(ctx, pkg, linter.WithRuleSet(noDeployment()))
+	res, err := linter.Lint(ctx, pkg, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(noDeployment()))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -14,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
 // Run lints each YAML fixture file in dir with rules (and no other rule)
@@ -142,13 +144,13 @@ func ReadFixture(path string) (*Fixture, error) {
 	}
 	sidecar := strings.TrimSuffix(strings.TrimSuffix(path, ".yaml"), ".yml") + ".image.json"
 	if b, err := os.ReadFile(sidecar); err == nil {
-		var facts linter.ImageFacts
+		var facts xpkg.ImageFacts
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&facts); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(sidecar), err)
 		}
-		f.Options = append(f.Options, linter.WithImageFacts(&facts))
+		f.Options = append(f.Options, rules.WithImageFacts(&facts))
 	} else if !os.IsNotExist(err) {
 		return nil, err
 	}

@@ -266,12 +266,12 @@ func Rules() []*linter.Rule { return graphRules() }
 // and one more saying how many it left out, at the first left out). The
 // result's diagnostics are sorted by position, each at the dependsOn
 // entry, or the Composition field, of the package that causes it.
-func (g *Graph) Lint(ctx context.Context, opts ...linter.RuleOption) (*linter.Result, error) {
+func (g *Graph) Lint(ctx context.Context, opts ...linter.Option) (*linter.Result, error) {
 	if g == nil {
 		return nil, errors.New("deps: nil graph")
 	}
 	rules := graphRules()
-	res, err := linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
+	res, err := linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.Option{linter.WithRuleSet(rules...)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

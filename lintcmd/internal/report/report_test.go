@@ -10,6 +10,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -148,7 +149,7 @@ func TestSummaryLine(t *testing.T) {
 
 func TestSARIFRules(t *testing.T) {
 	t.Parallel()
-	rules := linter.Builtin()
+	rules := rules.Builtin()
 	var buf bytes.Buffer
 	w, _ := New(FormatSARIF, &buf, Options{Rules: rules})
 	w.Source(&Source{Name: "p", Diagnostics: []linter.Diagnostic{diag("XP201", linter.SeverityError, "p/x.yaml", 1, 1, "m")}})
