@@ -35,7 +35,3 @@ func (c *CELSkipped) Add(o CELSkipped) {
 	c.Blocked += o.Blocked
 	c.Unevaluated += o.Unevaluated
 }
-
-// SkipCEL records CEL rule evaluations the rule left out (Result.SkippedCEL
-// adds up those of every rule that ran).
-func (p *Pass) SkipCEL(c CELSkipped) { p.skippedCEL.Add(c) }

@@ -2,6 +2,7 @@ package linter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -153,10 +154,10 @@ func LintSubject(ctx context.Context, scope Scope, subject any, opts ...Option) 
 // run runs the rules of scope in the rule set c gives (defaults when it
 // gives none) over pkg (ScopePackage) or subject.
 func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subject any, defaults func() []*Rule) (*Result, error) {
-	if err := c.check(); err != nil {
+	if err := c.resolve(); err != nil {
 		return nil, err
 	}
-	all, active, regrade, err := c.rules(defaults)
+	all, active, regrade, err := c.ruleSets(defaults)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +208,7 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 			}
 			p := &Pass{
 				Rule: run[i], Package: pkg, Kind: kind,
-				CrossplaneVersion: c.xpVersion, Target: Target{Line: c.target.Line, Note: c.target.Note}, MetaGroup: metaGroup,
+				CrossplaneVersion: c.xpVersion, Target: Target{Line: c.resolved.Line, Note: c.resolved.Note}, MetaGroup: metaGroup,
 				ctx: ctx, shared: sh, memo: m, inputs: c.inputs, max: c.maxDiags,
 				subject: subject,
 			}
@@ -223,7 +224,7 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		return nil, err
 	}
 
-	res := &Result{Kind: kind, Target: c.target.Line, TargetNote: c.target.Note}
+	res := &Result{Kind: kind, Target: c.resolved.Line, TargetNote: c.resolved.Note}
 	ran := map[string]bool{}
 	var diags []Diagnostic
 	for i, p := range passes {
@@ -299,4 +300,44 @@ func packageKind(pkg *parser.Package) meta.Kind {
 		return ""
 	}
 	return k
+}
+
+// MarshalJSON encodes the result with the keys "kind", "diagnostics",
+// "suppressed", "failures" and "rules"; the lists are arrays, empty ones
+// included, never null.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	orEmpty := func(ds []Diagnostic) []Diagnostic {
+		if ds == nil {
+			return []Diagnostic{}
+		}
+		return ds
+	}
+	failures, rules := r.Failures, r.Rules
+	if failures == nil {
+		failures = []*RuleError{}
+	}
+	if rules == nil {
+		rules = []string{}
+	}
+	return json.Marshal(struct {
+		Kind        string       `json:"kind"`
+		Diagnostics []Diagnostic `json:"diagnostics"`
+		Suppressed  []Diagnostic `json:"suppressed"`
+		Failures    []*RuleError `json:"failures"`
+		Rules       []string     `json:"rules"`
+	}{string(r.Kind), orEmpty(r.Diagnostics), orEmpty(r.Suppressed), failures, rules})
+}
+
+// MarshalJSON encodes the rule's failure as {"rule", "name", "error"}, the
+// error as its text, so that it never encodes as an empty object.
+func (e *RuleError) MarshalJSON() ([]byte, error) {
+	msg := ""
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return json.Marshal(struct {
+		Rule  string `json:"rule"`
+		Name  string `json:"name"`
+		Error string `json:"error"`
+	}{e.RuleID, e.RuleName, msg})
 }

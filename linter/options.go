@@ -20,7 +20,7 @@ type config struct {
 	disabled    []string
 	severities  []severityOverride
 	xpVersion   string
-	target      target.Resolved
+	resolved    target.Resolved
 	inputs      map[any]any
 	concurrency int
 	maxDiags    int
@@ -28,8 +28,8 @@ type config struct {
 }
 
 type severityOverride struct {
-	rule string
-	sev  Severity
+	name string
+	to   Severity
 }
 
 // WithRules adds rules (the user's own) to the rule set. Rules of another
@@ -118,6 +118,24 @@ func WithMaxDiagnostics(n int) Option {
 	return Option(func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true })
 }
 
+// summarize adds, when diagnostics were left out, one diagnostic saying
+// how many, with the highest severity among them (so that a package
+// failing on them still fails): at the package's position, or, without a
+// package (a rule of another scope), at the place of the first left out.
+func (p *Pass) summarize() {
+	if p.dropped == 0 {
+		return
+	}
+	d := Diagnostic{Pos: p.PackagePos()}
+	if p.Package == nil {
+		d = p.droppedAt
+	}
+	d.RuleID, d.RuleName, d.Severity = p.Rule.ID, p.Rule.Name, p.droppedSev
+	d.Message = fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max)
+	p.diags = append(p.diags, d)
+	p.dropped = 0
+}
+
 // DefaultCrossplaneVersion is the Crossplane release line the rules follow
 // when WithCrossplaneVersion is not given: the newest stable release line,
 // v2.4 (read from Crossplane v2.4.0).
@@ -145,7 +163,7 @@ func (c *config) hasInputs(keys []any) bool {
 	return true
 }
 
-func (c *config) check() error {
+func (c *config) resolve() error {
 	if !c.maxDiagsSet {
 		c.maxDiags = DefaultMaxDiagnostics
 	}
@@ -153,18 +171,18 @@ func (c *config) check() error {
 	if err != nil {
 		return fmt.Errorf("linter: %w", err)
 	}
-	c.target = t
+	c.resolved = t
 	for _, o := range c.severities {
-		if !o.sev.Valid() {
-			return fmt.Errorf("linter: severity for %s: invalid severity %d", o.rule, int(o.sev))
+		if !o.to.Valid() {
+			return fmt.Errorf("linter: severity for %s: invalid severity %d", o.name, int(o.to))
 		}
 	}
 	return nil
 }
 
-// rules returns the rule set after disabling, and the severity overrides
+// ruleSets returns the rule set after disabling, and the severity overrides
 // keyed by rule ID.
-func (c *config) rules(defaults func() []*Rule) (all, active []*Rule, sev map[string]Severity, err error) {
+func (c *config) ruleSets(defaults func() []*Rule) (all, active []*Rule, sev map[string]Severity, err error) {
 	base := c.ruleSet
 	if !c.ruleSetSet && defaults != nil {
 		base = defaults()
@@ -191,11 +209,11 @@ func (c *config) rules(defaults func() []*Rule) (all, active []*Rule, sev map[st
 	}
 	sev = map[string]Severity{}
 	for _, o := range c.severities {
-		r := find(o.rule)
+		r := find(o.name)
 		if r == nil {
-			return nil, nil, nil, fmt.Errorf("linter: regrading %q: %w", o.rule, ErrUnknownRule)
+			return nil, nil, nil, fmt.Errorf("linter: regrading %q: %w", o.name, ErrUnknownRule)
 		}
-		sev[r.ID] = o.sev
+		sev[r.ID] = o.to
 	}
 	for _, r := range all {
 		if !off[r] {

@@ -10,8 +10,8 @@ import (
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// TestWithRulesBuiltinSaidOnce: linter.Builtin passed to WithRules (which
-// adds to the built-in rules) reuses every built-in ID: the error says so
+// TestWithRulesBuiltinSaidOnce: rules.Builtin passed to WithRules (which
+// adds to the rule set, the built-in rules) reuses every built-in ID: the error says so
 // once, in a bounded text, not one line per rule (issue 34, item 9).
 func TestWithRulesBuiltinSaidOnce(t *testing.T) {
 	t.Parallel()
@@ -25,7 +25,7 @@ func TestWithRulesBuiltinSaidOnce(t *testing.T) {
 		t.Fatalf("err = %v, want ErrInvalidRule", err)
 	}
 	msg := err.Error()
-	if strings.Count(msg, "WithRules adds rules") != 1 || strings.Count(msg, "\n") > 0 || len(msg) > 1024 {
+	if strings.Count(msg, "each rule set holds a rule once") != 1 || strings.Count(msg, "\n") > 0 || len(msg) > 1024 {
 		t.Errorf("error of %d bytes, %d lines, want one line that says it once:\n%.2000s", len(msg), strings.Count(msg, "\n")+1, msg)
 	}
 }
