@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"io"
 	"io/fs"
 	"maps"
@@ -223,7 +224,7 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		return outcome{src: unreadable(source, err)}
 	}
 	src := &report.Source{Name: displayName(source), Kind: p.SourceKind.String(), Image: p.Image != nil,
-		Diagnostics: res.Diagnostics, Suppressed: res.Suppressed, SkippedCEL: res.SkippedCEL}
+		Diagnostics: res.Diagnostics, Suppressed: res.Suppressed, SkippedCEL: celskip.FromTallies(res.Tallies)}
 	for _, list := range [][]linter.Diagnostic{src.Diagnostics, src.Suppressed} {
 		for i := range list {
 			list[i].Pos.File = displayFile(p, list[i])

@@ -38,10 +38,9 @@ type Result struct {
 	// TargetNote is set when the version given is outside the release
 	// lines the linter knows: it says which line judged it instead.
 	TargetNote string
-	// SkippedCEL counts the CEL rule evaluations the rules that ran left
-	// out (transition rules, cost, templates, schema errors, no CEL
-	// extension): what was not checked.
-	SkippedCEL CELSkipped
+	// Tallies adds up the counts the rules that ran kept (Pass.Tally), by
+	// key; nil when none counted anything.
+	Tallies map[string]int
 }
 
 // Count returns how many diagnostics have severity s.
@@ -231,7 +230,12 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		ran[run[i].ID] = true
 		res.Rules = append(res.Rules, run[i].ID)
 		diags = append(diags, p.diags...)
-		res.SkippedCEL.Add(p.skippedCEL)
+		for k, n := range p.tallies {
+			if res.Tallies == nil {
+				res.Tallies = map[string]int{}
+			}
+			res.Tallies[k] += n
+		}
 		if failures[i] != nil {
 			res.Failures = append(res.Failures, failures[i])
 		}

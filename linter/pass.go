@@ -145,12 +145,12 @@ type Pass struct {
 	// subject is what a rule of another scope than ScopePackage runs on.
 	subject any
 
-	ctx        context.Context
-	shared     *shared
-	memo       *memo
-	inputs     map[any]any
-	diags      []Diagnostic
-	skippedCEL CELSkipped // the CEL rule evaluations the rule left out
+	ctx     context.Context
+	shared  *shared
+	memo    *memo
+	inputs  map[any]any
+	diags   []Diagnostic
+	tallies map[string]int // Tally
 	// max is how many diagnostics the pass keeps (0: no cap); dropped
 	// counts those reported beyond it, and droppedSev is the highest
 	// severity among them (see summarize).
@@ -422,6 +422,13 @@ func newShared(pkg *parser.Package) *shared {
 	return s
 }
 
-// SkipCEL records CEL rule evaluations the rule left out (Result.SkippedCEL
-// adds up those of every rule that ran).
-func (p *Pass) SkipCEL(c CELSkipped) { p.skippedCEL.Add(c) }
+// Tally adds n to the count named key: Result.Tallies adds up the counts
+// of every rule that ran. A rule counts there what a report should say of
+// its run beside its diagnostics, such as the CEL rule evaluations
+// linter/rules's schema rules left out.
+func (p *Pass) Tally(key string, n int) {
+	if p.tallies == nil {
+		p.tallies = map[string]int{}
+	}
+	p.tallies[key] += n
+}

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 	"testing"
@@ -57,10 +58,10 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := res.SkippedCEL, (linter.CELSkipped{Unevaluated: 4}); got != want {
+	if got, want := celskip.FromTallies(res.Tallies), (celskip.Counts{Unevaluated: 4}); got != want {
 		t.Errorf("SkippedCEL = %+v, want %+v", got, want)
 	}
-	if res.SkippedCEL.Total() != 4 {
-		t.Errorf("Total = %d, want 4", res.SkippedCEL.Total())
+	if n := celskip.FromTallies(res.Tallies).Total(); n != 4 {
+		t.Errorf("Total = %d, want 4", n)
 	}
 }

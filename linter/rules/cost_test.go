@@ -95,6 +95,52 @@ func runPass(ctx context.Context, r *linter.Rule, pkg *parser.Package) []linter.
 	return res.Diagnostics
 }
 
+// TestRulesStopWhenCancelled runs every built-in rule on packages where it
+// reports many diagnostics, then again with a context that ends as the
+// rule starts: a rule that loops over the package must check the context
+// at each step, so it reports nothing then. Rules that report a handful
+// (they look at one value) are left alone. The second run goes through the
+// public API only: a wrapper rule cancels the Lint call's context and runs
+// the rule, and its Regrade counts what the rule still reports.
+func TestRulesStopWhenCancelled(t *testing.T) {
+	t.Parallel()
+	pkgs := costPackages(t)
+	looping := 0
+	for _, r := range Builtin() {
+		for name, pkg := range pkgs {
+			full := len(runPass(t.Context(), r, pkg))
+			if full < costN/2 {
+				continue
+			}
+			looping++
+			ctx, cancel := context.WithCancel(t.Context())
+			after := 0
+			w := *r
+			w.Run = func(p *linter.Pass) error {
+				cancel()
+				return r.Run(p)
+			}
+			w.Regrade = func(p *linter.Pass, d *linter.Diagnostic) {
+				after++
+				if r.Regrade != nil {
+					r.Regrade(p, d)
+				}
+			}
+			_, _ = linter.Lint(ctx, pkg, linter.WithRuleSet(&w), WithImageFacts(costFacts()),
+				linter.WithCrossplaneVersion("v2.0.0"), linter.WithMaxDiagnostics(0))
+			cancel()
+			t.Logf("%s on %s: %d diagnostics, %d once cancelled", r.ID, name, full, after)
+			if after > 0 {
+				t.Errorf("%s %s on %s: %d diagnostics after the context was cancelled (%d without): the rule does not check the context in its loop",
+					r.ID, r.Name, name, after, full)
+			}
+		}
+	}
+	if looping < 20 {
+		t.Errorf("only %d rules report many diagnostics on the test packages: the test packages do not exercise the rules", looping)
+	}
+}
+
 // TestMaxDiagnostics: a rule keeps at most the cap, in the order it
 // reported them, plus one diagnostic saying how many it left out, with the
 // highest severity among them; no cap keeps all.

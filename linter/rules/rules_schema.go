@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"github.com/xpkgkit/xpkgkit/limit"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -184,7 +185,9 @@ func (t *celTally) add(r *lschema.Result) {
 // report says, as one info diagnostic, how many CEL rule evaluations
 // were left out and why.
 func (t *celTally) report(p *linter.Pass, what string) {
-	p.SkipCEL(linter.CELSkipped{Transition: t.counts.Transition, Cost: t.counts.Cost, Partial: t.counts.Partial, Blocked: t.counts.Blocked, Unevaluated: t.skipped})
+	for k, n := range (celskip.Counts{Transition: t.counts.Transition, Cost: t.counts.Cost, Partial: t.counts.Partial, Blocked: t.counts.Blocked, Unevaluated: t.skipped}).Tallies() {
+		p.Tally(k, n)
+	}
 	if t.ext && t.counts.Skipped() > 0 {
 		c := t.counts
 		p.ReportSeverityf(linter.SeverityInfo, nil, nil, "%s: %d CEL rule evaluations skipped: %d transition rules (oldSelf), %d beyond the cost budget, %d presence rules on templates, %d after a schema error",
