@@ -54,8 +54,8 @@ type Image struct {
 	// ExamplesLayer is the layer annotated io.crossplane.xpkg with
 	// AnnotationExamples; nil when there is none.
 	ExamplesLayer *ocispec.Descriptor
-	// Facts are the facts the image lint rules (XP5xx) read; Package.Lint
-	// passes them to the linter.
+	// Facts are the facts the image lint rules (XP5xx) read;
+	// linter/rules.LintPackage passes them to the linter.
 	Facts ImageFacts
 }
 

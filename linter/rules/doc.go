@@ -31,11 +31,11 @@
 //   - SeverityInfo: documentation and good practice.
 //
 // Where the answer depends on the Crossplane version, a rule follows the
-// release line (1.20, 2.0 ... 2.4) of WithCrossplaneVersion, and
-// DefaultCrossplaneVersion (v2.4, the newest stable line) when no version
+// release line (1.20, 2.0 ... 2.4) of linter.WithCrossplaneVersion, and
+// linter.DefaultCrossplaneVersion (v2.4, the newest stable line) when no version
 // is given; one table says what changes at each line (RULES.md, "By
 // target"), and Result.Target names the line a Lint call followed.
-// WithSeverity regrades a rule's diagnostics whatever the policy says.
+// linter.WithSeverity regrades a rule's diagnostics whatever the policy says.
 //
 // The tests hold the rules to the policy: testdata/verdicts is a table of
 // small packages, each with the Crossplane release it is judged at, the
