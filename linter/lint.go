@@ -85,10 +85,12 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // ErrRulePanic is wrapped by the RuleError of a rule that panicked.
 var ErrRulePanic = errors.New("rule panicked")
 
-// Lint runs the rule set over pkg: the built-in rules (or those given with
-// WithRuleSet) that apply to the package's kind, plus the user's rules
-// (WithRules), less those disabled; of the rule set, only the package
-// rules run (Rule.Scope), the others are known by name. Rules run in parallel; the diagnostics
+// Lint runs the rule set over pkg: the rules given with WithRuleSet and
+// WithRules that apply to the package's kind, less those disabled and
+// those missing an input they require (Rule.Requires); Lint has no rules
+// of its own (the built-in ones are linter/rules's). Of the rule set,
+// only the package rules run (Rule.Scope), the others are known by name.
+// Rules run in parallel; the diagnostics
 // come back sorted, with suppressions (meta.AnnotationSuppress) applied and
 // severities regraded (WithSeverity).
 //
@@ -98,8 +100,9 @@ var ErrRulePanic = errors.New("rule panicked")
 // fails is recorded in Result.Failures. Nil entries of pkg.Meta,
 // pkg.Objects and pkg.Errors are ignored.
 //
-// Lint's cost is bounded on any package: every built-in rule is linear (or
-// n log n) in the package's objects and their content, each rule keeps at
+// Lint's cost is bounded on any package as far as its rules' is (every
+// rule of linter/rules is linear, or n log n, in the package's objects and
+// their content): each rule keeps at
 // most WithMaxDiagnostics diagnostics (DefaultMaxDiagnostics by default)
 // and says how many it left out, and the rules check ctx at each object,
 // so a cancelled Lint returns promptly.

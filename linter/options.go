@@ -61,18 +61,12 @@ func WithSeverity(idOrName string, s Severity) Option {
 }
 
 // WithCrossplaneVersion sets the Crossplane version the package must work
-// with, e.g. "v2.0.0": XP203 crossplane-compatible (and, for a graph, XP605
-// graph-crossplane-version) check the package's constraints against it, and
-// the rules whose answer depends on the version follow the release line of
-// that version (see RULES.md, "By target": a 1.x target makes XP208 and
-// XP209 errors, XP102 refuse the kinds that came with v2, XP410 accept
-// Resources mode; v2.2 refuses a Function holding anything but CRDs; v2.3
-// reads constraints with semver v3). Any patch or pre-release maps to its
-// line; a version newer than every line the linter knows is judged as the
-// newest, and Result.TargetNote says so. Without it the rules follow
-// DefaultCrossplaneVersion, the newest stable line, and XP203 and XP605
-// check the release that line was read from (v2.4.0): every
-// target-dependent rule runs at the default target. A version that is not
+// with, e.g. "v2.0.0" (Pass.CrossplaneVersion): the rules whose answer
+// depends on the version follow the release line of that version
+// (Pass.Target; for the built-in rules see RULES.md, "By target"). Any
+// patch or pre-release maps to its line; a version newer than every line
+// the linter knows is judged as the newest, and Result.TargetNote says so. Without it the rules follow
+// DefaultCrossplaneVersion, the newest stable line. A version that is not
 // valid semver makes the run fail.
 func WithCrossplaneVersion(v string) Option {
 	return Option(func(c *config) { c.xpVersion = v })
@@ -113,7 +107,7 @@ const DefaultMaxDiagnostics = 1000
 // at the first left out for a rule of another scope. The cap bounds the
 // memory and the output a package can buy: without it, a package of a few
 // KiB can draw millions of diagnostics. The unused-suppression
-// diagnostics of XP004 are capped the same way.
+// diagnostics of the Rule.SuppressionCheck rule are capped the same way.
 func WithMaxDiagnostics(n int) Option {
 	return Option(func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true })
 }
