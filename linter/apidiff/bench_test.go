@@ -13,6 +13,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -83,7 +84,7 @@ func BenchmarkDiffCorpus(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := linter.Lint(ctx, p); err != nil {
+					if _, err := linter.Lint(ctx, p, linter.WithRuleSet(rules.Builtin()...)); err != nil {
 						b.Fatal(err)
 					}
 				}
