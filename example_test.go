@@ -3,6 +3,7 @@ package xpkgkit_test
 import (
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"log"
 
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -18,7 +19,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err) // the source cannot be read: the error says what and where
 	}
-	res, err := pkg.Lint(ctx, linter.WithCrossplaneVersion("v2.0.0"))
+	res, err := rules.LintPackage(ctx, pkg, linter.WithCrossplaneVersion("v2.0.0"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func lintAgainst(ctx context.Context, c *config, l loader, p *xpkg.Package, sour
 	}
 	// The change linter knows the package and graph rules too, so that the
 	// one configuration may name any rule (see lintOptions).
-	opts := append([]linter.RuleOption{linter.WithRules(c.ck.packageRules()...), linter.WithRules(graphrules.Rules()...)}, c.ruleConfig()...)
+	opts := append([]linter.Option{linter.WithRules(c.ck.packageRules()...), linter.WithRules(graphrules.Rules()...)}, c.ruleConfig()...)
 	lr, err := changerules.Lint(ctx, res, opts...)
 	if err != nil {
 		return nil, nil, "", err

@@ -22,7 +22,7 @@ func TestAgainstReference(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.Start(t, registrytest.Plain)
 	ctx := context.Background()
-	res, err := xpkg.Build(ctx, os.DirFS("testdata/against/v1"), xpkg.WithoutLint())
+	res, err := xpkg.Build(ctx, os.DirFS("testdata/against/v1"))
 	if err != nil {
 		t.Fatal(err)
 	}

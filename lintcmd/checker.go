@@ -17,6 +17,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/changerules"
 	"github.com/xpkgkit/xpkgkit/linter/graphrules"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 )
 
 // Exit codes of a checker.
@@ -75,7 +76,7 @@ func WithRules(rules ...*linter.Rule) Option {
 	}
 }
 
-// WithoutBuiltin leaves out linter.Builtin: only the rules given with
+// WithoutBuiltin leaves out rules.Builtin: only the rules given with
 // WithRules run (and, with --deps, the dependency graph's rules).
 func WithoutBuiltin() Option {
 	return func(c *Checker) { c.builtin = false }
@@ -393,7 +394,7 @@ func (ck *Checker) allRules() []*linter.Rule {
 func (ck *Checker) packageRules() []*linter.Rule {
 	var all []*linter.Rule
 	if ck.builtin {
-		all = append(all, linter.Builtin()...)
+		all = append(all, rules.Builtin()...)
 		all = append(all, apiserverRules()...) // apiserver.go
 	}
 	return append(all, ck.rules...)

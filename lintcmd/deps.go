@@ -86,8 +86,8 @@ var errNoLocalSource = errors.New("--deps --offline needs a local source of depe
 // ruleConfig returns the configuration the package, graph and API change
 // linters share: the target version, and the rules disabled and regraded,
 // regraded in ID order.
-func (c *config) ruleConfig() []linter.RuleOption {
-	var opts []linter.RuleOption
+func (c *config) ruleConfig() []linter.Option {
+	var opts []linter.Option
 	if c.xpVersion != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(c.xpVersion))
 	}
@@ -160,7 +160,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 	}
 	// The graph linter knows the package and API change rules too, so that the one
 	// configuration may name any rule (see lintOptions).
-	opts := append([]linter.RuleOption{
+	opts := append([]linter.Option{
 		linter.WithRuleSet(graphrules.Rules(graphrules.WithFootprintLimits(c.deps.footprint))...),
 		linter.WithRules(c.ck.packageRules()...), linter.WithRules(changerules.Rules()...),
 	}, c.ruleConfig()...)

@@ -13,7 +13,7 @@
 // 2 (a source, a dependency or the configuration cannot be read), and has
 // --explain, --list-rules, --version, --disable, --severity,
 // --crossplane-version, --deps and the registry flags. Its rules are the
-// built-in ones (linter.Builtin) plus the caller's; WithoutBuiltin leaves
+// built-in ones (linter/rules.Builtin) plus the caller's; WithoutBuiltin leaves
 // the built-in ones out. examples/xpkg-lint is this package with the
 // built-in rules only.
 //

@@ -59,7 +59,7 @@ func (ck *Checker) LintFS(ctx context.Context, root string, fsys fs.FS, flags ..
 	if o.src.Err != nil {
 		return nil, o.src.Err
 	}
-	res := &linter.Result{Diagnostics: o.src.Diagnostics, Suppressed: o.src.Suppressed, SkippedCEL: o.src.SkippedCEL}
+	res := &linter.Result{Diagnostics: o.src.Diagnostics, Suppressed: o.src.Suppressed, Tallies: o.src.SkippedCEL.Tallies()}
 	for _, f := range o.failures {
 		var re *linter.RuleError
 		if errors.As(f, &re) {

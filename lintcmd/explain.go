@@ -13,6 +13,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/changerules"
 	"github.com/xpkgkit/xpkgkit/linter/graphrules"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/meta"
 )
 
@@ -63,7 +64,7 @@ func (ck *Checker) explain(w io.Writer, idOrName string) error {
 // isBuiltinRule reports whether r is one of xpkgkit's rules (package,
 // API server, graph or API change rules), not one the checker was given.
 func (ck *Checker) isBuiltinRule(r *linter.Rule) bool {
-	for _, set := range [][]*linter.Rule{linter.Builtin(), apiserverRules(), graphrules.Rules(), changerules.Rules()} {
+	for _, set := range [][]*linter.Rule{rules.Builtin(), apiserverRules(), graphrules.Rules(), changerules.Rules()} {
 		if slices.ContainsFunc(set, func(b *linter.Rule) bool { return b.ID == r.ID }) {
 			return true
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"io"
 	"io/fs"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/changerules"
 	"github.com/xpkgkit/xpkgkit/linter/graphrules"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -214,7 +216,7 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		}
 		notes = append(notes, unusedIgnoreNote(g))
 	}
-	res, err := p.Lint(ctx, c.lintOptions()...)
+	res, err := rules.LintPackage(ctx, p, c.lintOptions()...)
 	if err != nil {
 		return outcome{src: unreadable(source, err)}
 	}
@@ -222,7 +224,7 @@ func lintWith(ctx context.Context, c *config, l loader, source string, stdin io.
 		return outcome{src: unreadable(source, err)}
 	}
 	src := &report.Source{Name: displayName(source), Kind: p.SourceKind.String(), Image: p.Image != nil,
-		Diagnostics: res.Diagnostics, Suppressed: res.Suppressed, SkippedCEL: res.SkippedCEL}
+		Diagnostics: res.Diagnostics, Suppressed: res.Suppressed, SkippedCEL: celskip.FromTallies(res.Tallies)}
 	for _, list := range [][]linter.Diagnostic{src.Diagnostics, src.Suppressed} {
 		for i := range list {
 			list[i].Pos.File = displayFile(p, list[i])

@@ -21,6 +21,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/lintcmd/internal/report"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
@@ -449,7 +450,7 @@ func TestStdin(t *testing.T) {
 
 func TestExplain(t *testing.T) {
 	t.Parallel()
-	for _, r := range linter.Builtin() {
+	for _, r := range rules.Builtin() {
 		for _, arg := range []string{r.ID, strings.ToLower(r.ID), r.Name} {
 			out := runCLI(t, nil, "--explain", arg)
 			if out.code != exitOK || out.stderr != "" {

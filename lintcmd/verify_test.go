@@ -55,7 +55,7 @@ func TestVerifyFlag(t *testing.T) {
 	t.Parallel()
 	reg := registrytest.Start(t, registrytest.Plain)
 	ctx := context.Background()
-	res, err := xpkg.Build(ctx, os.DirFS("../xpkg/testdata/build/lint-error"), xpkg.WithoutLint())
+	res, err := xpkg.Build(ctx, os.DirFS("../xpkg/testdata/build/lint-error"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ type Diagnostic struct {
 	// Message says what is wrong, in one line.
 	Message string
 	// Source names where the package was read from (a path, a reference,
-	// "<stdin>"): set by xpkg's Package.Lint, empty from Lint. For an image
+	// "<stdin>"): set by linter/rules.LintPackage, empty from Lint. For an image
 	// it is the image, and Pos.File the file inside it.
 	Source string
 	// Pos is where the problem is: a field's key, or the start of an
@@ -91,7 +91,7 @@ type Suppression struct {
 
 // jsonDiagnostic is the JSON form of a Diagnostic.
 type jsonDiagnostic struct {
-	Rule       string            `json:"rule"`
+	RuleID     string            `json:"rule"`
 	Name       string            `json:"name"`
 	Severity   Severity          `json:"severity"`
 	Message    string            `json:"message"`
@@ -109,7 +109,7 @@ type jsonDiagnostic struct {
 // MarshalJSON encodes d in the flat form described on Diagnostic.
 func (d Diagnostic) MarshalJSON() ([]byte, error) {
 	return json.Marshal(jsonDiagnostic{
-		Rule: d.RuleID, Name: d.RuleName, Severity: d.Severity, Message: d.Message,
+		RuleID: d.RuleID, Name: d.RuleName, Severity: d.Severity, Message: d.Message,
 		Source: d.Source, File: d.Pos.File, Document: d.Pos.Document, Line: d.Pos.Line, Column: d.Pos.Column,
 		Field: d.Field, Object: d.Object, Suppressed: d.Suppression, Fixes: d.SuggestedFixes,
 	})
@@ -123,7 +123,7 @@ func (d *Diagnostic) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*d = Diagnostic{
-		RuleID: j.Rule, RuleName: j.Name, Severity: j.Severity, Message: j.Message, Source: j.Source,
+		RuleID: j.RuleID, RuleName: j.Name, Severity: j.Severity, Message: j.Message, Source: j.Source,
 		Pos:   parser.Position{File: j.File, Document: j.Document, Line: j.Line, Column: j.Column},
 		Field: j.Field, Object: j.Object, Suppression: j.Suppressed, SuggestedFixes: j.Fixes,
 	}
@@ -156,32 +156,6 @@ func (d Diagnostic) Where() string {
 	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Column)
 }
 
-// MarshalJSON encodes the result with the keys "kind", "diagnostics",
-// "suppressed", "failures" and "rules"; the lists are arrays, empty ones
-// included, never null.
-func (r *Result) MarshalJSON() ([]byte, error) {
-	orEmpty := func(ds []Diagnostic) []Diagnostic {
-		if ds == nil {
-			return []Diagnostic{}
-		}
-		return ds
-	}
-	failures, rules := r.Failures, r.Rules
-	if failures == nil {
-		failures = []*RuleError{}
-	}
-	if rules == nil {
-		rules = []string{}
-	}
-	return json.Marshal(struct {
-		Kind        string       `json:"kind"`
-		Diagnostics []Diagnostic `json:"diagnostics"`
-		Suppressed  []Diagnostic `json:"suppressed"`
-		Failures    []*RuleError `json:"failures"`
-		Rules       []string     `json:"rules"`
-	}{string(r.Kind), orEmpty(r.Diagnostics), orEmpty(r.Suppressed), failures, rules})
-}
-
 //go:embed diagnostic.schema.json
 var diagnosticSchema []byte
 
@@ -190,20 +164,6 @@ var diagnosticSchema []byte
 // -o json prints (its findings, suppressed and baselined findings, and a
 // summary).
 func DiagnosticSchema() []byte { return slices.Clone(diagnosticSchema) }
-
-// MarshalJSON encodes the rule's failure as {"rule", "name", "error"}, the
-// error as its text, so that it never encodes as an empty object.
-func (e *RuleError) MarshalJSON() ([]byte, error) {
-	msg := ""
-	if e.Err != nil {
-		msg = e.Err.Error()
-	}
-	return json.Marshal(struct {
-		Rule  string `json:"rule"`
-		Name  string `json:"name"`
-		Error string `json:"error"`
-	}{e.RuleID, e.RuleName, msg})
-}
 
 // SortDiagnostics sorts ds by file, line, column, rule ID and message.
 func SortDiagnostics(ds []Diagnostic) {

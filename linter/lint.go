@@ -2,6 +2,7 @@ package linter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -37,10 +38,9 @@ type Result struct {
 	// TargetNote is set when the version given is outside the release
 	// lines the linter knows: it says which line judged it instead.
 	TargetNote string
-	// SkippedCEL counts the CEL rule evaluations the rules that ran left
-	// out (transition rules, cost, templates, schema errors, no CEL
-	// extension): what was not checked.
-	SkippedCEL CELSkipped
+	// Tallies adds up the counts the rules that ran kept (Pass.Tally), by
+	// key; nil when none counted anything.
+	Tallies map[string]int
 }
 
 // Count returns how many diagnostics have severity s.
@@ -85,10 +85,12 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // ErrRulePanic is wrapped by the RuleError of a rule that panicked.
 var ErrRulePanic = errors.New("rule panicked")
 
-// Lint runs the rule set over pkg: the built-in rules (or those given with
-// WithRuleSet) that apply to the package's kind, plus the user's rules
-// (WithRules), less those disabled; of the rule set, only the package
-// rules run (Rule.Scope), the others are known by name. Rules run in parallel; the diagnostics
+// Lint runs the rule set over pkg: the rules given with WithRuleSet and
+// WithRules that apply to the package's kind, less those disabled and
+// those missing an input they require (Rule.Requires); Lint has no rules
+// of its own (the built-in ones are linter/rules's). Of the rule set,
+// only the package rules run (Rule.Scope), the others are known by name.
+// Rules run in parallel; the diagnostics
 // come back sorted, with suppressions (meta.AnnotationSuppress) applied and
 // severities regraded (WithSeverity).
 //
@@ -98,8 +100,9 @@ var ErrRulePanic = errors.New("rule panicked")
 // fails is recorded in Result.Failures. Nil entries of pkg.Meta,
 // pkg.Objects and pkg.Errors are ignored.
 //
-// Lint's cost is bounded on any package: every built-in rule is linear (or
-// n log n) in the package's objects and their content, each rule keeps at
+// Lint's cost is bounded on any package as far as its rules' is (every
+// rule of linter/rules is linear, or n log n, in the package's objects and
+// their content): each rule keeps at
 // most WithMaxDiagnostics diagnostics (DefaultMaxDiagnostics by default)
 // and says how many it left out, and the rules check ctx at each object,
 // so a cancelled Lint returns promptly.
@@ -113,10 +116,10 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 	c := &config{}
 	for _, o := range opts {
 		if o != nil {
-			o.applyLint(c)
+			o(c)
 		}
 	}
-	return run(ctx, c, ScopePackage, withoutNil(pkg), nil, Builtin)
+	return run(ctx, c, ScopePackage, withoutNil(pkg), nil, nil)
 }
 
 // LintSubject runs the rules of scope (not ScopePackage: Lint runs those)
@@ -131,7 +134,7 @@ func Lint(ctx context.Context, pkg *parser.Package, opts ...Option) (*Result, er
 // rule set is the one opts give (WithRuleSet, WithRules); rules of other
 // scopes in it are known, not run. Suppression annotations are a
 // package's: LintSubject applies none.
-func LintSubject(ctx context.Context, scope Scope, subject any, opts ...RuleOption) (*Result, error) {
+func LintSubject(ctx context.Context, scope Scope, subject any, opts ...Option) (*Result, error) {
 	if ctx == nil {
 		return nil, errors.New("linter: nil context")
 	}
@@ -144,7 +147,7 @@ func LintSubject(ctx context.Context, scope Scope, subject any, opts ...RuleOpti
 	c := &config{}
 	for _, o := range opts {
 		if o != nil {
-			o.applyRules(c)
+			o(c)
 		}
 	}
 	return run(ctx, c, scope, nil, subject, nil)
@@ -153,10 +156,10 @@ func LintSubject(ctx context.Context, scope Scope, subject any, opts ...RuleOpti
 // run runs the rules of scope in the rule set c gives (defaults when it
 // gives none) over pkg (ScopePackage) or subject.
 func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subject any, defaults func() []*Rule) (*Result, error) {
-	if err := c.check(); err != nil {
+	if err := c.resolve(); err != nil {
 		return nil, err
 	}
-	all, active, regrade, err := c.rules(defaults)
+	all, active, regrade, err := c.ruleSets(defaults)
 	if err != nil {
 		return nil, err
 	}
@@ -182,15 +185,13 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		if r.Scope != scope || !r.AppliesTo(kind) {
 			continue
 		}
-		if r.requires&needsImage != 0 && c.image == nil {
+		if !c.hasInputs(r.Requires) {
 			continue
 		}
 		run = append(run, r)
 	}
 
-	if sh != nil {
-		sh.design = newDesignWalk(run)
-	}
+	m := &memo{}
 	passes := make([]*Pass, len(run))
 	failures := make([]*RuleError, len(run))
 	n := c.concurrency
@@ -208,9 +209,9 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 				return nil // the result is ctx.Err(): passes[i] is never read
 			}
 			p := &Pass{
-				Rule: run[i], Package: pkg, Kind: kind, Image: c.image,
-				CrossplaneVersion: c.xpVersion, MetaGroup: metaGroup, Examples: c.examples,
-				target: c.target, ctx: ctx, shared: sh, max: c.maxDiags, schemaOpts: c.schemaOpts,
+				Rule: run[i], Package: pkg, Kind: kind,
+				CrossplaneVersion: c.xpVersion, Target: Target{Line: c.resolved.Line, Note: c.resolved.Note}, MetaGroup: metaGroup,
+				ctx: ctx, shared: sh, memo: m, inputs: c.inputs, max: c.maxDiags,
 				subject: subject,
 			}
 			passes[i] = p
@@ -225,14 +226,19 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		return nil, err
 	}
 
-	res := &Result{Kind: kind, Target: c.target.Line, TargetNote: c.target.Note}
+	res := &Result{Kind: kind, Target: c.resolved.Line, TargetNote: c.resolved.Note}
 	ran := map[string]bool{}
 	var diags []Diagnostic
 	for i, p := range passes {
 		ran[run[i].ID] = true
 		res.Rules = append(res.Rules, run[i].ID)
 		diags = append(diags, p.diags...)
-		res.SkippedCEL.Add(p.skippedCEL)
+		for k, n := range p.tallies {
+			if res.Tallies == nil {
+				res.Tallies = map[string]int{}
+			}
+			res.Tallies[k] += n
+		}
 		if failures[i] != nil {
 			res.Failures = append(res.Failures, failures[i])
 		}
@@ -301,4 +307,44 @@ func packageKind(pkg *parser.Package) meta.Kind {
 		return ""
 	}
 	return k
+}
+
+// MarshalJSON encodes the result with the keys "kind", "diagnostics",
+// "suppressed", "failures" and "rules"; the lists are arrays, empty ones
+// included, never null.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	orEmpty := func(ds []Diagnostic) []Diagnostic {
+		if ds == nil {
+			return []Diagnostic{}
+		}
+		return ds
+	}
+	failures, rules := r.Failures, r.Rules
+	if failures == nil {
+		failures = []*RuleError{}
+	}
+	if rules == nil {
+		rules = []string{}
+	}
+	return json.Marshal(struct {
+		Kind        string       `json:"kind"`
+		Diagnostics []Diagnostic `json:"diagnostics"`
+		Suppressed  []Diagnostic `json:"suppressed"`
+		Failures    []*RuleError `json:"failures"`
+		Rules       []string     `json:"rules"`
+	}{string(r.Kind), orEmpty(r.Diagnostics), orEmpty(r.Suppressed), failures, rules})
+}
+
+// MarshalJSON encodes the rule's failure as {"rule", "name", "error"}, the
+// error as its text, so that it never encodes as an empty object.
+func (e *RuleError) MarshalJSON() ([]byte, error) {
+	msg := ""
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return json.Marshal(struct {
+		Rule  string `json:"rule"`
+		Name  string `json:"name"`
+		Error string `json:"error"`
+	}{e.RuleID, e.RuleName, msg})
 }

@@ -21,9 +21,3 @@ func token(v any) string { return safetext.Token(v) }
 func joinValues(values []string, format func(any) string) string {
 	return safetext.Join(values, format)
 }
-
-// reason formats the text of an error for a message: see safetext.Reason.
-func reason(err error) string { return safetext.Reason(err) }
-
-// reasonText is reason for an error's text: see safetext.ReasonText.
-func reasonText(msg string) string { return safetext.ReasonText(msg) }

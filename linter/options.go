@@ -5,39 +5,13 @@ import (
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/internal/target"
-	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
-	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// Option configures Lint. A RuleOption (the rule set and its
-// configuration: which rules run, at which severity, with which cap and
-// for which Crossplane version) is an Option too, and configures every
-// runner of rules alike: Lint, LintSubject, linter/graphrules's Lint and
-// linter/changerules's Lint.
-// The other options (WithImageFacts, WithExamples, WithSchemaOptions) are
-// about one package and configure Lint alone.
-type Option interface {
-	applyLint(*config)
-}
-
-// RuleOption configures a rule set and how its rules report, wherever they
-// run: give the same RuleOptions to Lint and to graphrules.Lint and package
-// rules and graph rules are disabled, regraded and capped alike.
-type RuleOption interface {
-	Option
-	applyRules(*config)
-}
-
-// lintOption is an Option of Lint alone.
-type lintOption func(*config)
-
-func (o lintOption) applyLint(c *config) { o(c) }
-
-// ruleOption is an Option of every runner of rules.
-type ruleOption func(*config)
-
-func (o ruleOption) applyLint(c *config)  { o(c) }
-func (o ruleOption) applyRules(c *config) { o(c) }
+// Option configures a run of rules: Lint, LintSubject and the runners
+// built on them. An option that does not concern a runner (WithExamples
+// or WithInput for a runner without a package, say) is ignored by it, so
+// one list of options serves every runner.
+type Option func(*config)
 
 type config struct {
 	ruleSet     []*Rule
@@ -46,75 +20,79 @@ type config struct {
 	disabled    []string
 	severities  []severityOverride
 	xpVersion   string
-	target      target.Resolved
-	image       *ImageFacts
+	resolved    target.Resolved
+	inputs      map[any]any
 	concurrency int
 	maxDiags    int
 	maxDiagsSet bool
-	examples    *parser.Package
-	schemaOpts  []lschema.Option
 }
 
 type severityOverride struct {
-	rule string
-	sev  Severity
+	name string
+	to   Severity
 }
 
 // WithRules adds rules (the user's own) to the rule set. Rules of another
 // scope than the runner's (see Rule.Scope) are known, not run: naming one
 // in WithDisabled or WithSeverity is no error.
-func WithRules(rules ...*Rule) RuleOption {
-	return ruleOption(func(c *config) { c.extra = append(c.extra, rules...) })
+func WithRules(rules ...*Rule) Option {
+	return Option(func(c *config) { c.extra = append(c.extra, rules...) })
 }
 
-// WithRuleSet replaces the runner's default rules (Lint: Builtin;
-// graphrules.Lint: the graph rules) by rules. Rules given with WithRules are
-// still added.
-func WithRuleSet(rules ...*Rule) RuleOption {
-	return ruleOption(func(c *config) { c.ruleSet, c.ruleSetSet = rules, true })
+// WithRuleSet replaces the runner's default rules (Lint and LintSubject
+// have none; graphrules.Lint: the graph rules) by rules. Rules given with
+// WithRules are still added.
+func WithRuleSet(rules ...*Rule) Option {
+	return Option(func(c *config) { c.ruleSet, c.ruleSetSet = rules, true })
 }
 
 // WithDisabled turns off the rules named, by ID or name. Naming a rule that
 // is not in the rule set makes the run fail with ErrUnknownRule.
-func WithDisabled(idsOrNames ...string) RuleOption {
-	return ruleOption(func(c *config) { c.disabled = append(c.disabled, idsOrNames...) })
+func WithDisabled(idsOrNames ...string) Option {
+	return Option(func(c *config) { c.disabled = append(c.disabled, idsOrNames...) })
 }
 
 // WithSeverity regrades every diagnostic of the rule named (by ID or name)
 // to s. Naming an unknown rule makes the run fail with ErrUnknownRule, and
 // an invalid severity fails it too. When several WithSeverity options name
 // the same rule (by its ID or its name), the last one given wins.
-func WithSeverity(idOrName string, s Severity) RuleOption {
-	return ruleOption(func(c *config) { c.severities = append(c.severities, severityOverride{idOrName, s}) })
+func WithSeverity(idOrName string, s Severity) Option {
+	return Option(func(c *config) { c.severities = append(c.severities, severityOverride{idOrName, s}) })
 }
 
 // WithCrossplaneVersion sets the Crossplane version the package must work
-// with, e.g. "v2.0.0": XP203 crossplane-compatible (and, for a graph, XP605
-// graph-crossplane-version) check the package's constraints against it, and
-// the rules whose answer depends on the version follow the release line of
-// that version (see RULES.md, "By target": a 1.x target makes XP208 and
-// XP209 errors, XP102 refuse the kinds that came with v2, XP410 accept
-// Resources mode; v2.2 refuses a Function holding anything but CRDs; v2.3
-// reads constraints with semver v3). Any patch or pre-release maps to its
-// line; a version newer than every line the linter knows is judged as the
-// newest, and Result.TargetNote says so. Without it the rules follow
-// DefaultCrossplaneVersion, the newest stable line, and XP203 and XP605
-// check the release that line was read from (v2.4.0): every
-// target-dependent rule runs at the default target. A version that is not
+// with, e.g. "v2.0.0" (Pass.CrossplaneVersion): the rules whose answer
+// depends on the version follow the release line of that version
+// (Pass.Target; for the built-in rules see RULES.md, "By target"). Any
+// patch or pre-release maps to its line; a version newer than every line
+// the linter knows is judged as the newest, and Result.TargetNote says so. Without it the rules follow
+// DefaultCrossplaneVersion, the newest stable line. A version that is not
 // valid semver makes the run fail.
-func WithCrossplaneVersion(v string) RuleOption {
-	return ruleOption(func(c *config) { c.xpVersion = v })
+func WithCrossplaneVersion(v string) Option {
+	return Option(func(c *config) { c.xpVersion = v })
 }
 
-// WithImageFacts gives the facts of the image the package was read from,
-// enabling the XP5xx rules.
-func WithImageFacts(f *ImageFacts) Option {
-	return lintOption(func(c *config) { c.image = f })
+// WithInput gives the rules a value of the caller's under key: a rule
+// reads it with Pass.Input, and a rule that lists key in Rule.Requires
+// runs only when a value was given. Keys compare as map keys do: use a
+// value of an unexported type of the package that defines the input, as
+// for context.WithValue. A nil value removes the key.
+func WithInput(key, value any) Option {
+	return Option(func(c *config) {
+		if value == nil {
+			delete(c.inputs, key)
+			return
+		}
+		if c.inputs == nil {
+			c.inputs = map[any]any{}
+		}
+		c.inputs[key] = value
+	})
 }
 
 // WithConcurrency sets how many rules run at once (GOMAXPROCS by default).
-func WithConcurrency(n int) RuleOption {
-	return ruleOption(func(c *config) { c.concurrency = n })
+func WithConcurrency(n int) Option {
+	return Option(func(c *config) { c.concurrency = n })
 }
 
 // DefaultMaxDiagnostics is how many diagnostics each rule reports at most
@@ -129,9 +107,27 @@ const DefaultMaxDiagnostics = 1000
 // at the first left out for a rule of another scope. The cap bounds the
 // memory and the output a package can buy: without it, a package of a few
 // KiB can draw millions of diagnostics. The unused-suppression
-// diagnostics of XP004 are capped the same way.
-func WithMaxDiagnostics(n int) RuleOption {
-	return ruleOption(func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true })
+// diagnostics of the Rule.SuppressionCheck rule are capped the same way.
+func WithMaxDiagnostics(n int) Option {
+	return Option(func(c *config) { c.maxDiags, c.maxDiagsSet = max(n, 0), true })
+}
+
+// summarize adds, when diagnostics were left out, one diagnostic saying
+// how many, with the highest severity among them (so that a package
+// failing on them still fails): at the package's position, or, without a
+// package (a rule of another scope), at the place of the first left out.
+func (p *Pass) summarize() {
+	if p.dropped == 0 {
+		return
+	}
+	d := Diagnostic{Pos: p.PackagePos()}
+	if p.Package == nil {
+		d = p.droppedAt
+	}
+	d.RuleID, d.RuleName, d.Severity = p.Rule.ID, p.Rule.Name, p.droppedSev
+	d.Message = fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max)
+	p.diags = append(p.diags, d)
+	p.dropped = 0
 }
 
 // DefaultCrossplaneVersion is the Crossplane release line the rules follow
@@ -151,7 +147,17 @@ func CrossplaneLine(v string) (line, note string, err error) {
 	return t.Line, t.Note, nil
 }
 
-func (c *config) check() error {
+// hasInputs reports whether every input of keys was given.
+func (c *config) hasInputs(keys []any) bool {
+	for _, k := range keys {
+		if _, ok := c.inputs[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *config) resolve() error {
 	if !c.maxDiagsSet {
 		c.maxDiags = DefaultMaxDiagnostics
 	}
@@ -159,18 +165,18 @@ func (c *config) check() error {
 	if err != nil {
 		return fmt.Errorf("linter: %w", err)
 	}
-	c.target = t
+	c.resolved = t
 	for _, o := range c.severities {
-		if !o.sev.Valid() {
-			return fmt.Errorf("linter: severity for %s: invalid severity %d", o.rule, int(o.sev))
+		if !o.to.Valid() {
+			return fmt.Errorf("linter: severity for %s: invalid severity %d", o.name, int(o.to))
 		}
 	}
 	return nil
 }
 
-// rules returns the rule set after disabling, and the severity overrides
+// ruleSets returns the rule set after disabling, and the severity overrides
 // keyed by rule ID.
-func (c *config) rules(defaults func() []*Rule) (all, active []*Rule, sev map[string]Severity, err error) {
+func (c *config) ruleSets(defaults func() []*Rule) (all, active []*Rule, sev map[string]Severity, err error) {
 	base := c.ruleSet
 	if !c.ruleSetSet && defaults != nil {
 		base = defaults()
@@ -197,11 +203,11 @@ func (c *config) rules(defaults func() []*Rule) (all, active []*Rule, sev map[st
 	}
 	sev = map[string]Severity{}
 	for _, o := range c.severities {
-		r := find(o.rule)
+		r := find(o.name)
 		if r == nil {
-			return nil, nil, nil, fmt.Errorf("linter: regrading %q: %w", o.rule, ErrUnknownRule)
+			return nil, nil, nil, fmt.Errorf("linter: regrading %q: %w", o.name, ErrUnknownRule)
 		}
-		sev[r.ID] = o.sev
+		sev[r.ID] = o.to
 	}
 	for _, r := range all {
 		if !off[r] {

@@ -3,15 +3,122 @@ package linter
 import (
 	"context"
 	"fmt"
-	"iter"
+	"slices"
+	"strings"
 	"sync"
 
-	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
-
-	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
+
+// Rule is one check: a value with a stable identity, a description and a
+// function that inspects a package through a Pass. Rules are plain values;
+// build a set as a slice, give it to Lint with WithRules or WithRuleSet. A
+// Rule must not be modified while a Lint call uses it.
+type Rule struct {
+	// ID is the stable identifier users disable or suppress the rule by,
+	// e.g. "XP102". It holds letters, digits, '-' and '_', and starts with a
+	// letter.
+	ID string
+	// Name is a short kebab-case name, e.g. "allowed-kind". Users may name
+	// the rule by it wherever an ID is accepted.
+	Name string
+	// Doc describes the rule: the first line is a title, the rest (after a
+	// blank line) explains what the rule checks and why.
+	Doc string
+	// Severity is the default severity of the rule's diagnostics.
+	Severity Severity
+	// Kinds lists the package kinds the rule applies to; empty means every
+	// package, including packages whose kind is unknown because they hold
+	// zero or several meta objects.
+	Kinds []meta.Kind
+	// Scope is what the rule inspects: one package (ScopePackage, the zero
+	// value; Lint runs it), a resolved dependency graph (ScopeGraph;
+	// linter/graphrules's Lint runs it) or the API changes between two
+	// versions of a package (ScopeChange; linter/changerules's Lint
+	// runs it). A rule set may mix scopes: each
+	// runner runs the rules of its scope and knows the others by name, so
+	// one rule set and one configuration serve every runner.
+	Scope Scope
+	// Bad and Good are short YAML examples for the rule catalog: a package
+	// (or document) the rule reports, and its corrected form. Optional.
+	Bad, Good string
+	// Run inspects the rule's subject (the package, or for a rule of
+	// another scope, the subject RunOn gives) and reports problems with pass.Report.
+	// An error return means the rule itself failed (it is recorded in
+	// Result.Failures), not that the package has a problem.
+	Run func(pass *Pass) error
+
+	// Requires lists the inputs (keys of WithInput) the rule reads: when
+	// one of them was not given, the rule does not run (Result.Rules does
+	// not list it), as a rule needing an image's facts when a package.yaml
+	// is linted on its own.
+	Requires []any
+	// Regrade, when set, sees each diagnostic the rule reports, its
+	// severity filled in, before the pass keeps it, and may change it: a
+	// rule whose diagnostics weigh less in some packages or at some
+	// targets says so once here rather than at each report.
+	Regrade func(p *Pass, d *Diagnostic)
+	// SuppressionCheck marks the rule whose diagnostics say which entries
+	// of the suppression annotations (meta.AnnotationSuppress) silenced
+	// nothing, or name no rule: Lint reports them itself once every other
+	// rule has run, when this rule runs (its Run is called too, and may
+	// do nothing). When several rules of a set are so marked, the first
+	// that runs reports them.
+	SuppressionCheck bool
+}
+
+// Scope says what a rule inspects, and so which runner runs it.
+type Scope uint8
+
+const (
+	// ScopePackage is the scope of a rule over one parsed package: Lint
+	// runs it.
+	ScopePackage Scope = iota
+	// ScopeGraph is the scope of a rule over a resolved dependency graph:
+	// linter/graphrules's Lint runs it, and its subject (RunOn) is the
+	// *deps.Graph.
+	ScopeGraph
+	// ScopeChange is the scope of a rule over the API changes between an
+	// older and a newer version of a package: linter/changerules's Lint
+	// runs it, and its subject (RunOn) is the *apidiff.Result of Diff.
+	ScopeChange
+)
+
+// String returns "package", "graph" or "change" ("Scope(N)" for an
+// unknown value).
+func (s Scope) String() string {
+	switch s {
+	case ScopePackage:
+		return "package"
+	case ScopeGraph:
+		return "graph"
+	case ScopeChange:
+		return "change"
+	}
+	return fmt.Sprintf("Scope(%d)", int(s))
+}
+
+// Title returns the first line of the rule's Doc.
+func (r *Rule) Title() string {
+	title, _, _ := strings.Cut(strings.TrimSpace(r.Doc), "\n")
+	return strings.TrimSpace(title)
+}
+
+// AppliesTo reports whether the rule runs for a package of kind k; the
+// empty kind stands for a package of unknown kind.
+func (r *Rule) AppliesTo(k meta.Kind) bool {
+	return len(r.Kinds) == 0 || slices.Contains(r.Kinds, k)
+}
+
+// Matches reports whether idOrName is the rule's ID or name. IDs match
+// without regard to case.
+func (r *Rule) Matches(idOrName string) bool {
+	return strings.EqualFold(r.ID, idOrName) || r.Name == idOrName
+}
+
+// String returns "ID name".
+func (r *Rule) String() string { return r.ID + " " + r.Name }
 
 // Pass is what a rule's Run receives: the package and what is known about
 // it, and the Report functions that are the rule's only output. A Pass is
@@ -26,31 +133,25 @@ type Pass struct {
 	// the package holds zero or several meta objects, or one of a kind this
 	// module does not know.
 	Kind meta.Kind
-	// Image holds the facts of the image the package came from; nil when
-	// the package was not read from an image.
-	Image *ImageFacts
 	// CrossplaneVersion is the Crossplane version the package is checked
 	// against (WithCrossplaneVersion); empty when none was given.
 	CrossplaneVersion string
+	// Target is the release line the rules follow: that of
+	// CrossplaneVersion, else DefaultCrossplaneVersion.
+	Target Target
 	// MetaGroup is the API group meta objects are expected to have.
 	MetaGroup string
-	// Examples holds the package's examples (WithExamples); nil when none
-	// were given.
-	Examples *parser.Package
-
-	// target is the release line the rules follow (never empty: the
-	// default when no version was given).
-	target target.Resolved
 
 	// subject is what a rule of another scope than ScopePackage runs on
 	// (LintSubject); its rules reach it through RunOn.
 	subject any
 
-	ctx        context.Context
-	shared     *shared
-	schemaOpts []lschema.Option // WithSchemaOptions
-	diags      []Diagnostic
-	skippedCEL CELSkipped // the CEL rule evaluations the rule left out
+	ctx     context.Context
+	shared  *shared
+	memo    *memo
+	inputs  map[any]any
+	diags   []Diagnostic
+	tallies map[string]int // Tally
 	// max is how many diagnostics the pass keeps (0: no cap); dropped
 	// counts those reported beyond it, and droppedSev is the highest
 	// severity among them (see summarize).
@@ -89,25 +190,6 @@ func (p *Pass) canceled() bool {
 	}
 }
 
-// each yields the objects of objs, stopping as soon as the Lint call's
-// context is done: the built-in rules loop through it, so that each step
-// over attacker data checks the context.
-func (p *Pass) each(objs []*parser.Object) iter.Seq[*parser.Object] {
-	return func(yield func(*parser.Object) bool) {
-		done := p.ctx.Done()
-		for _, o := range objs {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if !yield(o) {
-				return
-			}
-		}
-	}
-}
-
 // Meta returns the package's meta object when it holds exactly one, else nil.
 func (p *Pass) Meta() *parser.Object {
 	if len(p.Package.Meta) != 1 {
@@ -128,9 +210,8 @@ func (p *Pass) Report(d Diagnostic) {
 	if !d.Severity.Valid() {
 		d.Severity = p.Rule.Severity
 	}
-	if d.Severity == SeverityError && p.Rule.installs && p.functionObjectsIgnored() {
-		d.Severity = SeverityWarning
-		d.Message += " (a warning: Crossplane " + p.release().Line + " installs none of a Function's objects)"
+	if p.Rule.Regrade != nil {
+		p.Rule.Regrade(p, &d)
 	}
 	if p.atCap() && p.dropped == 0 {
 		p.droppedAt = d
@@ -168,24 +249,6 @@ func (p *Pass) full(sev Severity) bool {
 	p.dropped++
 	p.droppedSev = max(p.droppedSev, sev)
 	return true
-}
-
-// summarize adds, when diagnostics were left out, one diagnostic saying
-// how many, with the highest severity among them (so that a package
-// failing on them still fails): at the package's position, or, without a
-// package (a rule of another scope), at the place of the first left out.
-func (p *Pass) summarize() {
-	if p.dropped == 0 {
-		return
-	}
-	d := Diagnostic{Pos: p.PackagePos()}
-	if p.Package == nil {
-		d = p.droppedAt
-	}
-	d.RuleID, d.RuleName, d.Severity = p.Rule.ID, p.Rule.Name, p.droppedSev
-	d.Message = fmt.Sprintf("%d more diagnostics of this rule were left out: at most %d are reported per rule (WithMaxDiagnostics)", p.dropped, p.max)
-	p.diags = append(p.diags, d)
-	p.dropped = 0
 }
 
 // Reportf reports a problem with obj (nil for the package as a whole) at
@@ -285,22 +348,49 @@ func (p *Pass) PackagePos() parser.Position {
 	return p.shared.packagePos()
 }
 
-// ImagePos returns the position of an image-level diagnostic: Line 0, and
-// File the given name (a layer digest, say) or, when it is empty, the
-// image's Source.
-func (p *Pass) ImagePos(file string) parser.Position {
-	if file == "" && p.Image != nil {
-		file = p.Image.Source
+// Input returns the value given under key (WithInput), nil when none
+// was.
+func (p *Pass) Input(key any) any { return p.inputs[key] }
+
+// Shared returns the value compute returns for key, computing it once per
+// Lint (or LintSubject) call: every pass of the call asking for key gets
+// the first caller's value, the others waiting for it. Rules share work
+// this way, such as one decoding of an object that several rules read, or
+// one walk whose findings each rule then reports. Keys compare as map keys
+// do: use a value of an unexported type, as for context.WithValue. A
+// compute that panics panics in every caller. compute must not call
+// Shared with the same key.
+func (p *Pass) Shared(key any, compute func() any) any {
+	if p.memo == nil {
+		return compute()
 	}
-	return parser.Position{File: file}
+	return p.memo.get(key, compute)
+}
+
+// memo holds the values of Shared for one run of rules.
+type memo struct {
+	mu     sync.Mutex
+	values map[any]func() any
+}
+
+func (m *memo) get(key any, compute func() any) any {
+	m.mu.Lock()
+	f, ok := m.values[key]
+	if !ok {
+		if m.values == nil {
+			m.values = map[any]func() any{}
+		}
+		f = sync.OnceValue(compute)
+		m.values[key] = f
+	}
+	m.mu.Unlock()
+	return f()
 }
 
 // shared holds what the passes of one Lint call compute once.
 type shared struct {
 	pkg        *parser.Package
 	packagePos func() parser.Position
-	metaMap    func() (map[string]any, error)
-	design     *designWalk // set once the rules to run are known
 }
 
 func newShared(pkg *parser.Package) *shared {
@@ -324,15 +414,16 @@ func newShared(pkg *parser.Package) *shared {
 		}
 		return parser.Position{File: first.File, Line: 1, Column: 1}
 	})
-	s.metaMap = sync.OnceValues(func() (map[string]any, error) {
-		if len(pkg.Meta) != 1 {
-			return nil, nil
-		}
-		u, err := pkg.Meta[0].Unstructured()
-		if err != nil {
-			return nil, err
-		}
-		return u.Object, nil
-	})
 	return s
+}
+
+// Tally adds n to the count named key: Result.Tallies adds up the counts
+// of every rule that ran. A rule counts there what a report should say of
+// its run beside its diagnostics, such as the CEL rule evaluations
+// linter/rules's schema rules left out.
+func (p *Pass) Tally(key string, n int) {
+	if p.tallies == nil {
+		p.tallies = map[string]int{}
+	}
+	p.tallies[key] += n
 }

@@ -9,114 +9,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/meta"
 )
 
-// Rule is one check: a value with a stable identity, a description and a
-// function that inspects a package through a Pass. Rules are plain values;
-// build a set as a slice, give it to Lint with WithRules or WithRuleSet. A
-// Rule must not be modified while a Lint call uses it.
-type Rule struct {
-	// ID is the stable identifier users disable or suppress the rule by,
-	// e.g. "XP102". It holds letters, digits, '-' and '_', and starts with a
-	// letter.
-	ID string
-	// Name is a short kebab-case name, e.g. "allowed-kind". Users may name
-	// the rule by it wherever an ID is accepted.
-	Name string
-	// Doc describes the rule: the first line is a title, the rest (after a
-	// blank line) explains what the rule checks and why.
-	Doc string
-	// Severity is the default severity of the rule's diagnostics.
-	Severity Severity
-	// Kinds lists the package kinds the rule applies to; empty means every
-	// package, including packages whose kind is unknown because they hold
-	// zero or several meta objects.
-	Kinds []meta.Kind
-	// Scope is what the rule inspects: one package (ScopePackage, the zero
-	// value; Lint runs it), a resolved dependency graph (ScopeGraph;
-	// linter/graphrules's Lint runs it) or the API changes between two
-	// versions of a package (ScopeChange; linter/changerules's Lint
-	// runs it). A rule set may mix scopes: each
-	// runner runs the rules of its scope and knows the others by name, so
-	// one rule set and one configuration serve every runner.
-	Scope Scope
-	// Bad and Good are short YAML examples for the rule catalog: a package
-	// (or document) the rule reports, and its corrected form. Optional.
-	Bad, Good string
-	// Run inspects the rule's subject (the package, or for a rule of
-	// another scope, the subject RunOn gives) and reports problems with pass.Report.
-	// An error return means the rule itself failed (it is recorded in
-	// Result.Failures), not that the package has a problem.
-	Run func(pass *Pass) error
-
-	// requires says what a built-in rule needs to run at all.
-	requires requirement
-	// installs marks a built-in rule whose errors are about installing the
-	// package's objects: in a Function package, at a target that installs
-	// none of a Function's objects (from v2.2), they are warnings.
-	installs bool
-	// design is the visit function of an XRD design rule (designRule):
-	// the design rules of one Lint call share one walk of the XRDs.
-	design func(p *Pass, f *xrdField)
-}
-
-// Scope says what a rule inspects, and so which runner runs it.
-type Scope uint8
-
-const (
-	// ScopePackage is the scope of a rule over one parsed package: Lint
-	// runs it.
-	ScopePackage Scope = iota
-	// ScopeGraph is the scope of a rule over a resolved dependency graph:
-	// linter/graphrules's Lint runs it, and its subject (RunOn) is the
-	// *deps.Graph.
-	ScopeGraph
-	// ScopeChange is the scope of a rule over the API changes between an
-	// older and a newer version of a package: linter/changerules's Lint
-	// runs it, and its subject (RunOn) is the *apidiff.Result of Diff.
-	ScopeChange
-)
-
-// String returns "package", "graph" or "change" ("Scope(N)" for an
-// unknown value).
-func (s Scope) String() string {
-	switch s {
-	case ScopePackage:
-		return "package"
-	case ScopeGraph:
-		return "graph"
-	case ScopeChange:
-		return "change"
-	}
-	return fmt.Sprintf("Scope(%d)", int(s))
-}
-
-// requirement lists inputs without which a rule does not run.
-type requirement uint8
-
-const (
-	needsImage requirement = 1 << iota // ImageFacts
-)
-
-// Title returns the first line of the rule's Doc.
-func (r *Rule) Title() string {
-	title, _, _ := strings.Cut(strings.TrimSpace(r.Doc), "\n")
-	return strings.TrimSpace(title)
-}
-
-// AppliesTo reports whether the rule runs for a package of kind k; the
-// empty kind stands for a package of unknown kind.
-func (r *Rule) AppliesTo(k meta.Kind) bool {
-	return len(r.Kinds) == 0 || slices.Contains(r.Kinds, k)
-}
-
-// Matches reports whether idOrName is the rule's ID or name. IDs match
-// without regard to case.
-func (r *Rule) Matches(idOrName string) bool {
-	return strings.EqualFold(r.ID, idOrName) || r.Name == idOrName
-}
-
-// String returns "ID name".
-func (r *Rule) String() string { return r.ID + " " + r.Name }
-
 // ErrInvalidRule is wrapped by the errors of Validate.
 var ErrInvalidRule = errors.New("invalid rule")
 
@@ -173,8 +65,8 @@ func Validate(rules []*Rule) error {
 	}
 	seen := map[string]int{} // lower-cased ID or name -> rule index
 	// Reused IDs and names are said once, whatever their number: the usual
-	// cause is one mistake, linter.Builtin passed to WithRules, which adds
-	// to the runner's rules (the built-in ones already).
+	// cause is one mistake, the same rules given twice (WithRules adds to
+	// the rule set of WithRuleSet, the built-in ones say).
 	type reuse struct {
 		i, j      int
 		r         *Rule
@@ -233,7 +125,7 @@ func Validate(rules []*Rule) error {
 		for _, u := range reused {
 			ids = append(ids, u.key)
 		}
-		errs = append(errs, fmt.Errorf("%w: %d rules reuse the ID or name of an earlier rule (%s): each rule set holds a rule once; WithRules adds rules to the runner's own (Lint's: Builtin), so give it only new ones",
+		errs = append(errs, fmt.Errorf("%w: %d rules reuse the ID or name of an earlier rule (%s): each rule set holds a rule once, so add only rules the set does not hold yet",
 			ErrInvalidRule, n, joinValues(ids, quote)))
 	}
 	return errors.Join(errs...)

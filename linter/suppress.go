@@ -18,7 +18,7 @@ import (
 // on the root's meta object. The annotations name rules by ID or by name:
 // rules are those the names may refer to (the diagnostics' own rules are
 // known by their RuleID and RuleName). Suppress reports no unused
-// suppression (XP004 is Lint's). It is linear in the diagnostics and the
+// suppression (that of Rule.SuppressionCheck is Lint's). It is linear in the diagnostics and the
 // annotations' entries; diags is reused.
 func Suppress(ctx context.Context, pkg *parser.Package, rules []*Rule, diags []Diagnostic) (kept, silenced []Diagnostic) {
 	if pkg == nil {
@@ -42,9 +42,6 @@ func Suppress(ctx context.Context, pkg *parser.Package, rules []*Rule, diags []D
 	SortDiagnostics(silenced)
 	return kept, silenced
 }
-
-// unusedSuppressionID is the ID of the rule the driver itself implements.
-const unusedSuppressionID = "XP004"
 
 type suppression struct {
 	obj     *parser.Object
@@ -85,8 +82,8 @@ type docKey struct {
 }
 
 // suppress separates the diagnostics an annotation silences (returned
-// second, each with its Suppression) from those that stand, and adds the XP004
-// diagnostics of entries that silenced nothing, at most maxDiags of them
+// second, each with its Suppression) from those that stand, and adds the
+// diagnostics of the SuppressionCheck rule for the of entries that silenced nothing, at most maxDiags of them
 // (see WithMaxDiagnostics). It is linear in the diagnostics and the
 // annotations' entries.
 func suppress(ctx context.Context, pkg *parser.Package, all []*Rule, ran map[string]bool, diags []Diagnostic, sh *shared, maxDiags int) (kept, silenced []Diagnostic) {
@@ -159,7 +156,10 @@ func suppress(ctx context.Context, pkg *parser.Package, all []*Rule, ran map[str
 
 	var unusedRule *Rule
 	for _, r := range all {
-		if r.ID == unusedSuppressionID && ran[r.ID] {
+		if unusedRule != nil {
+			break
+		}
+		if r.SuppressionCheck && ran[r.ID] {
 			unusedRule = r
 		}
 	}
@@ -174,7 +174,7 @@ func suppress(ctx context.Context, pkg *parser.Package, all []*Rule, ran map[str
 		}
 		var pos *parser.Position // found once per annotation, when needed
 		for _, e := range s.entries {
-			if e.rule != nil && (s.hit[e.rule.ID] || !ran[e.rule.ID] || e.rule.ID == unusedSuppressionID) {
+			if e.rule != nil && (s.hit[e.rule.ID] || !ran[e.rule.ID] || e.rule == unusedRule) {
 				continue
 			}
 			if pos == nil {

@@ -150,7 +150,7 @@ func comparePaths(t *testing.T, name string, data []byte, opts ...Option) int {
 func TestFastPathEquivalence(t *testing.T) {
 	t.Parallel()
 	var files []string
-	for _, root := range []string{"testdata", filepath.Join("..", "linter", "testdata"), filepath.Join("..", "xpkg", "testdata"), filepath.Join("..", "internal")} {
+	for _, root := range []string{"testdata", filepath.Join("..", "linter", "rules", "testdata"), filepath.Join("..", "xpkg", "testdata"), filepath.Join("..", "internal")} {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
 				files = append(files, p)

@@ -25,9 +25,6 @@ var (
 	// ErrParse: documents of the package or of its examples cannot be
 	// parsed. Errors of this class are *ParseError.
 	ErrParse = errors.New("xpkg: package has documents that cannot be parsed")
-	// ErrLint: the linter found error-level problems. Errors of this class
-	// are *LintError.
-	ErrLint = errors.New("xpkg: package has lint errors")
 )
 
 // ParseError lists the documents that could not be parsed, in the order the
@@ -87,8 +84,9 @@ type BuildResult struct {
 //     *.yaml and *.yml file in lexical order of path, skipping directories
 //     whose names start with "." and ExamplesDir), and refuses a package
 //     with documents that cannot be parsed (*ParseError);
-//   - it lints the package and refuses error-level findings (*LintError),
-//     unless WithoutLint is given;
+//   - it runs the check given with WithCheck, if any (the linter's lint
+//     gate is linter/rules.BuildCheck), and refuses the package when the
+//     check fails;
 //   - it joins those files, unchanged, into one PackageFile stream: each
 //     file's bytes, ended with a newline when they are not, separated by
 //     "---" lines; the result is byte for byte what the corpus's
@@ -122,8 +120,8 @@ func Build(ctx context.Context, fsys fs.FS, opts ...BuildOption) (*BuildResult, 
 	if len(pkg.Errors) > 0 {
 		return nil, &ParseError{Errors: pkg.Errors}
 	}
-	if c.lint {
-		if err := lintPackage(ctx, pkg, c); err != nil {
+	if c.check != nil {
+		if err := c.check(ctx, pkg); err != nil {
 			return nil, err
 		}
 	}

@@ -3,7 +3,6 @@ package xpkg_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -36,17 +35,4 @@ func ExampleBuild() {
 	// layer io.crossplane.xpkg=upbound
 	// digest: sha256:bb94991f2614e952b0f76aa02cb1cfedeadd66595c8d0f636b0732af9cd2e2a7
 	// wrote a .xpkg file: true
-}
-
-// Build refuses a package the linter finds errors in, and says why.
-func ExampleBuild_lintError() {
-	_, err := xpkg.Build(context.Background(), os.DirFS("testdata/build/lint-error"))
-	var le *xpkg.LintError
-	if errors.As(err, &le) {
-		for _, d := range le.Diagnostics {
-			fmt.Println(d.RuleID, d.Pos)
-		}
-	}
-	// Output:
-	// XP401 widgets.yaml:5:3
 }

@@ -1,13 +1,13 @@
 package xpkg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
 
 	"github.com/xpkgkit/xpkgkit/internal/ociwrite"
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -27,15 +27,14 @@ func (f buildOptionFunc) applyBuild(c *buildConfig) { f(c) }
 
 type buildConfig struct {
 	imageOptions
-	lint       bool
+	check      func(ctx context.Context, pkg *parser.Package) error
 	parseOpts  []parser.Option
-	lintOpts   []linter.Option
 	noExamples bool
 	examplesFS fs.FS
 }
 
 func newBuildConfig(opts []BuildOption) *buildConfig {
-	c := &buildConfig{lint: true}
+	c := &buildConfig{}
 	for _, o := range opts {
 		if o != nil {
 			o.applyBuild(c)
@@ -65,12 +64,6 @@ func (c *buildConfig) examples(fsys fs.FS) (fs.FS, error) {
 		return nil, fmt.Errorf("xpkg: %w", err)
 	}
 	return sub, nil
-}
-
-// WithoutLint builds the package without linting it. Documents that cannot
-// be parsed still stop the build.
-func WithoutLint() BuildOption {
-	return buildOptionFunc(func(c *buildConfig) { c.lint = false })
 }
 
 // WithoutExamples leaves the examples layer out, even when the package has

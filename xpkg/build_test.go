@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io"
 	"io/fs"
 	"os"
@@ -65,7 +66,7 @@ func TestPackageYAMLMatchesCorpus(t *testing.T) {
 				// TestJoinMatchesCorpus checks their joining without parsing.
 				t.Skip("large package")
 			}
-			res := mustBuild(t, os.DirFS(src), xpkg.WithoutLint())
+			res := mustBuild(t, os.DirFS(src))
 			if !bytes.Equal(res.PackageYAML(), want) {
 				t.Errorf("package.yaml differs from the corpus's (%d vs %d bytes)", len(res.PackageYAML()), len(want))
 			}
@@ -153,11 +154,11 @@ func TestBuildIsReproducible(t *testing.T) {
 		var results []*xpkg.BuildResult
 		var written []map[string]string
 		for i, mtime := range []time.Time{time.Unix(1e9, 0), time.Now()} {
-			res := mustBuild(t, os.DirFS(copyPackage(t, src, mtime)), xpkg.WithoutLint(), xpkg.WithTags("xpkg.example.org/acme/"+name+":v1.0.0"))
+			res := mustBuild(t, os.DirFS(copyPackage(t, src, mtime)), xpkg.WithTags("xpkg.example.org/acme/"+name+":v1.0.0"))
 			results = append(results, res)
 			written = append(written, writeAll(t, res, t.TempDir()))
 			if i == 0 { // and once more from the same directory
-				again := mustBuild(t, os.DirFS(src), xpkg.WithoutLint(), xpkg.WithTags("xpkg.example.org/acme/"+name+":v1.0.0"))
+				again := mustBuild(t, os.DirFS(src), xpkg.WithTags("xpkg.example.org/acme/"+name+":v1.0.0"))
 				if again.Digest() != res.Digest() {
 					t.Errorf("%s: two builds of one directory differ: %s, %s", name, res.Digest(), again.Digest())
 				}
@@ -269,7 +270,7 @@ func layerFile(t *testing.T, l v1.Layer, file string) ([]byte, []string) {
 
 func TestBuildReadBackWithGoContainerregistry(t *testing.T) {
 	t.Parallel()
-	res := mustBuild(t, os.DirFS(exampleDir), xpkg.WithoutLint())
+	res := mustBuild(t, os.DirFS(exampleDir))
 	for _, form := range []string{"xpkg", "layout", "layout tar"} {
 		t.Run(form, func(t *testing.T) {
 			t.Parallel()
@@ -369,7 +370,7 @@ func TestBuildExamples(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			res := mustBuild(t, tc.fsys, append(tc.opts, xpkg.WithoutLint())...)
+			res := mustBuild(t, tc.fsys, tc.opts...)
 			_, ok := res.ExamplesLayer()
 			if ok != (tc.want != nil) {
 				t.Fatalf("examples layer present = %v, want %v", ok, tc.want != nil)
@@ -435,7 +436,7 @@ func TestBuildErrors(t *testing.T) {
 			if ctx == nil {
 				ctx = t.Context()
 			}
-			_, err := xpkg.Build(ctx, tc.fsys, append(tc.opts, xpkg.WithoutLint())...)
+			_, err := xpkg.Build(ctx, tc.fsys, tc.opts...)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Build() error = %v, want %v", err, tc.want)
 			}
@@ -458,9 +459,9 @@ func TestBuildErrors(t *testing.T) {
 
 func TestBuildOptions(t *testing.T) {
 	t.Parallel()
-	plain := mustBuild(t, os.DirFS(exampleDir), xpkg.WithoutLint())
-	tagged := mustBuild(t, os.DirFS(exampleDir), xpkg.WithoutLint(), xpkg.WithTags("a.example/x:v1", "a.example/x:latest"))
-	oci := mustBuild(t, os.DirFS(exampleDir), xpkg.WithoutLint(), xpkg.WithOCIMediaTypes())
+	plain := mustBuild(t, os.DirFS(exampleDir))
+	tagged := mustBuild(t, os.DirFS(exampleDir), xpkg.WithTags("a.example/x:v1", "a.example/x:latest"))
+	oci := mustBuild(t, os.DirFS(exampleDir), xpkg.WithOCIMediaTypes())
 	if plain.Digest() != tagged.Digest() {
 		t.Error("tags changed the digest")
 	}
@@ -498,23 +499,24 @@ func TestBuildLint(t *testing.T) {
 		wantRules []string // of the *LintError; nil: Build succeeds
 	}{
 		"clean package": {
-			dir: exampleDir,
+			dir:  exampleDir,
+			opts: []xpkg.BuildOption{xpkg.WithCheck(rules.BuildCheck())},
 		},
 		"CRD name is not plural.group": {
 			dir:       "testdata/build/lint-error",
+			opts:      []xpkg.BuildOption{xpkg.WithCheck(rules.BuildCheck())},
 			wantRules: []string{"XP401"},
 		},
 		"rule disabled": {
 			dir:  "testdata/build/lint-error",
-			opts: []xpkg.BuildOption{xpkg.WithLintOptions(linter.WithDisabled("XP401"))},
+			opts: []xpkg.BuildOption{xpkg.WithCheck(rules.BuildCheck(linter.WithDisabled("XP401")))},
 		},
 		"error regraded to warning": {
 			dir:  "testdata/build/lint-error",
-			opts: []xpkg.BuildOption{xpkg.WithLintOptions(linter.WithSeverity("crd-name", linter.SeverityWarning))},
+			opts: []xpkg.BuildOption{xpkg.WithCheck(rules.BuildCheck(linter.WithSeverity("crd-name", linter.SeverityWarning)))},
 		},
-		"lint skipped": {
-			dir:  "testdata/build/lint-error",
-			opts: []xpkg.BuildOption{xpkg.WithoutLint()},
+		"no check": {
+			dir: "testdata/build/lint-error",
 		},
 	}
 	for name, tc := range cases {
@@ -527,8 +529,8 @@ func TestBuildLint(t *testing.T) {
 				}
 				return
 			}
-			var le *xpkg.LintError
-			if !errors.As(err, &le) || !errors.Is(err, xpkg.ErrLint) {
+			var le *rules.LintError
+			if !errors.As(err, &le) || !errors.Is(err, rules.ErrLint) {
 				t.Fatalf("Build() error = %v, want a *LintError", err)
 			}
 			var got []string
@@ -543,7 +545,7 @@ func TestBuildLint(t *testing.T) {
 			}
 		})
 	}
-	if _, err := xpkg.Build(t.Context(), os.DirFS(exampleDir), xpkg.WithLintOptions(linter.WithDisabled("XP999"))); err == nil || errors.Is(err, xpkg.ErrLint) {
+	if _, err := xpkg.Build(t.Context(), os.DirFS(exampleDir), xpkg.WithCheck(rules.BuildCheck(linter.WithDisabled("XP999")))); err == nil || errors.Is(err, rules.ErrLint) {
 		t.Errorf("Build with an unknown rule: %v, want the linter's own error", err)
 	}
 }
@@ -624,7 +626,7 @@ func BenchmarkBuild(b *testing.B) {
 	fsys := os.DirFS(filepath.Join(testcorpus.Path(b, "provider-aws"), "src"))
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := xpkg.Build(b.Context(), fsys, xpkg.WithoutLint())
+		res, err := xpkg.Build(b.Context(), fsys)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -657,7 +659,7 @@ func TestErrorMessages(t *testing.T) {
 				"\n\ta.yaml:3:1: document 2: invalid YAML\n\ta.yaml:4:1: document 3: invalid YAML\n\ta.yaml:5:1: document 4: invalid YAML\n\t... and 2 more",
 		},
 		"lint error and failed rule": {
-			err: &xpkg.LintError{
+			err: &rules.LintError{
 				Diagnostics: []linter.Diagnostic{{RuleID: "XP401", RuleName: "crd-name", Severity: linter.SeverityError, Message: "bad name", Pos: parser.Position{File: "a.yaml", Line: 3, Column: 5}}},
 				Failures:    []*linter.RuleError{{RuleID: "XP999", RuleName: "custom", Err: errors.New("boom")}},
 			},

@@ -3,6 +3,7 @@ package xpkg_test
 import (
 	"context"
 	"errors"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"slices"
 	"testing"
@@ -47,7 +48,7 @@ func TestCancelMonolith(t *testing.T) {
 				go func() {
 					pkg, err := xpkg.Open(ctx, src)
 					if err == nil {
-						_, err = pkg.Lint(ctx)
+						_, err = rules.LintPackage(ctx, pkg)
 					}
 					done <- err
 				}()
@@ -104,7 +105,7 @@ func TestCancelMonolithLint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	builtin := linter.Builtin()
+	builtin := rules.Builtin()
 	for _, at := range []int{0, len(builtin) / 2, len(builtin)} {
 		ctx, cancel := context.WithCancel(t.Context())
 		var cancelled time.Time
@@ -116,17 +117,17 @@ func TestCancelMonolithLint(t *testing.T) {
 				return nil
 			},
 		}
-		rules := slices.Insert(slices.Clone(builtin), at, canceller)
-		_, err := pkg.Lint(ctx, linter.WithRuleSet(rules...))
+		set := slices.Insert(slices.Clone(builtin), at, canceller)
+		_, err := rules.LintPackage(ctx, pkg, linter.WithRuleSet(set...))
 		returned := time.Now()
 		cancel()
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("canceller at %d of %d rules: err = %v, want context.Canceled", at, len(rules), err)
+			t.Fatalf("canceller at %d of %d rules: err = %v, want context.Canceled", at, len(set), err)
 		}
 		latency := returned.Sub(cancelled)
-		t.Logf("canceller at %d of %d rules: Lint returned %v after the cancellation", at, len(rules), latency)
+		t.Logf("canceller at %d of %d rules: Lint returned %v after the cancellation", at, len(set), latency)
 		if latency > cancelBound {
-			testbudget.Errorf(t, "canceller at %d of %d rules: returned %v after the cancellation, want under %v", at, len(rules), latency, cancelBound)
+			testbudget.Errorf(t, "canceller at %d of %d rules: returned %v after the cancellation, want under %v", at, len(set), latency, cancelBound)
 		}
 	}
 }

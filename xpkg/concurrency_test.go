@@ -3,6 +3,7 @@ package xpkg_test
 import (
 	"bytes"
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"sync"
@@ -67,7 +68,7 @@ func TestConcurrentOpenParseLint(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		res, err := pkg.Lint(ctx)
+		res, err := rules.LintPackage(ctx, pkg)
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
@@ -85,7 +86,7 @@ func TestConcurrentOpenParseLint(t *testing.T) {
 					t.Errorf("%s: %v", s.name, err)
 					return
 				}
-				res, err := pkg.Lint(ctx)
+				res, err := rules.LintPackage(ctx, pkg)
 				if err != nil {
 					t.Errorf("%s: %v", s.name, err)
 					return
@@ -130,7 +131,7 @@ func TestConcurrentOpenParseLint(t *testing.T) {
 			if err != nil || len(p.Objects) != len(shared.Objects) {
 				t.Errorf("parse: %v, %d objects", err, len(p.Objects))
 			}
-			if _, err := linter.Lint(ctx, shared); err != nil {
+			if _, err := linter.Lint(ctx, shared, linter.WithRuleSet(rules.Builtin()...)); err != nil {
 				t.Errorf("lint of a shared package: %v", err)
 			}
 			for _, o := range shared.Objects {

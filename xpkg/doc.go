@@ -22,13 +22,15 @@
 // only when the source cannot be read (a *SourceError saying what was
 // tried); documents that fail to parse and problems of the image itself
 // (two base layers, a misplaced package.yaml, a defunct stack) come back in
-// the Package and surface as diagnostics from Package.Lint.
+// the Package (the image's in Image.Facts) and surface as diagnostics when
+// the package is linted (linter/rules.LintPackage; xpkg imports no linter
+// package).
 //
 //	pkg, err := xpkg.Open(ctx, "provider-example.xpkg")
 //	if err != nil {
 //		return err // unreadable: *xpkg.SourceError
 //	}
-//	res, err := pkg.Lint(ctx)
+//	res, err := rules.LintPackage(ctx, pkg)
 //
 // SelectLayer is the layer selector on its own: from an image's layers and
 // config labels, the base layer, or the decision to flatten, with the facts
@@ -38,7 +40,9 @@
 //
 // Build turns a package in its on-disk format (parser.MetaFile plus YAML files,
 // from any fs.FS) into a package image, as the Crossplane CLI's build does:
-// it parses and lints the package, refusing one with errors, and writes a
+// it parses the package, refusing one with documents that do not parse,
+// runs the check it is given (WithCheck; the linter's lint gate is
+// linter/rules.BuildCheck), and writes a
 // layer holding PackageFile, annotated base, plus an examples layer. The
 // result is written as an OCI image layout directory, an OCI layout tar,
 // or a `.xpkg` docker archive, and is reproducible: the same input gives the
@@ -46,7 +50,7 @@
 //
 //	res, err := xpkg.Build(ctx, os.DirFS("package"), xpkg.WithTags("xpkg.example.org/acme/provider-example:v1.0.0"))
 //	if err != nil {
-//		return err // *xpkg.ParseError, *xpkg.LintError, ...
+//		return err // *xpkg.ParseError, the check's error, ...
 //	}
 //	f, err := os.Create("provider-example" + xpkg.Extension)
 //	...

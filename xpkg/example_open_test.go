@@ -7,7 +7,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -30,29 +29,6 @@ func ExampleOpen() {
 	// read as: directory
 	// package: Provider provider-in-subdir
 	// object: CustomResourceDefinition widgets.example.org at crds/widgets.yaml:1:1
-}
-
-// Lint lints a loaded package with the built-in rules, passing the image
-// facts when the package came from an image.
-func ExamplePackage_Lint() {
-	ctx := context.Background()
-	pkg, err := xpkg.Open(ctx, "testdata/open/provider-lint")
-	if err != nil {
-		log.Fatal(err)
-	}
-	res, err := pkg.Lint(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, d := range res.Diagnostics {
-		fmt.Printf("%s: %s %s %s\n", d.Pos, d.Severity, d.RuleID, d.RuleName)
-	}
-	fmt.Println("fails the build:", res.AtOrAbove(linter.SeverityError))
-	// Output:
-	// crossplane.yaml:7:3: warning XP204 license
-	// crossplane.yaml:17:7: error XP303 dependency-reference
-	// deployment.yaml:2:1: error XP102 allowed-kind
-	// fails the build: true
 }
 
 // SelectLayer decides where an image's package.yaml is, from the layer

@@ -3,6 +3,7 @@ package xpkg_test
 import (
 	"context"
 	"errors"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,7 @@ func TestExamplesCrossplaneRefuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := p.Lint(context.Background())
+			res, err := rules.LintPackage(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +141,7 @@ func TestExamplesLayerUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pkg.Lint(context.Background())
+	res, err := rules.LintPackage(context.Background(), pkg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io"
 	"os"
 	"path/filepath"
@@ -192,7 +193,7 @@ func FuzzOpenReader(f *testing.F) {
 			}
 			return
 		}
-		res, err := pkg.Lint(ctx)
+		res, err := rules.LintPackage(ctx, pkg)
 		if err != nil {
 			t.Fatalf("Lint: %v", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -146,7 +147,7 @@ func hostileChild(src string) int {
 		if err == nil {
 			// v2.0: the oldest v2 rules and semver engine; the CLI's
 			// hostile tests run the newest stable release's.
-			res, err = pkg.Lint(ctx, linter.WithCrossplaneVersion("v2.0.0"))
+			res, err = rules.LintPackage(ctx, pkg, linter.WithCrossplaneVersion("v2.0.0"))
 		}
 		rep.Deadline = errors.Is(err, context.DeadlineExceeded)
 		rep.Outcome, rep.Detail, rep.Known = hostileOutcome(pkg, res, err)

@@ -11,7 +11,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -55,9 +54,9 @@ type Image struct {
 	// ExamplesLayer is the layer annotated io.crossplane.xpkg with
 	// AnnotationExamples; nil when there is none.
 	ExamplesLayer *ocispec.Descriptor
-	// Facts are the facts the image lint rules (XP5xx) read; Package.Lint
-	// passes them to the linter.
-	Facts linter.ImageFacts
+	// Facts are the facts the image lint rules (XP5xx) read;
+	// linter/rules.LintPackage passes them to the linter.
+	Facts ImageFacts
 }
 
 // OpenImage loads the package held by an image the caller has resolved

@@ -74,7 +74,7 @@ func (k SourceKind) String() string {
 type Package struct {
 	// Package holds the meta objects, the other objects and the errors of
 	// the documents that could not be parsed. Such documents are not errors
-	// of Open: Lint reports them (XP001, XP002, XP005).
+	// of Open: the linter reports them (XP001, XP002, XP005).
 	*parser.Package
 	// Source is the source as given to Open ("<stdin>" for OpenReader, ""
 	// for OpenImage), unless WithSourceName says otherwise.

@@ -1,6 +1,7 @@
 package xpkg_test
 
 import (
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
@@ -21,7 +22,7 @@ func BenchmarkOpenLint(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, err := p.Lint(b.Context())
+				res, err := rules.LintPackage(b.Context(), p)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,6 +3,7 @@ package xpkg_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path"
 	"regexp"
@@ -164,7 +165,7 @@ func ruleIDs(ds []linter.Diagnostic) []string {
 // mustLint lints p and fails the test on error.
 func mustLint(t *testing.T, p *xpkg.Package, opts ...linter.Option) *linter.Result {
 	t.Helper()
-	res, err := p.Lint(t.Context(), opts...)
+	res, err := rules.LintPackage(t.Context(), p, opts...)
 	if err != nil {
 		t.Fatalf("Lint: %v", err)
 	}
@@ -176,11 +177,11 @@ func mustLint(t *testing.T, p *xpkg.Package, opts ...linter.Option) *linter.Resu
 
 // linterFacts returns the facts of a package image with a base layer and an
 // examples layer.
-func linterFacts(source, base, examples string) linter.ImageFacts {
-	return linter.ImageFacts{
+func linterFacts(source, base, examples string) xpkg.ImageFacts {
+	return xpkg.ImageFacts{
 		Source:          source,
 		BaseLayers:      []string{base},
-		OtherLayers:     []linter.LayerFact{{Digest: examples, Annotation: xpkg.AnnotationExamples}},
+		OtherLayers:     []xpkg.LayerFact{{Digest: examples, Annotation: xpkg.AnnotationExamples}},
 		PackageYAMLPath: xpkg.PackageFile,
 	}
 }

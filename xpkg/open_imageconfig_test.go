@@ -47,7 +47,7 @@ func TestOpenImageConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := xpkg.Build(ctx, os.DirFS("testdata/build/provider-example"), xpkg.WithoutLint())
+	res, err := xpkg.Build(ctx, os.DirFS("testdata/build/provider-example"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func WithParserOptions(opts ...parser.Option) OpenBuildOption {
 }
 
 // WithSourceName names the source in Package.Source and in the image facts
-// (linter.ImageFacts.Source) instead of the path given to Open, "<stdin>" for
+// (ImageFacts.Source) instead of the path given to Open, "<stdin>" for
 // OpenReader, or "" for OpenImage. For OpenReader it also names the YAML
 // stream in positions.
 func WithSourceName(name string) Option {

@@ -2,6 +2,7 @@ package xpkg_test
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/registrytest"
@@ -71,7 +72,7 @@ func benchOpenLintRemote(b *testing.B, reg *registrytest.Registry, name string) 
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, err := p.Lint(ctx)
+				res, err := rules.LintPackage(ctx, p)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 // diagKeys returns what a lint finding says, without the source's name.
 func diagKeys(t *testing.T, p *xpkg.Package) []string {
 	t.Helper()
-	res, err := p.Lint(context.Background())
+	res, err := rules.LintPackage(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestOpenReference(t *testing.T) {
 
 func testOpenReference(t *testing.T, reg *registrytest.Registry, name string) {
 	ctx := context.Background()
-	res, err := xpkg.Build(ctx, os.DirFS("testdata/build/"+name), xpkg.WithoutLint())
+	res, err := xpkg.Build(ctx, os.DirFS("testdata/build/"+name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package xpkg_test
 
 import (
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 	"testing/fstest"
 
@@ -26,12 +27,12 @@ func TestOptionKinds(t *testing.T) {
 		"WithImageConfig": xpkg.WithImageConfig(&imageconfig.Set{}),
 	}
 	buildOnly := map[string]any{
-		"WithoutLint":       xpkg.WithoutLint(),
+
 		"WithoutExamples":   xpkg.WithoutExamples(),
 		"WithExamplesFS":    xpkg.WithExamplesFS(fstest.MapFS{}),
 		"WithTags":          xpkg.WithTags("example.org/a:v1"),
 		"WithOCIMediaTypes": xpkg.WithOCIMediaTypes(),
-		"WithLintOptions":   xpkg.WithLintOptions(linter.WithDisabled("XP401")),
+		"WithCheck":         xpkg.WithCheck(rules.BuildCheck(linter.WithDisabled("XP401"))),
 	}
 	both := map[string]any{
 		"WithLimits":        xpkg.WithLimits(xpkg.Limits{}),

@@ -2,6 +2,7 @@ package xpkg_test
 
 import (
 	"errors"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func TestOpenDirectoryMetaYAML(t *testing.T) {
 	if pkg.SourceKind != xpkg.SourceDirectory || len(pkg.Meta) != 1 || pkg.Meta[0].Pos.File != "meta.yaml" {
 		t.Fatalf("kind %v, meta %v", pkg.SourceKind, pkg.Meta)
 	}
-	res, err := pkg.Lint(t.Context())
+	res, err := rules.LintPackage(t.Context(), pkg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -67,11 +66,11 @@ type Selection struct {
 	// AnnotationExamples (Crossplane's examples layer, holding
 	// ExamplesFile); nil when there is none.
 	ExamplesLayer *ocispec.Descriptor
-	// Facts are the image facts for the linter (linter.WithImageFacts).
+	// Facts are the image facts for the linter (linter/rules.WithImageFacts).
 	// SelectLayer fills BaseLayers and OtherLayers; OpenPackageYAML fills
 	// Flattened and PackageYAMLPath, and, when package.yaml is missing,
 	// MisplacedPackageYAML and LegacyStack.
-	Facts linter.ImageFacts
+	Facts ImageFacts
 	// PackageLayer is the layer package.yaml was read from, set by
 	// OpenPackageYAML: BaseLayer, or the layer of the flattened filesystem that
 	// decided.
@@ -119,7 +118,7 @@ func SelectLayer(layers []ocispec.Descriptor, labels map[string]string) (*Select
 			bases = append(bases, l)
 			s.Facts.BaseLayers = append(s.Facts.BaseLayers, l.Digest.String())
 		default:
-			s.Facts.OtherLayers = append(s.Facts.OtherLayers, linter.LayerFact{Digest: l.Digest.String(), Annotation: v})
+			s.Facts.OtherLayers = append(s.Facts.OtherLayers, LayerFact{Digest: l.Digest.String(), Annotation: v})
 			if v == AnnotationExamples && s.ExamplesLayer == nil {
 				s.ExamplesLayer = &l
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
@@ -48,7 +47,7 @@ func TestSelectLayerLabels(t *testing.T) {
 	if s.ExamplesLayer == nil || s.ExamplesLayer.Digest != examples.Digest {
 		t.Errorf("Examples = %v, want %s", s.ExamplesLayer, examples.Digest)
 	}
-	wantOther := []linter.LayerFact{{Digest: examples.Digest.String(), Annotation: xpkg.AnnotationExamples}, {Digest: kept.Digest.String(), Annotation: "kept"}}
+	wantOther := []xpkg.LayerFact{{Digest: examples.Digest.String(), Annotation: xpkg.AnnotationExamples}, {Digest: kept.Digest.String(), Annotation: "kept"}}
 	if diff := cmp.Diff(wantOther, s.Facts.OtherLayers); diff != "" {
 		t.Errorf("OtherLayers (-want +got):\n%s", diff)
 	}
@@ -67,7 +66,7 @@ func TestSelectLayer(t *testing.T) {
 		wantBase     *ocispec.Descriptor
 		wantLayers   []ocispec.Descriptor
 		wantExamples *ocispec.Descriptor
-		wantFacts    linter.ImageFacts
+		wantFacts    xpkg.ImageFacts
 		wantErr      error
 	}{
 		{
@@ -75,7 +74,7 @@ func TestSelectLayer(t *testing.T) {
 			layers:     []ocispec.Descriptor{plain, base},
 			wantBase:   &base,
 			wantLayers: []ocispec.Descriptor{base},
-			wantFacts:  linter.ImageFacts{BaseLayers: []string{base.Digest.String()}},
+			wantFacts:  xpkg.ImageFacts{BaseLayers: []string{base.Digest.String()}},
 		},
 		{
 			name:         "base and examples",
@@ -83,9 +82,9 @@ func TestSelectLayer(t *testing.T) {
 			wantBase:     &base,
 			wantLayers:   []ocispec.Descriptor{base},
 			wantExamples: &examples,
-			wantFacts: linter.ImageFacts{
+			wantFacts: xpkg.ImageFacts{
 				BaseLayers: []string{base.Digest.String()},
-				OtherLayers: []linter.LayerFact{
+				OtherLayers: []xpkg.LayerFact{
 					{Digest: examples.Digest.String(), Annotation: xpkg.AnnotationExamples},
 					{Digest: other.Digest.String(), Annotation: "something-else"},
 				},
@@ -96,7 +95,7 @@ func TestSelectLayer(t *testing.T) {
 			layers:       []ocispec.Descriptor{plain, examples},
 			wantLayers:   []ocispec.Descriptor{plain, examples},
 			wantExamples: &examples,
-			wantFacts:    linter.ImageFacts{OtherLayers: []linter.LayerFact{{Digest: examples.Digest.String(), Annotation: xpkg.AnnotationExamples}}},
+			wantFacts:    xpkg.ImageFacts{OtherLayers: []xpkg.LayerFact{{Digest: examples.Digest.String(), Annotation: xpkg.AnnotationExamples}}},
 		},
 		{
 			name:       "no layers",
@@ -107,7 +106,7 @@ func TestSelectLayer(t *testing.T) {
 			layers:     []ocispec.Descriptor{base, plain, base2},
 			wantBase:   &base,
 			wantLayers: []ocispec.Descriptor{base},
-			wantFacts:  linter.ImageFacts{BaseLayers: []string{base.Digest.String(), base2.Digest.String()}},
+			wantFacts:  xpkg.ImageFacts{BaseLayers: []string{base.Digest.String(), base2.Digest.String()}},
 			wantErr:    xpkg.ErrMultipleBaseLayers,
 		},
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 )
 
 // TestOwnerRule checks the rule against the fixtures' "# want" comments.
@@ -20,7 +21,7 @@ func TestOwnerRule(t *testing.T) {
 // validation, with the built-in rules: no clash of IDs or names.
 func TestOwnerRuleIsValid(t *testing.T) {
 	t.Parallel()
-	if err := linter.Validate(append(linter.Builtin(), OwnerRule())); err != nil {
+	if err := linter.Validate(append(rules.Builtin(), OwnerRule())); err != nil {
 		t.Fatal(err)
 	}
 }

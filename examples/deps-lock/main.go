@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "deps-lock: %v\n", err)
 		return 2
 	}
-	var opts []linter.RuleOption
+	var opts []linter.Option
 	if *xpVersion != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(*xpVersion))
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -256,7 +257,7 @@ func read(ctx context.Context, dir, path string) Entry {
 		e.Error = err.Error()
 		return e
 	}
-	res, err := pkg.Lint(ctx)
+	res, err := rules.LintPackage(ctx, pkg)
 	if err != nil {
 		e.Verdict = VerdictError
 		e.Error = err.Error()

@@ -1,6 +1,7 @@
 package consumer_test
 
 import (
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -41,7 +42,7 @@ func TestAdmitWithFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := pkg.Lint(t.Context())
+			res, err := rules.LintPackage(t.Context(), pkg)
 			if err != nil {
 				t.Fatal(err)
 			}

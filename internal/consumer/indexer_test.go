@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io"
 	"testing"
 
@@ -46,7 +47,7 @@ func index(ctx context.Context, upload io.Reader, spool string) (verdict, []lint
 	case err != nil:
 		return "", nil, err
 	}
-	res, err := pkg.Lint(ctx)
+	res, err := rules.LintPackage(ctx, pkg)
 	if err != nil {
 		return "", nil, err
 	}

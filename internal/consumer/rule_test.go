@@ -5,6 +5,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/meta"
 )
 
@@ -32,7 +33,7 @@ Every CustomResourceDefinition carries the acme.example/team label.`,
 
 func TestCustomRule(t *testing.T) {
 	t.Parallel()
-	if err := linter.Validate(append(linter.Builtin(), teamLabel)); err != nil {
+	if err := linter.Validate(append(rules.Builtin(), teamLabel)); err != nil {
 		t.Fatal(err)
 	}
 	if results := linttest.Run(t, "testdata/rule", []*linter.Rule{teamLabel}); len(results) == 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -20,13 +21,13 @@ func TestLintWorstCasesCoverEveryRule(t *testing.T) {
 			t.Errorf("%s: names no rule", w.Name)
 		}
 		for _, id := range w.rules {
-			if linter.Lookup(id) == nil {
+			if rules.Lookup(id) == nil {
 				t.Errorf("%s: %s is no built-in rule", w.Name, id)
 			}
 			covered[id] = w.Name
 		}
 	}
-	for _, r := range linter.Builtin() {
+	for _, r := range rules.Builtin() {
 		if _, ok := covered[r.ID]; !ok {
 			t.Errorf("rule %s %s has no worst case in lintWorstCases: add a package that gives it the most work for %d bytes", r.ID, r.Name, lintCostBytes)
 		}
@@ -67,7 +68,7 @@ func TestLintWorstCasesExercise(t *testing.T) {
 			if w.needsVersion {
 				opts = append(opts, linter.WithCrossplaneVersion("v2.0.0"))
 			}
-			res, err := pkg.Lint(t.Context(), opts...)
+			res, err := rules.LintPackage(t.Context(), pkg, opts...)
 			if err != nil {
 				t.Fatalf("Lint: %v", err)
 			}

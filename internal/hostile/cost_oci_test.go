@@ -1,6 +1,7 @@
 package hostile_test
 
 import (
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 	"testing"
 
@@ -83,7 +84,7 @@ func BenchmarkOCICostCases(b *testing.B) {
 			for b.Loop() {
 				p, err := xpkg.Open(b.Context(), src)
 				if err == nil {
-					_, err = p.Lint(b.Context())
+					_, err = rules.LintPackage(b.Context(), p)
 				}
 				_ = err
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -19,7 +20,7 @@ func TestSchemaWorstCasesCoverEveryKeyword(t *testing.T) {
 	t.Parallel()
 	kw := lschema.Keywords()
 	covered := map[string]bool{}
-	rules := map[string]bool{}
+	ruleSeen := map[string]bool{}
 	for _, w := range schemaWorstCases() {
 		if len(w.keywords) == 0 || len(w.rules) == 0 {
 			t.Errorf("%s: names no keyword or no rule", w.Name)
@@ -31,10 +32,10 @@ func TestSchemaWorstCasesCoverEveryKeyword(t *testing.T) {
 			covered[k] = true
 		}
 		for _, id := range w.rules {
-			if linter.Lookup(id) == nil {
+			if rules.Lookup(id) == nil {
 				t.Errorf("%s: %s is no built-in rule", w.Name, id)
 			}
-			rules[id] = true
+			ruleSeen[id] = true
 		}
 	}
 	for _, k := range kw {
@@ -43,7 +44,7 @@ func TestSchemaWorstCasesCoverEveryKeyword(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"XP005", "XP408", "XP409"} {
-		if !rules[id] {
+		if !ruleSeen[id] {
 			t.Errorf("no schema worst case drives %s", id)
 		}
 	}
@@ -80,7 +81,7 @@ func TestSchemaWorstCasesExercise(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open: %v", err)
 			}
-			res, err := pkg.Lint(t.Context(), linter.WithCrossplaneVersion("v2.0.0"))
+			res, err := rules.LintPackage(t.Context(), pkg, linter.WithCrossplaneVersion("v2.0.0"))
 			if err != nil {
 				t.Fatalf("Lint: %v", err)
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -465,7 +466,7 @@ func TestParityCrossplaneKinds(t *testing.T) {
 			pkg := mustParse(t, doc)
 			// XP422 with XP406, which reports the XRD CRD's rules on
 			// claims and connection secrets that XP422 leaves to it.
-			res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(apiserver.Rules()[2], linter.Lookup("XP406")), linter.WithCrossplaneVersion("v2.1.0"))
+			res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(apiserver.Rules()[2], rules.Lookup("XP406")), linter.WithCrossplaneVersion("v2.1.0"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"maps"
 	"os"
 	"path/filepath"
@@ -99,7 +100,7 @@ func xp420(t testing.TB, doc []byte) []linter.Diagnostic {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(apiserver.Rules()[0]))
+	res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(apiserver.Rules()[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package xpparity
 import (
 	"bytes"
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path"
 	"path/filepath"
@@ -61,7 +62,7 @@ func TestInstallParity(t *testing.T) {
 			if err != nil {
 				t.Skipf("xpkgkit cannot read it: %v", err)
 			}
-			res, err := linter.Lint(ctx, pkg, append(apiserver.LintOptions(), linter.WithCrossplaneVersion(Target))...)
+			res, err := linter.Lint(ctx, pkg, linter.WithRuleSet(rules.Builtin()...), append(apiserver.LintOptions(), linter.WithCrossplaneVersion(Target))...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,12 +18,13 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
-// verdictsDir is xpkgkit's parity table (linter/testdata/verdicts).
-var verdictsDir = filepath.Join("..", "..", "linter", "testdata", "verdicts")
+// verdictsDir is xpkgkit's parity table (linter/rules/testdata/verdicts).
+var verdictsDir = filepath.Join("..", "..", "linter", "rules", "testdata", "verdicts")
 
 // libraryRules are the error rules whose refusal crossplane-runtime's
 // package library decides: its parser (YAML syntax, a document without a
@@ -144,9 +145,9 @@ func lint(t *testing.T, pkg, examples *parser.Package) (int, []string, string) {
 	t.Helper()
 	opts := []linter.Option{linter.WithCrossplaneVersion(Target)}
 	if examples != nil {
-		opts = append(opts, linter.WithExamples(examples))
+		opts = append(opts, rules.WithExamples(examples))
 	}
-	res, err := linter.Lint(context.Background(), pkg, opts...)
+	res, err := linter.Lint(context.Background(), pkg, append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
 	"github.com/xpkgkit/xpkgkit/linter/changerules"
 	"github.com/xpkgkit/xpkgkit/linter/graphrules"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -30,7 +31,7 @@ import (
 
 // rule returns the rule of the server's rule set with the ID, nil if none.
 func (s *Server) rule(id string) *linter.Rule {
-	for _, set := range [][]*linter.Rule{linter.Builtin(), apiserver.Rules(), graphrules.Rules(), changerules.Rules(), s.rules} {
+	for _, set := range [][]*linter.Rule{rules.Builtin(), apiserver.Rules(), graphrules.Rules(), changerules.Rules(), s.rules} {
 		for _, r := range set {
 			if r.ID == id {
 				return r

@@ -128,7 +128,7 @@ func WithRuleDocs(url string) Option {
 	}
 }
 
-// New returns a server with the built-in rules (linter.Builtin and the
+// New returns a server with the built-in rules (linter/rules.Builtin and the
 // API server's, as xpkg-lint runs them) and the options applied.
 func New(opts ...Option) *Server {
 	s := &Server{

@@ -12,6 +12,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -82,7 +83,7 @@ func BenchmarkDiffCorpus(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := linter.Lint(ctx, p); err != nil {
+					if _, err := linter.Lint(ctx, p, linter.WithRuleSet(rules.Builtin()...)); err != nil {
 						b.Fatal(err)
 					}
 				}

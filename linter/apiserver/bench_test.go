@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,7 +34,7 @@ func BenchmarkRules(b *testing.B) {
 			pkg := parseCorpus(b, name)
 			start := cpuTime()
 			for b.Loop() {
-				if _, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(Rules()...)); err != nil {
+				if _, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(Rules()...)); err != nil {
 					b.Fatal(err)
 				}
 			}

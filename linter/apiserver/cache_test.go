@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,12 +70,12 @@ func lintWith(t *testing.T, pkg, examples *parser.Package, target string, c apis
 	}
 	opts := apiserver.LintOptions(aopts...)
 	if examples != nil {
-		opts = append(opts, linter.WithExamples(examples))
+		opts = append(opts, rules.WithExamples(examples))
 	}
 	if target != "" {
 		opts = append(opts, linter.WithCrossplaneVersion(target))
 	}
-	res, err := linter.Lint(context.Background(), pkg, opts...)
+	res, err := linter.Lint(context.Background(), pkg, append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,13 +153,13 @@ func coldWarm(t *testing.T, pkg, examples *parser.Package, targets []string) {
 }
 
 // TestCacheColdWarm lints the rules' fixtures and every package of the
-// verdict table (linter/testdata/verdicts) with no cache, a cold one and a
+// verdict table (linter/rules/testdata/verdicts) with no cache, a cold one and a
 // warm one, at the default target and at v2.1 (where XP421 derives CRDs
 // without the XRD's root CEL rules), and requires the same diagnostics.
 func TestCacheColdWarm(t *testing.T) {
 	t.Parallel()
 	var paths []string
-	for _, glob := range []string{"testdata/crd/*.yaml", "../testdata/verdicts/packages/*"} {
+	for _, glob := range []string{"testdata/crd/*.yaml", "../rules/testdata/verdicts/packages/*"} {
 		m, err := filepath.Glob(glob)
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,9 +33,9 @@ func TestCEL(t *testing.T) {
 	dir := "testdata/cel"
 	pkg := parseFile(t, filepath.Join(dir, "package.yaml"))
 	ex := parseFile(t, filepath.Join(dir, "examples", "examples.yaml"))
-	rules := []*linter.Rule{linter.Lookup("XP408"), linter.Lookup("XP409")}
-	opts := append([]linter.Option{linter.WithRuleSet(rules...), linter.WithExamples(ex)}, LintOptions()[1:]...)
-	res, err := linter.Lint(context.Background(), pkg, opts...)
+	set := []*linter.Rule{rules.Lookup("XP408"), rules.Lookup("XP409")}
+	opts := append([]linter.Option{linter.WithRuleSet(set...), rules.WithExamples(ex)}, LintOptions()[1:]...)
+	res, err := linter.Lint(context.Background(), pkg, append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // (issue 34, item 8: one Composition problem was reported twice).
 func TestCompositionModeOnce(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../testdata/rules/XP410/bad.yaml")
+	data, err := os.ReadFile("../rules/testdata/rules/XP410/bad.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func TestCompositionModeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := append(apiserver.LintOptions(), linter.WithCrossplaneVersion("v2.4.0"))
-	res, err := linter.Lint(context.Background(), pkg, opts...)
+	res, err := linter.Lint(context.Background(), pkg, append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

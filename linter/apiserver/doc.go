@@ -23,9 +23,11 @@
 //
 // It is a separate package so that a program that imports only linter
 // does not link the API server's code (about 60 more modules; see the
-// README's dependency table). Opt in with LintOptions:
+// README's dependency table). Opt in with LintOptions, beside the
+// built-in rules:
 //
-//	res, err := linter.Lint(ctx, pkg, apiserver.LintOptions()...)
+//	opts := append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, apiserver.LintOptions()...)
+//	res, err := linter.Lint(ctx, pkg, opts...)
 //
 // Every call into the API server's code goes through one gateway (the
 // files gateway*.go), which pre-counts what the call can do (default and

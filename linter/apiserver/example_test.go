@@ -3,6 +3,7 @@ package apiserver_test
 import (
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -44,7 +45,7 @@ spec:
 		fmt.Println(err)
 		return
 	}
-	res, err := linter.Lint(context.Background(), p, linter.WithRuleSet(apiserver.Rules()...))
+	res, err := linter.Lint(context.Background(), p, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(apiserver.Rules()...))
 	if err != nil {
 		fmt.Println(err)
 		return

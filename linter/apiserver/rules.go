@@ -12,6 +12,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
@@ -34,7 +35,7 @@ func Rules(opts ...Option) []*linter.Rule {
 // returns options with their own CEL cost budget (see CEL): use one set
 // per package linted. Options (WithCache) configure the Rules.
 func LintOptions(opts ...Option) []linter.Option {
-	return []linter.Option{linter.WithRules(Rules(opts...)...), linter.WithSchemaOptions(lschema.WithExtension(CEL()))}
+	return []linter.Option{linter.WithRules(Rules(opts...)...), rules.WithSchemaOptions(lschema.WithExtension(CEL()))}
 }
 
 const crdDoc = `The API server refuses a CustomResourceDefinition of the package

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestKindsNotSent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(ruleKinds()), linter.WithCrossplaneVersion("v2.4.0"))
+		res, err := linter.Lint(context.Background(), pkg, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(ruleKinds()), linter.WithCrossplaneVersion("v2.4.0"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func targetVersions() []string {
 func lintErrors(t *testing.T, pkg *parser.Package, v string) []string {
 	t.Helper()
 	opts := append([]linter.Option{linter.WithCrossplaneVersion(v)}, LintOptions()...)
-	res, err := linter.Lint(context.Background(), pkg, opts...)
+	res, err := linter.Lint(context.Background(), pkg, append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

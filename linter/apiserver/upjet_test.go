@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"context"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,8 +135,8 @@ spec:
 			want[i+1] = true
 		}
 	}
-	opts := append([]linter.Option{linter.WithRuleSet(linter.Lookup("XP408")), linter.WithExamples(ex)}, LintOptions()[1:]...)
-	res, err := linter.Lint(context.Background(), pkg, opts...)
+	opts := append([]linter.Option{linter.WithRuleSet(rules.Lookup("XP408")), rules.WithExamples(ex)}, LintOptions()[1:]...)
+	res, err := linter.Lint(context.Background(), pkg, append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 )
 
 // verdictsDir is the linter's parity table.
-var verdictsDir = filepath.Join("..", "testdata", "verdicts")
+var verdictsDir = filepath.Join("..", "rules", "testdata", "verdicts")
 
 // verdictCase is the part of a case of the parity table this test reads
 // (see the comment at the top of cases.yaml).
@@ -76,7 +77,7 @@ func TestVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := linter.Lint(ctx, pkg, append(apiserver.LintOptions(), linter.WithCrossplaneVersion(c.Target))...)
+			res, err := linter.Lint(ctx, pkg, append(append([]linter.Option{linter.WithRuleSet(rules.Builtin()...)}, apiserver.LintOptions()...), linter.WithCrossplaneVersion(c.Target))...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -279,12 +279,12 @@ func Rules() []*linter.Rule {
 // position, each in the new package (the message says where the old
 // package had the field, its file named as apidiff.WithOldFiles says),
 // plus one per kind that Diff's cap (apidiff.WithMaxChanges) cut.
-func Lint(ctx context.Context, r *apidiff.Result, opts ...linter.RuleOption) (*linter.Result, error) {
+func Lint(ctx context.Context, r *apidiff.Result, opts ...linter.Option) (*linter.Result, error) {
 	if r == nil {
 		return nil, errors.New("changerules: nil result")
 	}
 	rules := Rules()
-	res, err := linter.LintSubject(ctx, linter.ScopeChange, r, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
+	res, err := linter.LintSubject(ctx, linter.ScopeChange, r, append([]linter.Option{linter.WithRuleSet(rules...)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

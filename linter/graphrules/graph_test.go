@@ -14,6 +14,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/graphrules"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg/deps"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
@@ -42,21 +43,21 @@ func rootSummary(t testing.TB, p *xpkgtest.Package) *deps.Package {
 	return s
 }
 
-func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
+func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...linter.Option) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	return resolveAt(t, src, root, "", opts...)
 }
 
 // resolveAt is resolve with the resolver of Crossplane version target
 // ("" for the default).
-func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
+func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...linter.Option) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	g, err := deps.NewResolver(src, deps.WithTarget(target)).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// XP609 reports every graph's footprint: TestFootprint checks it.
-	res, err := graphrules.Lint(context.Background(), g, append([]linter.RuleOption{linter.WithDisabled("XP609")}, opts...)...)
+	res, err := graphrules.Lint(context.Background(), g, append([]linter.Option{linter.WithDisabled("XP609")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestResolve(t *testing.T) {
 		graph    *xpkgtest.Graph
 		root     *xpkgtest.Package
 		target   string // the resolver's Crossplane version (deps.WithTarget)
-		opts     []linter.RuleOption
+		opts     []linter.Option
 		versions string
 		want     []want
 	}{{
@@ -226,7 +227,7 @@ func TestResolve(t *testing.T) {
 		name:  "graph crossplane version",
 		graph: xpkgtest.NewGraph().Add(provB, "v0.1.0", xpkgtest.NewProvider("provider-b").WithCrossplaneConstraint("<v2.0.0")),
 		root:  cfg.WithDependency(meta.KindProvider, provB, ">=v0.1.0"),
-		opts:  []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0")},
+		opts:  []linter.Option{linter.WithCrossplaneVersion("v2.1.0")},
 		want:  []want{{"XP605", "root.yaml:15", `provider-b:v0.1.0 requires Crossplane "<v2.0.0", which excludes v2.1.0`}},
 	}, {
 		// A default target is a target: the release the default line
@@ -264,7 +265,7 @@ func TestResolve(t *testing.T) {
 		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
 			WithXRD("x.example.org", "XThing").
 			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
-		opts:     []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0")},
+		opts:     []linter.Option{linter.WithCrossplaneVersion("v2.1.0")},
 		versions: fnP + ":v0.3.0",
 	}, {
 		// From v2.2 none of a Function's objects is installed (crossplane
@@ -275,7 +276,7 @@ func TestResolve(t *testing.T) {
 		root: cfg.WithDependency(meta.KindFunction, fnP, ">=v0.1.0").
 			WithXRD("x.example.org", "XThing").
 			WithObject(ptComposition("pt", "acme-function-p", "f.example.org/v1", "Thing")),
-		opts:     []linter.RuleOption{linter.WithCrossplaneVersion("v2.2.0")},
+		opts:     []linter.Option{linter.WithCrossplaneVersion("v2.2.0")},
 		versions: fnP + ":v0.3.0",
 		want:     []want{{"XP607", "root.yaml:", `composes "f.example.org/v1" "Thing", which no CRD, XRD or MRD of the graph serves`}},
 	}}
@@ -409,7 +410,7 @@ func TestReselectAfterLaterConstraint(t *testing.T) {
 func TestRulesCatalog(t *testing.T) {
 	t.Parallel()
 	rs := graphrules.Rules()
-	if err := linter.Validate(append(linter.Builtin(), rs...)); err != nil {
+	if err := linter.Validate(append(rules.Builtin(), rs...)); err != nil {
 		t.Fatal(err)
 	}
 	for i, id := range []string{"XP601", "XP602", "XP603", "XP604", "XP605", "XP606", "XP607"} {
@@ -468,16 +469,16 @@ func TestLintConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lint := func(opts ...linter.RuleOption) (*linter.Result, error) {
+	lint := func(opts ...linter.Option) (*linter.Result, error) {
 		return graphrules.Lint(context.Background(), g, opts...)
 	}
 	for _, tc := range []struct {
 		name string
-		opts []linter.RuleOption
+		opts []linter.Option
 	}{
-		{"unknown disabled", []linter.RuleOption{linter.WithDisabled("XP999")}},
-		{"unknown regraded", []linter.RuleOption{linter.WithSeverity("no-such-rule", linter.SeverityInfo)}},
-		{"package rule without the package rules", []linter.RuleOption{linter.WithDisabled("XP102")}},
+		{"unknown disabled", []linter.Option{linter.WithDisabled("XP999")}},
+		{"unknown regraded", []linter.Option{linter.WithSeverity("no-such-rule", linter.SeverityInfo)}},
+		{"package rule without the package rules", []linter.Option{linter.WithDisabled("XP102")}},
 	} {
 		if _, err := lint(tc.opts...); !errors.Is(err, linter.ErrUnknownRule) {
 			t.Errorf("%s: got %v, want ErrUnknownRule", tc.name, err)
@@ -486,7 +487,7 @@ func TestLintConfiguration(t *testing.T) {
 	if _, err := lint(linter.WithSeverity("XP601", linter.Severity(9))); err == nil {
 		t.Error("invalid severity: no error")
 	}
-	sevOf := func(opts ...linter.RuleOption) []linter.Severity {
+	sevOf := func(opts ...linter.Option) []linter.Severity {
 		t.Helper()
 		res, err := lint(opts...)
 		if err != nil {
@@ -510,7 +511,7 @@ func TestLintConfiguration(t *testing.T) {
 			t.Errorf("regraded by %s then %s: got %v, want the last, warning", order[0], order[1], got)
 		}
 	}
-	res, err := lint(linter.WithRules(linter.Builtin()...), linter.WithDisabled("XP102"))
+	res, err := lint(linter.WithRules(rules.Builtin()...), linter.WithDisabled("XP102"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -269,12 +269,12 @@ every constraint of the graph it brings.`,
 // and one more saying how many it left out, at the first left out). The
 // result's diagnostics are sorted by position, each at the dependsOn
 // entry, or the Composition field, of the package that causes it.
-func Lint(ctx context.Context, g *deps.Graph, opts ...linter.RuleOption) (*linter.Result, error) {
+func Lint(ctx context.Context, g *deps.Graph, opts ...linter.Option) (*linter.Result, error) {
 	if g == nil {
 		return nil, errors.New("graphrules: nil graph")
 	}
 	rules := Rules()
-	res, err := linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
+	res, err := linter.LintSubject(ctx, linter.ScopeGraph, g, append([]linter.Option{linter.WithRuleSet(rules...)}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

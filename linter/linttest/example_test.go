@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 
 	"github.com/xpkgkit/xpkgkit/linter"
@@ -28,7 +29,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := linter.Lint(ctx, pkg, linter.WithRuleSet(noDeployment()))
+	res, err := linter.Lint(ctx, pkg, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(noDeployment()))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -15,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
 // Run lints each YAML fixture file in dir with rules (and no other rule)
@@ -121,7 +123,7 @@ func updating() bool {
 // file to the first fixture, and one in no fixture is unexpected. The
 // runners' own Lint functions also apply the suppression annotations;
 // RunSubject applies none. A failing rule fails the test.
-func RunSubject(t testing.TB, scope linter.Scope, subject any, fixtures []string, rules []*linter.Rule, opts ...linter.RuleOption) *linter.Result {
+func RunSubject(t testing.TB, scope linter.Scope, subject any, fixtures []string, rules []*linter.Rule, opts ...linter.Option) *linter.Result {
 	t.Helper()
 	if len(fixtures) == 0 {
 		t.Fatalf("linttest: no fixture to check the diagnostics against")
@@ -136,7 +138,7 @@ func RunSubject(t testing.TB, scope linter.Scope, subject any, fixtures []string
 		}
 		fs = append(fs, f)
 	}
-	res, err := linter.LintSubject(context.Background(), scope, subject, append([]linter.RuleOption{linter.WithRuleSet(rules...)}, opts...)...)
+	res, err := linter.LintSubject(context.Background(), scope, subject, append([]linter.Option{linter.WithRuleSet(rules...)}, opts...)...)
 	if err != nil {
 		t.Fatalf("linttest: lint: %v", err)
 		return nil
@@ -272,13 +274,13 @@ func ReadFixture(path string) (*Fixture, error) {
 	}
 	sidecar := strings.TrimSuffix(strings.TrimSuffix(path, ".yaml"), ".yml") + ".image.json"
 	if b, err := os.ReadFile(sidecar); err == nil {
-		var facts linter.ImageFacts
+		var facts xpkg.ImageFacts
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&facts); err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(sidecar), err)
 		}
-		f.Options = append(f.Options, linter.WithImageFacts(&facts))
+		f.Options = append(f.Options, rules.WithImageFacts(&facts))
 	} else if !os.IsNotExist(err) {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
+	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // noDeployment reports every Deployment, at its kind, and once more when
@@ -39,13 +41,13 @@ func imageSource() *linter.Rule {
 		ID: "T002", Name: "image-source", Severity: linter.SeverityInfo,
 		Doc: "Image source\n\nA test rule.",
 		Run: func(p *linter.Pass) error {
-			if p.Image == nil {
+			if rules.ImageFacts(p) == nil {
 				return nil
 			}
 			if p.CrossplaneVersion != "v2.0.0" {
 				return fmt.Errorf("crossplane-version directive not applied: %q", p.CrossplaneVersion)
 			}
-			p.Report(linter.Diagnostic{Pos: p.ImagePos(""), Message: "image " + p.Image.Source})
+			p.Report(linter.Diagnostic{Pos: parser.Position{File: rules.ImageFacts(p).Source}, Message: "image " + rules.ImageFacts(p).Source})
 			return nil
 		},
 	}

@@ -136,17 +136,17 @@ func TestRunSubject(t *testing.T) {
 		subject  func(testing.TB) any
 		fixtures []string
 		rules    []*linter.Rule
-		opts     []linter.RuleOption
+		opts     []linter.Option
 		want     []string // substrings of the problems reported, in order
 	}{
 		{name: "change rules", scope: linter.ScopeChange, subject: func(tb testing.TB) any { return changeResult(tb) },
 			fixtures: []string{"testdata/change/new.yaml"}, rules: changerules.Rules()},
 		{name: "graph rules", scope: linter.ScopeGraph, subject: func(tb testing.TB) any { return graph(tb) },
 			fixtures: []string{"testdata/graph/crossplane.yaml"}, rules: graphrules.Rules(),
-			opts: []linter.RuleOption{linter.WithCrossplaneVersion("v2.1.0"), linter.WithDisabled("XP609")}},
+			opts: []linter.Option{linter.WithCrossplaneVersion("v2.1.0"), linter.WithDisabled("XP609")}},
 		{name: "a want not met", scope: linter.ScopeGraph, subject: func(tb testing.TB) any { return graph(tb) },
 			fixtures: []string{"testdata/graph/crossplane.yaml"}, rules: graphrules.Rules(),
-			opts: []linter.RuleOption{linter.WithDisabled("XP605", "XP609")},
+			opts: []linter.Option{linter.WithDisabled("XP605", "XP609")},
 			want: []string{`crossplane.yaml:9: no XP605 diagnostic matching`}},
 		{name: "a diagnostic in no fixture", scope: linter.ScopeChange, subject: func(tb testing.TB) any { return changeResult(tb) },
 			fixtures: []string{"testdata/graph/crossplane.yaml"}, rules: changerules.Rules(),

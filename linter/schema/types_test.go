@@ -69,7 +69,7 @@ func TestTypesOnlyMatchesKubeOpenAPI(t *testing.T) {
 	}
 	check(New(parse("testdata/defs.yaml")), parse("testdata/objects.yaml"))
 	for _, f := range []string{"kinds-crossplane.yaml", "kinds-kubernetes.yaml", "good-kinds.yaml"} {
-		check(PackageKinds(), parse("../testdata/rules/XP005/"+f))
+		check(PackageKinds(), parse("../rules/testdata/rules/XP005/"+f))
 	}
 }
 

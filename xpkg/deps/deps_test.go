@@ -42,21 +42,21 @@ func rootSummary(t testing.TB, p *xpkgtest.Package) *deps.Package {
 	return s
 }
 
-func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
+func resolve(t testing.TB, src deps.Source, root *xpkgtest.Package, opts ...linter.Option) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	return resolveAt(t, src, root, "", opts...)
 }
 
 // resolveAt is resolve with the resolver of Crossplane version target
 // ("" for the default).
-func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...linter.RuleOption) (*deps.Graph, []linter.Diagnostic) {
+func resolveAt(t testing.TB, src deps.Source, root *xpkgtest.Package, target string, opts ...linter.Option) (*deps.Graph, []linter.Diagnostic) {
 	t.Helper()
 	g, err := deps.NewResolver(src, deps.WithTarget(target)).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// XP609 reports every graph's footprint: TestFootprint checks it.
-	res, err := graphrules.Lint(context.Background(), g, append([]linter.RuleOption{linter.WithDisabled("XP609")}, opts...)...)
+	res, err := graphrules.Lint(context.Background(), g, append([]linter.Option{linter.WithDisabled("XP609")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package xpkgtest_test
 
 import (
 	"bytes"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,7 +18,7 @@ func lint(t *testing.T, p *xpkgtest.Package) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := linter.Lint(t.Context(), pkg, linter.WithCrossplaneVersion("v1.20.0"))
+	res, err := linter.Lint(t.Context(), pkg, linter.WithRuleSet(rules.Builtin()...), linter.WithCrossplaneVersion("v1.20.0"))
 	if err != nil {
 		t.Fatal(err)
 	}

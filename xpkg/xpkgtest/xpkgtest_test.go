@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestImageMatchesBuild(t *testing.T) {
 	for name, p := range validPackages() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			res, err := xpkg.Build(t.Context(), p.FS(), xpkg.WithoutLint())
+			res, err := xpkg.Build(t.Context(), p.FS())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestManyObjectsKeepOrder(t *testing.T) {
 	for i := range 1001 {
 		p = p.WithObject([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-" + string(rune('a'+i%26)) + "\n"))
 	}
-	res, err := xpkg.Build(t.Context(), p.FS(), xpkg.WithoutLint())
+	res, err := xpkg.Build(t.Context(), p.FS())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +403,7 @@ func TestWithCRDOf(t *testing.T) {
 	if want := "gadgets.example.org Namespaced [gd] [acme all] true true false false"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	res, err := linter.Lint(t.Context(), pkg)
+	res, err := linter.Lint(t.Context(), pkg, linter.WithRuleSet(rules.Builtin()...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 // given, and Close finishes the output (the summary line, or the JSON or
 // SARIF document):
 //
-//	w, err := report.New(report.FormatSARIF, os.Stdout, report.Options{Rules: linter.Builtin()})
+//	w, err := report.New(report.FormatSARIF, os.Stdout, report.Options{Rules: rules.Builtin()})
 //	...
 //	for _, s := range sources {
 //		w.Source(s)

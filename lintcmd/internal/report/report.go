@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"io"
 	"strings"
 
@@ -82,8 +83,8 @@ type Source struct {
 	// A source with an error has no diagnostics.
 	Err error
 	// SkippedCEL counts the CEL rule evaluations the lint left out
-	// (linter.Result.SkippedCEL): what was not checked.
-	SkippedCEL linter.CELSkipped
+	// (linter.Result.Tallies): what was not checked.
+	SkippedCEL celskip.Counts
 }
 
 // StdinName is how reports name standard input (SOURCE "-"), as
@@ -227,7 +228,7 @@ type Summary struct {
 	Hidden int `json:"-"`
 	// SkippedCEL counts the CEL rule evaluations left out, by reason
 	// (transition rules, cost, ...); absent from JSON when none were.
-	SkippedCEL linter.CELSkipped `json:"skippedCEL,omitzero"`
+	SkippedCEL celskip.Counts `json:"skippedCEL,omitzero"`
 }
 
 // Add counts one source.

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -148,7 +150,7 @@ func TestSummaryLine(t *testing.T) {
 
 func TestSARIFRules(t *testing.T) {
 	t.Parallel()
-	rules := linter.Builtin()
+	rules := rules.Builtin()
 	var buf bytes.Buffer
 	w, _ := New(FormatSARIF, &buf, Options{Rules: rules})
 	w.Source(&Source{Name: "p", Diagnostics: []linter.Diagnostic{diag("XP201", linter.SeverityError, "p/x.yaml", 1, 1, "m")}})
@@ -223,7 +225,7 @@ func TestUnwrap(t *testing.T) {
 // evaluations were left out, and that none says anything when none were.
 func TestSkippedCEL(t *testing.T) {
 	t.Parallel()
-	skipped := linter.CELSkipped{Transition: 2, Cost: 1, Unevaluated: 3}
+	skipped := celskip.Counts{Transition: 2, Cost: 1, Unevaluated: 3}
 	want := map[Format]string{
 		FormatText:   "6 CEL rules not evaluated (2 transition, 1 over cost, 3 without CEL)",
 		FormatGitHub: "6 CEL rules not evaluated (2 transition, 1 over cost, 3 without CEL)",
@@ -231,7 +233,7 @@ func TestSkippedCEL(t *testing.T) {
 		FormatSARIF:  `"skippedCEL": {`,
 	}
 	for _, f := range Formats() {
-		for _, sk := range []linter.CELSkipped{{}, skipped} {
+		for _, sk := range []celskip.Counts{{}, skipped} {
 			var b strings.Builder
 			w, err := New(f, &b, Options{})
 			if err != nil {

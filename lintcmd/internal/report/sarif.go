@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -137,7 +138,7 @@ type sarifWriter struct {
 	// new or in it (baselineState).
 	baseline bool
 	// skippedCEL adds up the sources' CEL rule evaluations left out.
-	skippedCEL linter.CELSkipped
+	skippedCEL celskip.Counts
 }
 
 func newSARIFWriter(w io.Writer, opts Options) *sarifWriter {

@@ -3,6 +3,7 @@ package verdictcache_test
 import (
 	"context"
 	"fmt"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"strings"
 
@@ -57,7 +58,7 @@ spec:
 			fmt.Println(err)
 			return
 		}
-		res, err := linter.Lint(ctx, p, linter.WithRuleSet(apiserver.Rules(apiserver.WithCache(cache))...))
+		res, err := linter.Lint(ctx, p, linter.WithRuleSet(rules.Builtin()...), linter.WithRuleSet(apiserver.Rules(apiserver.WithCache(cache))...))
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -19,6 +19,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
 	"github.com/xpkgkit/xpkgkit/linter/changerules"
 	"github.com/xpkgkit/xpkgkit/linter/graphrules"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 )
 
 // Rules returns the rules the catalog describes, in its order: the
@@ -28,7 +29,7 @@ import (
 // graph rules of xpkg/deps (XP6xx, graph rules), then the API change
 // rules of linter/apidiff (XP701-XP749, change rules).
 func Rules() []*linter.Rule {
-	builtin := linter.Builtin()
+	builtin := rules.Builtin()
 	at := 0
 	for i, r := range builtin {
 		if strings.HasPrefix(r.ID, "XP4") && r.ID < "XP420" {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package linter_test
-
-const raceEnabled = false
