@@ -254,7 +254,7 @@ func TestTagTTL(t *testing.T) {
 
 func TestEvictLRU(t *testing.T) {
 	t.Parallel()
-	c := open(t, cache.WithMaxSize(250))
+	c := open(t, cache.WithMaxBytes(250))
 	ctx := context.Background()
 	var ds []ocispec.Descriptor
 	for i := range 3 {

@@ -80,90 +80,125 @@ func (l Limits) withDefaults() Limits {
 // Secret; outside one the caller maps the names to files or data.
 type KeyFunc func(ctx context.Context, secret, key string) ([]byte, error)
 
-// Option configures a Verifier.
-type Option func(*config) error
+// Option configures a Verifier. An option that reads a file or parses
+// data (WithPublicKeyFile, WithTrustedRootJSON, WithTrustedRootFile) does
+// so in New, which returns its error.
+type Option func(*config)
 
 type config struct {
 	client  *remote.Client
-	keys    map[string][]byte
+	keys    map[string][]byte // resolved by New from keySrcs
+	keySrcs []keySource       // in the order given: a later one for the same key wins
 	keyFunc KeyFunc
+	trust   trustSource // the last trusted-root option given
 	trusted root.TrustedMaterial
 	limits  Limits
+}
+
+// keySource is the public key of one key.secretRef: its PEM, or the file
+// that holds it.
+type keySource struct {
+	id   string // "secret/key"
+	pem  []byte
+	path string
+}
+
+// trustSource is the trusted root as an option gave it: material, JSON, or
+// the file that holds the JSON.
+type trustSource struct {
+	tm     root.TrustedMaterial
+	isJSON bool // json holds it (WithTrustedRootJSON)
+	json   []byte
+	path   string
 }
 
 // WithClient reads registries through c (its credentials, transport,
 // bounds). The default is a client with Docker's credentials.
 func WithClient(c *remote.Client) Option {
-	return func(cfg *config) error { cfg.client = c; return nil }
+	return func(cfg *config) { cfg.client = c }
 }
 
 // WithPublicKey gives the PEM public key that an authority's
 // key.secretRef {name: secret, key: key} stands for.
 func WithPublicKey(secret, key string, pem []byte) Option {
-	return func(cfg *config) error {
-		if cfg.keys == nil {
-			cfg.keys = map[string][]byte{}
-		}
-		cfg.keys[secret+"/"+key] = pem
-		return nil
-	}
+	return func(cfg *config) { cfg.keySrcs = append(cfg.keySrcs, keySource{id: secret + "/" + key, pem: pem}) }
 }
 
 // WithPublicKeyFile reads the PEM public key that an authority's
-// key.secretRef {name: secret, key: key} stands for from path.
+// key.secretRef {name: secret, key: key} stands for from path, in New.
 func WithPublicKeyFile(secret, key, path string) Option {
-	return func(cfg *config) error {
-		b, err := readBounded(path, 1<<20)
-		if err != nil {
-			return fmt.Errorf("%w: public key %s: %w", ErrPolicy, safetext.QuotePath(path), err)
-		}
-		return WithPublicKey(secret, key, b)(cfg)
-	}
+	return func(cfg *config) { cfg.keySrcs = append(cfg.keySrcs, keySource{id: secret + "/" + key, path: path}) }
 }
 
 // WithKeyFunc looks up the public keys that WithPublicKey and
 // WithPublicKeyFile did not give.
 func WithKeyFunc(fn KeyFunc) Option {
-	return func(cfg *config) error { cfg.keyFunc = fn; return nil }
+	return func(cfg *config) { cfg.keyFunc = fn }
 }
 
 // WithTrustedRootJSON sets the Sigstore trusted root (the JSON of
 // trusted_root.json: Fulcio certificate authorities, Rekor logs, CT logs,
-// timestamp authorities) that keyless authorities verify against. Nothing
-// is fetched: verification works offline. Without a trusted root, a
-// keyless authority fails with ErrPolicy.
+// timestamp authorities) that keyless authorities verify against; New
+// parses it. Nothing is fetched: verification works offline. Without a
+// trusted root, a keyless authority fails with ErrPolicy. Of the
+// trusted-root options, the last one given applies.
 func WithTrustedRootJSON(data []byte) Option {
-	return func(cfg *config) error {
-		tr, err := root.NewTrustedRootFromJSON(data)
-		if err != nil {
-			return fmt.Errorf("%w: trusted root: %s", ErrPolicy, safetext.Reason(err))
-		}
-		cfg.trusted = tr
-		return nil
-	}
+	return func(cfg *config) { cfg.trust = trustSource{isJSON: true, json: data} }
 }
 
 // WithTrustedRootFile reads the trusted root of WithTrustedRootJSON from
-// path.
+// path, in New.
 func WithTrustedRootFile(path string) Option {
-	return func(cfg *config) error {
-		b, err := readBounded(path, 16<<20)
-		if err != nil {
-			return fmt.Errorf("%w: trusted root %s: %w", ErrPolicy, safetext.QuotePath(path), err)
-		}
-		return WithTrustedRootJSON(b)(cfg)
-	}
+	return func(cfg *config) { cfg.trust = trustSource{path: path} }
 }
 
 // WithTrustedMaterial sets the trusted material of keyless authorities
 // directly (a sigstore-go root.TrustedRoot, or a test's virtual Sigstore).
 func WithTrustedMaterial(tm root.TrustedMaterial) Option {
-	return func(cfg *config) error { cfg.trusted = tm; return nil }
+	return func(cfg *config) { cfg.trust = trustSource{tm: tm} }
 }
 
 // WithLimits sets the limits (zero fields: defaults).
 func WithLimits(l Limits) Option {
-	return func(cfg *config) error { cfg.limits = l; return nil }
+	return func(cfg *config) { cfg.limits = l }
+}
+
+// resolve reads the key files and the trusted root the options named, in
+// the order they were given.
+func (cfg *config) resolve() error {
+	for _, k := range cfg.keySrcs {
+		pem := k.pem
+		if k.path != "" {
+			b, err := readBounded(k.path, 1<<20)
+			if err != nil {
+				return fmt.Errorf("%w: public key %s: %w", ErrPolicy, safetext.QuotePath(k.path), err)
+			}
+			pem = b
+		}
+		if cfg.keys == nil {
+			cfg.keys = map[string][]byte{}
+		}
+		cfg.keys[k.id] = pem
+	}
+	t := cfg.trust
+	switch {
+	case t.tm != nil:
+		cfg.trusted = t.tm
+	case t.path != "":
+		b, err := readBounded(t.path, 16<<20)
+		if err != nil {
+			return fmt.Errorf("%w: trusted root %s: %w", ErrPolicy, safetext.QuotePath(t.path), err)
+		}
+		t.json = b
+		fallthrough
+	case t.isJSON:
+		tr, err := root.NewTrustedRootFromJSON(t.json)
+		if err != nil {
+			return fmt.Errorf("%w: trusted root: %s", ErrPolicy, safetext.Reason(err))
+		}
+		cfg.trusted = tr
+	}
+	return nil
 }
 
 // readBounded reads a key or trusted-root file through the file layer: a
@@ -189,12 +224,12 @@ type Verifier struct {
 func New(opts ...Option) (*Verifier, error) {
 	v := &Verifier{pubKeys: map[string]signature.Verifier{}}
 	for _, o := range opts {
-		if o == nil {
-			continue
+		if o != nil {
+			o(&v.cfg)
 		}
-		if err := o(&v.cfg); err != nil {
-			return nil, err
-		}
+	}
+	if err := v.cfg.resolve(); err != nil {
+		return nil, err
 	}
 	v.cfg.limits = v.cfg.limits.withDefaults()
 	if v.cfg.client == nil {
