@@ -226,8 +226,8 @@ func TestRegistryCostCLI(t *testing.T) {
 		if r.code == cliExitOK {
 			t.Errorf("exit 0 with every tag listing endless")
 		}
-		if got := n.Load(); got > remote.DefaultMaxRequestsPerHost {
-			t.Errorf("%d requests, over MaxRequestsPerHost %d", got, remote.DefaultMaxRequestsPerHost)
+		if got := n.Load(); got > int64(remote.DefaultLimits().MaxRequestsPerHost) {
+			t.Errorf("%d requests, over MaxRequestsPerHost %d", got, remote.DefaultLimits().MaxRequestsPerHost)
 		}
 		t.Logf("%d requests", n.Load())
 	})

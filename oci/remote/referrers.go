@@ -11,10 +11,6 @@ import (
 	"oras.land/oras-go/v2/errdef"
 )
 
-// DefaultMaxReferrers is how many referrers Referrers returns by default
-// before it fails with limit.ErrExceeded.
-const DefaultMaxReferrers = 1_000
-
 // maxReferrerPages bounds the pages of a referrers listing: a registry
 // whose pages each link to another never ends otherwise.
 const maxReferrerPages = 100
@@ -30,13 +26,11 @@ const maxMetadataBytes = 4 << 20
 // for a registry without it, through the referrers tag schema (the index
 // tagged "sha256-<hex>"). No referrer is fetched. Each page of the listing
 // is bounded like a manifest (4 MiB: a larger one fails with a
-// *limit.Error of MaxManifestSize); more than max referrers (0:
-// DefaultMaxReferrers), or more than 100 pages, fail with
+// *limit.Error of MaxManifestSize); more than the client's
+// Limits.MaxReferrers, or more than 100 pages, fail with
 // limit.ErrExceeded too. No cache is consulted: referrers change.
-func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string, max int) ([]ocispec.Descriptor, error) {
-	if max <= 0 {
-		max = DefaultMaxReferrers
-	}
+func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
+	max := r.c.cfg.limits.MaxReferrers
 	repo, err := r.remote(ctx)
 	if err != nil {
 		return nil, r.fail("referrers", subject.Digest.String(), err)

@@ -95,9 +95,9 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 	// some registries (go-containerregistry's) report a referrer's config
 	// media type as its artifact type, which for a bundle is the empty
 	// descriptor's. The manifest's own artifactType decides.
-	// At most remote.DefaultMaxReferrers are listed (an image may have
+	// At most the client's remote.Limits.MaxReferrers are listed (an image may have
 	// many referrers of other kinds); at most MaxSignatures are fetched.
-	refs, err := repo.Referrers(ctx, desc, "", 0)
+	refs, err := repo.Referrers(ctx, desc, "")
 	if err != nil && !errors.Is(err, oci.ErrNotFound) {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ type Limits struct {
 	// MaxSignatures bounds the signature artefacts fetched: referrers
 	// that may be bundles plus layers of the legacy signature manifest
 	// (default 64). Referrers of other artifact types are not fetched;
-	// at most remote.DefaultMaxReferrers are listed.
+	// at most the client's remote.Limits.MaxReferrers are listed.
 	MaxSignatures int
 	// MaxManifestBytes bounds a referrer's or the legacy signature's
 	// manifest (default 4 MiB, the distribution spec's floor).
