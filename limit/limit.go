@@ -3,11 +3,13 @@
 // and its class.
 //
 // Each reader of untrusted input has a Limits struct of its own (its fields
-// differ: parser.Limits, oci.Limits, xpkg.Limits, deps.Limits,
-// schema.Limits, imageconfig.Limits), and all follow one convention: a zero
-// field means that limit's default, so that a partly filled Limits never
-// lifts the limits it does not mention, and Unlimited (any negative value)
-// means no limit.
+// differ: parser.Limits, oci.Limits, remote.Limits, xpkg.Limits,
+// deps.Limits, schema.Limits, imageconfig.Limits, verify.Limits, and this
+// package's GateLimits), and all follow one convention: a zero field means
+// that limit's default, so that a partly filled Limits never lifts the
+// limits it does not mention, and Unlimited (any negative value) means no
+// limit. Byte counts are int64 and their names say Bytes, never Size;
+// counts of things (documents, entries, requests) are int.
 //
 // Whichever package raised it, a limit exceeded is a *Error, found with
 // errors.As, and it matches ErrExceeded with errors.Is. Its Limit is a Name,
@@ -48,12 +50,12 @@ const (
 // Names of the limits of package oci (oci.Limits), of its verified cache
 // (oci/cache) and of its registry client (oci/remote).
 const (
-	MaxManifestSize    Name = "MaxManifestSize"
-	MaxConfigSize      Name = "MaxConfigSize"
-	MaxBlobSize        Name = "MaxBlobSize"
-	MaxLayerSize       Name = "MaxLayerSize"
-	MaxImageSize       Name = "MaxImageSize"
-	MaxFileSize        Name = "MaxFileSize"
+	MaxManifestBytes   Name = "MaxManifestBytes" // also verify.Limits
+	MaxConfigBytes     Name = "MaxConfigBytes"
+	MaxBlobBytes       Name = "MaxBlobBytes" // also verify.Limits
+	MaxLayerBytes      Name = "MaxLayerBytes"
+	MaxImageBytes      Name = "MaxImageBytes"
+	MaxFileBytes       Name = "MaxFileBytes"
 	MaxTarEntries      Name = "MaxTarEntries"
 	MaxLayers          Name = "MaxLayers"
 	MaxZstdWindow      Name = "MaxZstdWindow"
@@ -69,7 +71,7 @@ const (
 )
 
 // Name of the limit of package xpkg's own (xpkg.Limits).
-const MaxReaderSize Name = "MaxReaderSize"
+const MaxReaderBytes Name = "MaxReaderBytes"
 
 // Names of the limits of package deps (deps.Limits), and of the directory
 // listings of its sources (MaxDirEntries, a fixed bound).
@@ -96,12 +98,8 @@ const (
 	MaxPrefixBytes Name = "MaxPrefixBytes"
 )
 
-// Names of the limits of package xpkg/verify (verify.Limits).
-const (
-	MaxSignatures    Name = "MaxSignatures"
-	MaxManifestBytes Name = "MaxManifestBytes"
-	MaxBlobBytes     Name = "MaxBlobBytes"
-)
+// Name of the limit of package xpkg/verify of its own (verify.Limits).
+const MaxSignatures Name = "MaxSignatures"
 
 // Position locates a place in a package's input: a document, or a field
 // inside one, in its file. It is the position of package parser

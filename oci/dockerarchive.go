@@ -97,13 +97,13 @@ type dockerManifestEntry struct {
 // newDockerArchive indexes the docker archive whose entries fsys holds and
 // hashes its config and layers. Each config is read and parsed once, however
 // many entries of manifest.json name it, and each layer file hashed once.
-// Limits: MaxManifestSize, MaxArchiveImages, MaxConfigSize, MaxLayers,
-// MaxBlobSize.
+// Limits: MaxManifestBytes, MaxArchiveImages, MaxConfigBytes, MaxLayers,
+// MaxBlobBytes.
 func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchive, error) {
 	fail := func(p string, err error) (*dockerArchive, error) {
 		return nil, opError("open", ocispec.Descriptor{}, p, err)
 	}
-	b, err := readFSFile(fsys, dockerManifestFile, "MaxManifestSize", lim.MaxManifestSize)
+	b, err := readFSFile(fsys, dockerManifestFile, "MaxManifestBytes", lim.MaxManifestBytes)
 	if err != nil {
 		return fail(dockerManifestFile, err)
 	}
@@ -116,9 +116,9 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		index: ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{}},
 		blobs: map[digest.Digest]archiveBlob{},
 	}
-	images := int64(0)
+	images := 0
 	for _, e := range entries {
-		images += max(1, int64(len(e.RepoTags)))
+		images += max(1, len(e.RepoTags))
 		if images > lim.MaxArchiveImages {
 			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr(limit.MaxArchiveImages, lim.MaxArchiveImages)))
 		}
@@ -130,7 +130,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		if err := ctx.Err(); err != nil {
 			return fail("", err)
 		}
-		if int64(len(e.Layers)) > lim.MaxLayers {
+		if len(e.Layers) > lim.MaxLayers {
 			return fail(dockerManifestFile, limitErr(limit.MaxLayers, lim.MaxLayers))
 		}
 		cfgPath, ok := CleanPath(e.Config)
@@ -160,7 +160,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 			}
 			d, ok := layers[p]
 			if !ok {
-				if d, err = hashArchiveFile(ctx, fsys, p, lim.MaxBlobSize, buf); err != nil {
+				if d, err = hashArchiveFile(ctx, fsys, p, lim.MaxBlobBytes, buf); err != nil {
 					return fail(p, err)
 				}
 				d.Digest = a.addFile(p, d.Digest)
@@ -196,7 +196,7 @@ type archiveConfig struct {
 
 // readConfig reads, hashes and parses the config at p and registers it.
 func (a *dockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, lim Limits) (archiveConfig, error) {
-	b, err := readFSFile(fsys, p, "MaxConfigSize", lim.MaxConfigSize)
+	b, err := readFSFile(fsys, p, "MaxConfigBytes", lim.MaxConfigBytes)
 	if err != nil {
 		return archiveConfig{}, err
 	}
@@ -243,7 +243,7 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, maxSize int64
 		return ocispec.Descriptor{}, err
 	}
 	if n > maxSize {
-		return ocispec.Descriptor{}, limitErr(limit.MaxBlobSize, maxSize)
+		return ocispec.Descriptor{}, limitErr(limit.MaxBlobBytes, maxSize)
 	}
 	return ocispec.Descriptor{MediaType: mt, Digest: digest.NewDigest(digest.SHA256, h), Size: n}, nil
 }

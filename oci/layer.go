@@ -69,7 +69,7 @@ type layerStream struct {
 // application/octet-stream media type, and any other type is
 // ErrUnsupportedMediaType. The compressed blob is verified while it streams:
 // Read returns the digest or size mismatch instead of the final io.EOF. More
-// than MaxLayerSize decompressed bytes fail with limit.ErrExceeded. Options: WithLimits.
+// than MaxLayerBytes decompressed bytes fail with limit.ErrExceeded. Options: WithLimits.
 func OpenLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (io.ReadCloser, error) {
 	o := newOptions(opts)
 	l, err := openLayerStream(ctx, f, desc, o.limits, nil)
@@ -84,11 +84,11 @@ func openLayerStream(ctx context.Context, f Fetcher, desc ocispec.Descriptor, li
 	if err != nil {
 		return nil, opError("open layer", desc, "", err)
 	}
-	v, err := fetchVerified(ctx, f, desc, "MaxBlobSize", lim.MaxBlobSize)
+	v, err := fetchVerified(ctx, f, desc, "MaxBlobBytes", lim.MaxBlobBytes)
 	if err != nil {
 		return nil, err
 	}
-	l := &layerStream{desc: desc, v: v, limit: lim.MaxLayerSize, zstdWindow: lim.MaxZstdWindow, budget: b, closeDec: func() {}}
+	l := &layerStream{desc: desc, v: v, limit: lim.MaxLayerBytes, zstdWindow: lim.MaxZstdWindow, budget: b, closeDec: func() {}}
 	br := bufio.NewReaderSize(v, 64<<10)
 	if comp == compressionSniff {
 		head, _ := br.Peek(4)
@@ -154,13 +154,13 @@ func (l *layerStream) Read(p []byte) (int, error) {
 	n, err := l.dec.Read(p)
 	l.n += int64(n)
 	if l.n > l.limit {
-		l.err = opError("open layer", l.desc, "", limitErr(limit.MaxLayerSize, l.limit))
+		l.err = opError("open layer", l.desc, "", limitErr(limit.MaxLayerBytes, l.limit))
 		return 0, l.err
 	}
 	if l.budget != nil {
 		l.budget.left -= int64(n)
 		if l.budget.left < 0 {
-			l.err = opError("open layer", l.desc, "", limitErr(limit.MaxImageSize, l.budget.limit))
+			l.err = opError("open layer", l.desc, "", limitErr(limit.MaxImageBytes, l.budget.limit))
 			return 0, l.err
 		}
 	}
@@ -203,7 +203,7 @@ func (l *layerStream) Close() error {
 // stops the walk without error; any other error stops it and is returned as
 // it is. Even when stopped early, the rest of the compressed blob is read
 // (not decompressed) so that the layer is verified; a verification failure is
-// returned instead of nil. Limits: MaxLayerSize (the expanded sizes of
+// returned instead of nil. Limits: MaxLayerBytes (the expanded sizes of
 // sparse entries count, before they are read), MaxTarEntries. Options:
 // WithLimits.
 func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(hdr *tar.Header, r io.Reader) error, opts ...Option) error {
@@ -217,7 +217,10 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 	}
 	defer l.Close()
 	tr := tar.NewReader(l)
-	var count, sparse int64
+	var (
+		count  int
+		sparse int64
+	)
 	for {
 		hdr, err := nextHeader(tr, l)
 		if err == io.EOF {
@@ -234,8 +237,8 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 		}
 		if sparse > 0 && sparse > l.limit-l.n {
 			// Reading them would expand their holes: count their
-			// expanded sizes against MaxLayerSize before they are read.
-			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr(limit.MaxLayerSize, l.limit)))
+			// expanded sizes against MaxLayerBytes before they are read.
+			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr(limit.MaxLayerBytes, l.limit)))
 		}
 		if err := fn(hdr, entryReader{tr, l}); err != nil {
 			if errors.Is(err, fs.SkipAll) {

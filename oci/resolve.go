@@ -69,7 +69,7 @@ func (img *Image) ConfigDigest() digest.Digest { return img.Manifest.Config.Dige
 //     it is an image config; its platform is never checked.
 //
 // Every manifest, index and config is read verified and bounded
-// (MaxManifestSize, MaxConfigSize).
+// (MaxManifestBytes, MaxConfigBytes).
 func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, opError("resolve", ocispec.Descriptor{}, "", err)
@@ -151,13 +151,13 @@ type resolver struct {
 }
 
 // follow resolves desc; depth counts the indexes read so far.
-func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth int64) (*Image, error) {
+func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth int) (*Image, error) {
 	fail := func(err error) (*Image, error) { return nil, opError("resolve", desc, "", err) }
 	mt := desc.MediaType
 	if mt != "" && !isIndexType(mt) && !isManifestType(mt) {
 		return fail(ErrUnsupportedMediaType)
 	}
-	raw, err := readBlob(ctx, r.f, desc, "MaxManifestSize", r.o.limits.MaxManifestSize)
+	raw, err := readBlob(ctx, r.f, desc, "MaxManifestBytes", r.o.limits.MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 	if m.SchemaVersion != 2 {
 		return fail(fmt.Errorf("%w: manifest schemaVersion %d, want 2", ErrMalformed, m.SchemaVersion))
 	}
-	if int64(len(m.Layers)) > r.o.limits.MaxLayers {
+	if len(m.Layers) > r.o.limits.MaxLayers {
 		return fail(limitErr(limit.MaxLayers, r.o.limits.MaxLayers))
 	}
 	img := &Image{
@@ -228,7 +228,7 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 	}
 	switch m.Config.MediaType {
 	case ocispec.MediaTypeImageConfig, MediaTypeDockerConfig:
-		cfg, err := readBlob(ctx, r.f, m.Config, "MaxConfigSize", r.o.limits.MaxConfigSize)
+		cfg, err := readBlob(ctx, r.f, m.Config, "MaxConfigBytes", r.o.limits.MaxConfigBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@ type tarEntry struct {
 // seeks over file contents, so only headers are read; each file is later
 // read in place through an io.SectionReader. A gzip-compressed tar is first
 // decompressed once into a spool (memory, or a temporary file past
-// spoolMemMax bytes; at most MaxImageSize bytes), which is then read the
+// spoolMemMax bytes; at most MaxImageBytes bytes), which is then read the
 // same way: the cost of reading a gzip-compressed archive is linear in its
 // decompressed size, whatever the order of the reads.
 type tarFS struct {
@@ -81,7 +81,7 @@ func indexPlainTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) 
 	t := &tarFS{ra: ra, size: size, entries: map[string]*tarEntry{}}
 	sr := io.NewSectionReader(ra, 0, size)
 	tr := tar.NewReader(sr)
-	var count int64
+	var count int
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err

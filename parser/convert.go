@@ -59,8 +59,8 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 			return extent{}, c.limitErr(limit.MaxDepth, int64(c.lim.MaxDepth), n)
 		}
 		c.added += e.size
-		if c.lim.MaxAliasExpansion > 0 && c.added > c.lim.MaxAliasExpansion {
-			return extent{}, c.limitErr(limit.MaxAliasExpansion, c.lim.MaxAliasExpansion, n)
+		if c.lim.MaxAliasExpansion > 0 && c.added > int64(c.lim.MaxAliasExpansion) {
+			return extent{}, c.limitErr(limit.MaxAliasExpansion, int64(c.lim.MaxAliasExpansion), n)
 		}
 		// Few nodes can still expand to many bytes (a large scalar aliased
 		// a few thousand times): the document, expanded, must fit

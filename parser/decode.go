@@ -42,7 +42,7 @@ func parseNode(loc locator, lim Limits) (root *yaml.Node, err error) {
 	if err := checkLineBreaks(loc); err != nil {
 		return nil, err
 	}
-	if err := checkNodes(loc, lim, countNodes(loc.data, lim.MaxNodes)); err != nil {
+	if err := checkNodes(loc, lim, countNodes(loc.data, int64(lim.MaxNodes))); err != nil {
 		return nil, err
 	}
 	return parseTree(loc, lim, nil)
@@ -158,7 +158,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 	if err := checkLineBreaks(loc); err != nil {
 		return fail(err)
 	}
-	nc := countNodes(doc.Data, d.limits.MaxNodes)
+	nc := countNodes(doc.Data, int64(d.limits.MaxNodes))
 	if err := checkNodes(loc, d.limits, nc); err != nil {
 		return fail(err)
 	}

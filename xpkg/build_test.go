@@ -419,7 +419,7 @@ func TestBuildErrors(t *testing.T) {
 		},
 		"parser limit": {
 			fsys: os.DirFS(exampleDir),
-			opts: []xpkg.BuildOption{xpkg.WithParserOptions(parser.WithLimits(parser.Limits{MaxTotalBytes: 100}))},
+			opts: []xpkg.BuildOption{xpkg.WithBuildParserOptions(parser.WithLimits(parser.Limits{MaxTotalBytes: 100}))},
 			want: limit.ErrExceeded,
 		},
 		"cancelled": {

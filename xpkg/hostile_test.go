@@ -60,9 +60,9 @@ func hostileOptions() []xpkg.Option {
 		return nil
 	}
 	var l xpkg.Limits // zero fields take their defaults
-	l.OCI.MaxLayerSize = 128 << 20
-	l.OCI.MaxImageSize = 256 << 20
-	l.OCI.MaxFileSize = 64 << 20
+	l.OCI.MaxLayerBytes = 128 << 20
+	l.OCI.MaxImageBytes = 256 << 20
+	l.OCI.MaxFileBytes = 64 << 20
 	l.Parser.MaxDocuments = 10_000
 	return []xpkg.Option{xpkg.WithLimits(l)}
 }
@@ -422,17 +422,17 @@ func errorClass(err error) (hostile.Class, hostile.Limit, bool) {
 // the hostile limit it implements.
 func hostileLimit(name limit.Name) hostile.Limit {
 	switch name {
-	case limit.MaxManifestSize, limit.MaxConfigSize:
+	case limit.MaxManifestBytes, limit.MaxConfigBytes:
 		return hostile.LimitManifestSize
 	case limit.MaxIndexDepth:
 		return hostile.LimitIndexDepth
 	case limit.MaxLayers:
 		return hostile.LimitLayerCount
-	case limit.MaxLayerSize, limit.MaxImageSize, limit.MaxZstdWindow:
+	case limit.MaxLayerBytes, limit.MaxImageBytes, limit.MaxZstdWindow:
 		return hostile.LimitDecompressedSize
 	case limit.MaxTarEntries:
 		return hostile.LimitEntryCount
-	case limit.MaxFileSize, limit.MaxTotalBytes, limit.MaxReaderSize:
+	case limit.MaxFileBytes, limit.MaxTotalBytes, limit.MaxReaderBytes:
 		return hostile.LimitStreamSize
 	case limit.MaxDocumentBytes:
 		return hostile.LimitDocumentSize
@@ -443,7 +443,7 @@ func hostileLimit(name limit.Name) hostile.Limit {
 	case limit.MaxAliasExpansion:
 		return hostile.LimitAliases
 	}
-	// MaxBlobSize (a compressed blob's claimed size) has no hostile
+	// MaxBlobBytes (a compressed blob's claimed size) has no hostile
 	// counterpart.
 	return hostile.LimitAny
 }

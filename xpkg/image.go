@@ -211,5 +211,5 @@ func loadExamples(ctx context.Context, f oci.Fetcher, layer ocispec.Descriptor, 
 
 // withConfig passes an already built configuration on as an Option.
 func withConfig(c *openConfig) Option {
-	return openOption(func(dst *openConfig) { *dst = *c })
+	return func(dst *openConfig) { *dst = *c }
 }

@@ -277,7 +277,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 	if err != nil {
 		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: %w", filepath.Base(name), err)
 	}
-	max := c.limits.OCI.MaxFileSize
+	max := c.limits.OCI.MaxFileBytes
 	lr := &limitedReader{r: ctxio.Check(ctx, zr), n: max}
 	pkg, err := parser.Parse(ctx, lr, c.parseOptions(filepath.Base(name))...)
 	if err != nil && ctx.Err() != nil {
@@ -286,7 +286,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 		return nil, err
 	}
 	if lr.over {
-		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limit.MaxFileSize, Value: max + 1, Max: max})
+		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limit.MaxFileBytes, Value: max + 1, Max: max})
 	}
 	if err != nil {
 		return nil, err

@@ -18,24 +18,23 @@ import (
 func TestOptionKinds(t *testing.T) {
 	t.Parallel()
 	openOnly := map[string]any{
-		"WithPlatform":    xpkg.WithPlatform(ocispec.Platform{OS: "linux", Architecture: "arm64"}),
-		"WithSourceName":  xpkg.WithSourceName("x"),
-		"WithImagesOnly":  xpkg.WithImagesOnly(),
-		"WithSpoolDir":    xpkg.WithSpoolDir(t.TempDir()),
-		"WithRemote":      xpkg.WithRemote(nil),
-		"WithImageConfig": xpkg.WithImageConfig(&imageconfig.Set{}),
-	}
-	buildOnly := map[string]any{
-		"WithoutLint":       xpkg.WithoutLint(),
-		"WithoutExamples":   xpkg.WithoutExamples(),
-		"WithExamplesFS":    xpkg.WithExamplesFS(fstest.MapFS{}),
-		"WithTags":          xpkg.WithTags("example.org/a:v1"),
-		"WithOCIMediaTypes": xpkg.WithOCIMediaTypes(),
-		"WithLintOptions":   xpkg.WithLintOptions(linter.WithDisabled("XP401")),
-	}
-	both := map[string]any{
+		"WithPlatform":      xpkg.WithPlatform(ocispec.Platform{OS: "linux", Architecture: "arm64"}),
+		"WithSourceName":    xpkg.WithSourceName("x"),
+		"WithImagesOnly":    xpkg.WithImagesOnly(),
+		"WithSpoolDir":      xpkg.WithSpoolDir(t.TempDir()),
+		"WithRemote":        xpkg.WithRemote(nil),
+		"WithImageConfig":   xpkg.WithImageConfig(&imageconfig.Set{}),
 		"WithLimits":        xpkg.WithLimits(xpkg.Limits{}),
 		"WithParserOptions": xpkg.WithParserOptions(parser.WithStrictKinds()),
+	}
+	buildOnly := map[string]any{
+		"WithoutLint":            xpkg.WithoutLint(),
+		"WithoutExamples":        xpkg.WithoutExamples(),
+		"WithExamplesFS":         xpkg.WithExamplesFS(fstest.MapFS{}),
+		"WithTags":               xpkg.WithTags("example.org/a:v1"),
+		"WithOCIMediaTypes":      xpkg.WithOCIMediaTypes(),
+		"WithLintOptions":        xpkg.WithLintOptions(linter.WithDisabled("XP401")),
+		"WithBuildParserOptions": xpkg.WithBuildParserOptions(parser.WithStrictKinds()),
 	}
 	for name, o := range openOnly {
 		if _, ok := o.(xpkg.Option); !ok {
@@ -51,11 +50,6 @@ func TestOptionKinds(t *testing.T) {
 		}
 		if _, ok := o.(xpkg.Option); ok {
 			t.Errorf("%s is an Option: Open would ignore it", name)
-		}
-	}
-	for name, o := range both {
-		if _, ok := o.(xpkg.OpenBuildOption); !ok {
-			t.Errorf("%s is not an OpenBuildOption", name)
 		}
 	}
 }

@@ -199,10 +199,10 @@ var classes = []struct {
 	{verify.ErrNoSignature, "no-signature"},
 	{verify.ErrIdentityMismatch, "identity-mismatch"},
 	{verify.ErrUntrustedRoot, "untrusted-root"},
-	{verify.ErrDigestMismatch, "digest-mismatch"},
+	{verify.ErrSubjectMismatch, "digest-mismatch"},
 	{verify.ErrInvalidSignature, "invalid-signature"},
 	{verify.ErrMissingAttestation, "missing-attestation"},
-	{verify.ErrMalformed, "malformed"},
+	{verify.ErrMalformedSignature, "malformed"},
 	{verify.ErrNoMatchingAuthority, "no-matching-authority"},
 	{verify.ErrPolicy, "policy"},
 }

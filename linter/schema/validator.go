@@ -21,9 +21,9 @@ import (
 
 // Sentinel errors of validation.
 var (
-	// ErrUnknownKind: no definition of the Validator serves the object's
+	// ErrNoDefinition: no definition of the Validator serves the object's
 	// group, version and kind.
-	ErrUnknownKind = errors.New("no definition serves this kind")
+	ErrNoDefinition = errors.New("no definition serves this kind")
 	// ErrInvalidSchema: the definition's schema cannot be used (it does not
 	// decode, or a pattern does not compile).
 	ErrInvalidSchema = errors.New("invalid schema")
@@ -340,7 +340,7 @@ func WithTypesOnly() ValidateOption { return func(c *validateConfig) { c.typesOn
 // Validate validates obj, a decoded object (maps, lists, strings, bools,
 // int64 and float64, as from JSON or YAML), against the schema of the
 // version of its apiVersion and kind. It returns an error wrapping
-// ErrUnknownKind when no definition declares them, ErrInvalidSchema or
+// ErrNoDefinition when no definition declares them, ErrInvalidSchema or
 // a *limit.Error when the schema cannot be used, ErrInvalidObject when obj has no
 // apiVersion or kind.
 func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...ValidateOption) (*Result, error) {
@@ -355,7 +355,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 	gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
 	e, ok := v.byGVK[gvk]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownKind, bounded(gvk.String()))
+		return nil, fmt.Errorf("%w: %s", ErrNoDefinition, bounded(gvk.String()))
 	}
 	var cfg validateConfig
 	for _, o := range opts {

@@ -297,7 +297,7 @@ func (c *Cache) Put(ctx context.Context, desc ocispec.Descriptor, r io.Reader) e
 	if c.Has(desc) || desc.Size > c.maxSize {
 		return nil
 	}
-	v, err := oci.FetchVerified(ctx, readerFetcher{r}, desc, oci.WithLimits(oci.Limits{MaxBlobSize: c.maxSize}))
+	v, err := oci.FetchVerified(ctx, readerFetcher{r}, desc, oci.WithLimits(oci.Limits{MaxBlobBytes: c.maxSize}))
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

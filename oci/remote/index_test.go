@@ -70,8 +70,8 @@ func TestPullIndex(t *testing.T) {
 	if err != nil {
 		t.Errorf("depth 1 (the index alone): %v", err)
 	}
-	_, _, err = c.Pull(ctx, repo+":v1", oci.WithLimits(oci.Limits{MaxConfigSize: 8}))
+	_, _, err = c.Pull(ctx, repo+":v1", oci.WithLimits(oci.Limits{MaxConfigBytes: 8}))
 	if !errors.Is(err, limit.ErrExceeded) {
-		t.Errorf("MaxConfigSize 8: err = %v, want limit.ErrExceeded", err)
+		t.Errorf("MaxConfigBytes 8: err = %v, want limit.ErrExceeded", err)
 	}
 }

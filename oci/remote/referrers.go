@@ -26,7 +26,7 @@ const maxMetadataBytes = 4 << 20
 // for a registry without it, through the referrers tag schema (the index
 // tagged "sha256-<hex>"). No referrer is fetched. Each page of the listing
 // is bounded like a manifest (4 MiB: a larger one fails with a
-// *limit.Error of MaxManifestSize); more than the client's
+// *limit.Error of MaxManifestBytes); more than the client's
 // Limits.MaxReferrers, or more than 100 pages, fail with
 // limit.ErrExceeded too. No cache is consulted: referrers change.
 func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
@@ -62,7 +62,7 @@ func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, 
 	case errors.Is(err, errdef.ErrSizeExceedsLimit), err != nil && full.Load():
 		// The referrers tag's index over the manifest bound (oras-go
 		// read its size), or a page of the API cut at it.
-		err = &limit.Error{Limit: limit.MaxManifestSize, Max: maxMetadataBytes}
+		err = &limit.Error{Limit: limit.MaxManifestBytes, Max: maxMetadataBytes}
 	}
 	if err != nil {
 		return nil, r.fail("referrers", subject.Digest.String(), err)

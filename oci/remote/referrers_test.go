@@ -59,7 +59,7 @@ func referrerWorstCases() []registryWorstCase {
 		}},
 		{"registry-cost-referrer-page-over-bound", "bodies", func(t *testing.T) {
 			// One page of 6 MB: oras-go stops reading at 4 MiB.
-			run(t, listing(30_000), "MaxManifestSize", 3)
+			run(t, listing(30_000), "MaxManifestBytes", 3)
 		}},
 	}
 }

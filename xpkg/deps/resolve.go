@@ -40,7 +40,7 @@ type Limits struct {
 	// that fails (0.7 µs each), and 0.25 s before v2.3. A real graph makes
 	// far fewer: a constraint that a package's newest tag satisfies costs
 	// one comparison, and only one that no tag satisfies reads them all.
-	MaxVersionChecks int64
+	MaxVersionChecks int
 }
 
 // DefaultLimits returns the default limits.
@@ -722,8 +722,8 @@ func (s *resolution) check(ctx context.Context, name string, vs []tagVersion, c 
 func (s *resolution) spend(ctx context.Context, n int64) error {
 	before := s.work
 	s.work += n
-	if s.work > s.r.cfg.limits.MaxVersionChecks {
-		return limitErr(limit.MaxVersionChecks, s.work, s.r.cfg.limits.MaxVersionChecks, "")
+	if s.work > int64(s.r.cfg.limits.MaxVersionChecks) {
+		return limitErr(limit.MaxVersionChecks, s.work, int64(s.r.cfg.limits.MaxVersionChecks), "")
 	}
 	if before>>12 != s.work>>12 {
 		return ctx.Err()

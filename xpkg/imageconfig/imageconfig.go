@@ -109,8 +109,12 @@ func posString(p parser.Position) string {
 // Unwrap returns the class of the error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Limits bound what a Set reads. A zero field takes its default;
-// limit.Unlimited (any negative value) lifts that limit.
+// Limits bound what a Set reads.
+// They follow the convention of package limit: a zero field means its
+// default (DefaultLimits), so that a partly filled Limits never lifts the
+// limits it does not mention; limit.Unlimited (any negative value) means no
+// limit. A limit exceeded is a *limit.Error naming the field (it matches
+// limit.ErrExceeded).
 type Limits struct {
 	// MaxBytes bounds the bytes read, over all the streams of a ParseAll
 	// (default 4 MiB).
@@ -125,7 +129,7 @@ type Limits struct {
 	MaxMatchImages int
 	// MaxPrefixBytes bounds a matchImages or rewriteImage prefix (default
 	// 1 024; a full reference is at most a few hundred bytes).
-	MaxPrefixBytes int
+	MaxPrefixBytes int64
 }
 
 // DefaultLimits returns the default Limits.
@@ -477,8 +481,8 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 		if m.Type != "Prefix" {
 			return bad(field+".type", fmt.Sprintf("unsupported value %s: only \"Prefix\"", safetext.Quote(m.Type)), ErrInvalid)
 		}
-		if len(m.Prefix) > l.MaxPrefixBytes {
-			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, len(m.Prefix), l.MaxPrefixBytes, doc.Pos))
+		if int64(len(m.Prefix)) > l.MaxPrefixBytes {
+			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, int64(len(m.Prefix)), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.MatchImages = append(ic.MatchImages, m)
 	}
@@ -487,8 +491,8 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 			// Crossplane: RewritePath fails with "rewrite prefix is missing".
 			return bad("spec.rewriteImage.prefix", "is empty: Crossplane fails every pull this ImageConfig matches (\"rewrite prefix is missing\")", ErrInvalid)
 		}
-		if len(ri.Prefix) > l.MaxPrefixBytes {
-			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, len(ri.Prefix), l.MaxPrefixBytes, doc.Pos))
+		if int64(len(ri.Prefix)) > l.MaxPrefixBytes {
+			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, int64(len(ri.Prefix)), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.RewritePrefix = ri.Prefix
 	}
@@ -645,6 +649,6 @@ func (s *Set) Credentials(secrets SecretFunc, fallback remote.CredentialFunc) re
 }
 
 // limitErr is the *limit.Error of a value over the limit name of value max.
-func limitErr(name limit.Name, value, max int, pos parser.Position) *limit.Error {
+func limitErr[T int | int64](name limit.Name, value, max T, pos parser.Position) *limit.Error {
 	return &limit.Error{Limit: name, Value: int64(value), Max: int64(max), Pos: pos}
 }

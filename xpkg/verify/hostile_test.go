@@ -63,7 +63,7 @@ func referrersTag(d digest.Digest) string { return strings.Replace(d.String(), "
 // so its listing is a tag anyone who may push can write) lists, as a
 // referrer of an unsigned package, the genuine bundle referrer of another,
 // signed package. The bundle verifies, but for the other digest:
-// ErrDigestMismatch, never a verified package.
+// ErrSubjectMismatch, never a verified package.
 func TestHostileBundleForAnotherDigest(t *testing.T) {
 	t.Parallel()
 	e := newInProcess(t, false)
@@ -79,8 +79,8 @@ func TestHostileBundleForAnotherDigest(t *testing.T) {
 	ref.ArtifactType = verify.BundleArtifactType
 	pushIndex(t, r, []ocispec.Descriptor{ref}, referrersTag(unsigned.Digest))
 	_, err := v.Verify(context.Background(), e.host+"/hostile/another:unsigned", keyPolicy())
-	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrDigestMismatch) {
-		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrDigestMismatch", err)
+	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrSubjectMismatch) {
+		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrSubjectMismatch", err)
 	}
 }
 
@@ -290,7 +290,7 @@ func TestSwappedLayerBlob(t *testing.T) {
 }
 
 // TestHostileDigestAnswer: a registry that answers another digest for a
-// digest reference fails with ErrDigestMismatch, after that one request.
+// digest reference fails with ErrSubjectMismatch, after that one request.
 func TestHostileDigestAnswer(t *testing.T) {
 	t.Parallel()
 	other := digest.FromString("another manifest")
@@ -309,8 +309,8 @@ func TestHostileDigestAnswer(t *testing.T) {
 	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
 	_, err := v.Verify(context.Background(), e.host+"/acme/p@"+digest.FromString("asked for").String(), keyPolicy())
 	var ve *verify.Error
-	if !errors.As(err, &ve) || ve.Class != verify.ErrDigestMismatch || !errors.Is(err, oci.ErrDigestMismatch) {
-		t.Fatalf("%v, want the class ErrDigestMismatch", err)
+	if !errors.As(err, &ve) || ve.Class != verify.ErrSubjectMismatch || !errors.Is(err, oci.ErrDigestMismatch) {
+		t.Fatalf("%v, want the class ErrSubjectMismatch", err)
 	}
 	if n := len(e.count.take()); n != 1 {
 		t.Errorf("%d requests, want the one HEAD", n)

@@ -36,9 +36,12 @@ const (
 	CosignSignPredicateType = "https://sigstore.dev/cosign/sign/v1"
 )
 
-// Limits bound what a verification reads. A zero field takes its default;
-// limit.Unlimited (any negative value) means no limit, as in every Limits
-// of the module.
+// Limits bound what a verification reads.
+// They follow the convention of package limit: a zero field means its
+// default (DefaultLimits), so that a partly filled Limits never lifts the
+// limits it does not mention; limit.Unlimited (any negative value) means no
+// limit. A limit exceeded is a *limit.Error naming the field (it matches
+// limit.ErrExceeded).
 type Limits struct {
 	// MaxSignatures bounds the signature artefacts fetched: referrers
 	// that may be bundles plus layers of the legacy signature manifest
@@ -321,13 +324,13 @@ func (v *Verifier) Verify(ctx context.Context, ref string, policy *imageconfig.V
 	}
 	desc, err := repo.Resolve(ctx, reference)
 	if errors.Is(err, oci.ErrDigestMismatch) {
-		return fail("", ErrDigestMismatch, err) // the registry answered another digest
+		return fail("", ErrSubjectMismatch, err) // the registry answered another digest
 	}
 	if err != nil {
 		return fail("", nil, err)
 	}
 	if d, perr := digest.Parse(reference); perr == nil && d != desc.Digest {
-		return fail(desc.Digest, ErrDigestMismatch, fmt.Errorf("the registry resolved %s to %s", d, desc.Digest))
+		return fail(desc.Digest, ErrSubjectMismatch, fmt.Errorf("the registry resolved %s to %s", d, desc.Digest))
 	}
 	wantAtt := false
 	for _, a := range auths {
@@ -628,11 +631,11 @@ func (v *Verifier) verifyOne(a authority, c *candidate, want digest.Digest) (Sig
 			return Signature{}, err
 		}
 		if got != want {
-			return Signature{}, classed(ErrDigestMismatch, "signs %s, not %s", got, want)
+			return Signature{}, classed(ErrSubjectMismatch, "signs %s, not %s", got, want)
 		}
 	case c.dsse:
 		if res.Statement == nil {
-			return Signature{}, classed(ErrMalformed, "DSSE envelope without an in-toto statement")
+			return Signature{}, classed(ErrMalformedSignature, "DSSE envelope without an in-toto statement")
 		}
 		s.PredicateType = res.Statement.GetPredicateType()
 		match := false
@@ -643,7 +646,7 @@ func (v *Verifier) verifyOne(a authority, c *candidate, want digest.Digest) (Sig
 			}
 		}
 		if !match {
-			return Signature{}, classed(ErrDigestMismatch, "the statement's subjects are not %s", want)
+			return Signature{}, classed(ErrSubjectMismatch, "the statement's subjects are not %s", want)
 		}
 	}
 	return s, nil
@@ -665,7 +668,7 @@ func classifyVerify(err error, keyed bool, c *candidate) error {
 	case !keyed && !c.cert && strings.Contains(msg, "must provide timestamp"):
 		return classed(ErrInvalidSignature, "%s", msg)
 	case strings.Contains(msg, "artifact") && strings.Contains(msg, "digest"):
-		return classed(ErrDigestMismatch, "%s", msg)
+		return classed(ErrSubjectMismatch, "%s", msg)
 	}
 	return classed(ErrInvalidSignature, "%s", msg)
 }

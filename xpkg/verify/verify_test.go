@@ -97,7 +97,7 @@ func TestKeyedTamper(t *testing.T) {
 			img, _ := pushImage(t, r, "v1", "a")
 			attachBundle(t, r, img, keyedBundle(t, k, digest.FromString("another image"), verify.CosignSignPredicateType), verify.CosignSignPredicateType)
 			return e.host + "/" + repo + ":v1"
-		}, []error{verify.ErrNoMatchingAuthority, verify.ErrDigestMismatch}},
+		}, []error{verify.ErrNoMatchingAuthority, verify.ErrSubjectMismatch}},
 		{"swapped layer", func(t *testing.T, repo string) string {
 			r := e.repo(t, repo)
 			img, _ := pushImage(t, r, "v0", "original layer")
@@ -105,7 +105,7 @@ func TestKeyedTamper(t *testing.T) {
 			swapped, _ := pushImage(t, r, "v1", "swapped layer")
 			attachBundle(t, r, swapped, bundle, verify.CosignSignPredicateType)
 			return e.host + "/" + repo + ":v1"
-		}, []error{verify.ErrNoMatchingAuthority, verify.ErrDigestMismatch}},
+		}, []error{verify.ErrNoMatchingAuthority, verify.ErrSubjectMismatch}},
 		{"other key", func(t *testing.T, repo string) string {
 			r := e.repo(t, repo)
 			img, _ := pushImage(t, r, "v1", "a")
