@@ -32,74 +32,13 @@ const Unlimited = -1
 // matches it with errors.Is.
 var ErrExceeded = errors.New("limit exceeded")
 
-// Name names a limit: the field of a Limits struct that was exceeded, e.g.
-// MaxDocumentBytes. The names below are those this module's packages report.
+// Name names a limit: the name of the field of a Limits struct that was
+// exceeded, e.g. "MaxDocumentBytes" (parser.Limits.MaxDocumentBytes), or
+// of a fixed bound its package documents (oci/cache's MaxIndexBytes). A
+// caller tells limits apart by those names:
+//
+//	if le.Limit == "MaxDocuments" { ... }
 type Name string
-
-// Names of the limits of package parser (parser.Limits).
-const (
-	MaxDocumentBytes  Name = "MaxDocumentBytes"
-	MaxTotalBytes     Name = "MaxTotalBytes" // also verify.Limits
-	MaxDocuments      Name = "MaxDocuments"  // also imageconfig.Limits
-	MaxDepth          Name = "MaxDepth"      // also schema.Limits
-	MaxAliasExpansion Name = "MaxAliasExpansion"
-	MaxNodes          Name = "MaxNodes" // also schema.Limits
-	MaxFiles          Name = "MaxFiles"
-)
-
-// Names of the limits of package oci (oci.Limits), of its verified cache
-// (oci/cache) and of its registry client (oci/remote).
-const (
-	MaxManifestBytes   Name = "MaxManifestBytes" // also verify.Limits
-	MaxConfigBytes     Name = "MaxConfigBytes"
-	MaxBlobBytes       Name = "MaxBlobBytes" // also verify.Limits
-	MaxLayerBytes      Name = "MaxLayerBytes"
-	MaxImageBytes      Name = "MaxImageBytes"
-	MaxFileBytes       Name = "MaxFileBytes"
-	MaxTarEntries      Name = "MaxTarEntries"
-	MaxLayers          Name = "MaxLayers"
-	MaxZstdWindow      Name = "MaxZstdWindow"
-	MaxIndexDepth      Name = "MaxIndexDepth"
-	MaxArchiveImages   Name = "MaxArchiveImages"
-	MaxIndexBytes      Name = "MaxIndexBytes"
-	MaxRequests        Name = "MaxRequests"
-	MaxRequestsPerHost Name = "MaxRequestsPerHost"
-	MaxTagPages        Name = "MaxTagPages"
-	MaxReferrerPages   Name = "MaxReferrerPages"
-	MaxReferrers       Name = "MaxReferrers"
-	MaxTags            Name = "MaxTags" // also deps.Limits
-)
-
-// Name of the limit of package xpkg's own (xpkg.Limits).
-const MaxReaderBytes Name = "MaxReaderBytes"
-
-// Names of the limits of package deps (deps.Limits), and of the directory
-// listings of its sources (MaxDirEntries, a fixed bound).
-const (
-	MaxPackages      Name = "MaxPackages"
-	MaxEdges         Name = "MaxEdges"
-	MaxVersionChecks Name = "MaxVersionChecks"
-	MaxDirEntries    Name = "MaxDirEntries"
-)
-
-// Names of the limits of package linter/schema (schema.Limits).
-const (
-	MaxEnum               Name = "MaxEnum"
-	MaxCombinatorDepth    Name = "MaxCombinatorDepth"
-	MaxCombinatorBranches Name = "MaxCombinatorBranches"
-	MaxCost               Name = "MaxCost"
-)
-
-// Names of the limits of package xpkg/imageconfig (imageconfig.Limits).
-const (
-	MaxBytes       Name = "MaxBytes"
-	MaxConfigs     Name = "MaxConfigs"
-	MaxMatchImages Name = "MaxMatchImages"
-	MaxPrefixBytes Name = "MaxPrefixBytes"
-)
-
-// Name of the limit of package xpkg/verify of its own (verify.Limits).
-const MaxSignatures Name = "MaxSignatures"
 
 // Position locates a place in a package's input: a document, or a field
 // inside one, in its file. It is the position of package parser

@@ -18,7 +18,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
-	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 )
 
 const dockerManifestFile = "manifest.json"
@@ -120,7 +120,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 	for _, e := range entries {
 		images += max(1, len(e.RepoTags))
 		if images > lim.MaxArchiveImages {
-			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr(limit.MaxArchiveImages, lim.MaxArchiveImages)))
+			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr(limitval.MaxArchiveImages, lim.MaxArchiveImages)))
 		}
 	}
 	buf := make([]byte, 256<<10)              // for hashing layers
@@ -131,7 +131,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 			return fail("", err)
 		}
 		if len(e.Layers) > lim.MaxLayers {
-			return fail(dockerManifestFile, limitErr(limit.MaxLayers, lim.MaxLayers))
+			return fail(dockerManifestFile, limitErr(limitval.MaxLayers, lim.MaxLayers))
 		}
 		cfgPath, ok := CleanPath(e.Config)
 		if !ok {
@@ -146,7 +146,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		}
 		m := ocispec.Manifest{
 			Versioned: specs.Versioned{SchemaVersion: 2},
-			MediaType: MediaTypeDockerManifest,
+			MediaType: mediaTypeDockerManifest,
 			Config:    cfg.desc,
 			Layers:    make([]ocispec.Descriptor, 0, len(e.Layers)),
 		}
@@ -173,7 +173,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		if err != nil {
 			return fail(dockerManifestFile, err)
 		}
-		md := ocispec.Descriptor{MediaType: MediaTypeDockerManifest, Digest: digest.FromBytes(mb), Size: int64(len(mb))}
+		md := ocispec.Descriptor{MediaType: mediaTypeDockerManifest, Digest: digest.FromBytes(mb), Size: int64(len(mb))}
 		a.blobs[md.Digest] = archiveBlob{data: mb}
 		if len(e.RepoTags) == 0 {
 			a.index.Manifests = append(a.index.Manifests, md)
@@ -208,7 +208,7 @@ func (a *dockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 	if err := unmarshalStrict(ctx, b, &cfg); err != nil {
 		return archiveConfig{}, jsonErr("config", err)
 	}
-	d := ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
+	d := ocispec.Descriptor{MediaType: mediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
 	d.Digest = a.addFile(p, d.Digest)
 	return archiveConfig{desc: d, labels: cfg.Config.Labels}, nil
 }
@@ -230,7 +230,7 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, maxSize int64
 	mt := ocispec.MediaTypeImageLayer
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
-		mt = MediaTypeDockerLayer
+		mt = mediaTypeDockerLayer
 	case bytes.HasPrefix(head, zstdMagic):
 		mt = ocispec.MediaTypeImageLayerZstd
 	}
@@ -243,7 +243,7 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, maxSize int64
 		return ocispec.Descriptor{}, err
 	}
 	if n > maxSize {
-		return ocispec.Descriptor{}, limitErr(limit.MaxBlobBytes, maxSize)
+		return ocispec.Descriptor{}, limitErr(limitval.MaxBlobBytes, maxSize)
 	}
 	return ocispec.Descriptor{MediaType: mt, Digest: digest.NewDigest(digest.SHA256, h), Size: n}, nil
 }

@@ -5,3 +5,12 @@ const (
 	MaxWarnings    = maxWarnings
 	MaxWarningPath = maxWarningPath
 )
+
+// Docker media types, for the tests.
+const (
+	MediaTypeDockerManifest     = mediaTypeDockerManifest
+	MediaTypeDockerManifestList = mediaTypeDockerManifestList
+	MediaTypeDockerConfig       = mediaTypeDockerConfig
+	MediaTypeDockerLayer        = mediaTypeDockerLayer
+	MediaTypeDockerLayerTar     = mediaTypeDockerLayerTar
+)

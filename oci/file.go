@@ -14,6 +14,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
@@ -270,7 +271,7 @@ func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, targ
 					// writes one.
 					err = fmt.Errorf("%w: sparse file of %d bytes", ErrNotRegularFile, hdr.Size)
 				case hdr.Size > lim.MaxFileBytes:
-					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, &limit.Error{Limit: limit.MaxFileBytes, Value: hdr.Size, Max: lim.MaxFileBytes})
+					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, &limit.Error{Limit: limitval.MaxFileBytes, Value: hdr.Size, Max: lim.MaxFileBytes})
 				default:
 					return &File{Header: hdr, Layer: desc, tr: tr, l: l, scan: scan}, nil, nil
 				}
@@ -303,7 +304,7 @@ type layerScan struct {
 // entry records hdr and reports whether it is target itself.
 func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
 	if s.count++; s.count > s.maxEntries {
-		return false, limitErr(limit.MaxTarEntries, s.maxEntries)
+		return false, limitErr(limitval.MaxTarEntries, s.maxEntries)
 	}
 	name, ok := CleanPath(hdr.Name)
 	if !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
@@ -33,10 +34,10 @@ func compressionOf(mt string) (compression, error) {
 	// The non-distributable types are deprecated, but images still use them.
 	switch mt {
 	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
-	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable, MediaTypeDockerLayerTar:
+	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable, mediaTypeDockerLayerTar:
 		return compressionNone, nil
 	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
-	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, MediaTypeDockerLayer, MediaTypeDockerForeignLayer:
+	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, mediaTypeDockerLayer, mediaTypeDockerForeignLayer:
 		return compressionGzip, nil
 	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
 	case ocispec.MediaTypeImageLayerZstd, ocispec.MediaTypeImageLayerNonDistributableZstd:
@@ -138,7 +139,7 @@ func (l *layerStream) wrap(err error) error {
 		return l.v.err
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		return opError("open layer", l.desc, "", fmt.Errorf("%v: %w", err, limitErr(limit.MaxZstdWindow, l.zstdWindow)))
+		return opError("open layer", l.desc, "", fmt.Errorf("%v: %w", err, limitErr(limitval.MaxZstdWindow, l.zstdWindow)))
 	}
 	var e *Error
 	if errors.As(err, &e) || errors.Is(err, limit.ErrExceeded) || isCtxErr(err) {
@@ -154,13 +155,13 @@ func (l *layerStream) Read(p []byte) (int, error) {
 	n, err := l.dec.Read(p)
 	l.n += int64(n)
 	if l.n > l.limit {
-		l.err = opError("open layer", l.desc, "", limitErr(limit.MaxLayerBytes, l.limit))
+		l.err = opError("open layer", l.desc, "", limitErr(limitval.MaxLayerBytes, l.limit))
 		return 0, l.err
 	}
 	if l.budget != nil {
 		l.budget.left -= int64(n)
 		if l.budget.left < 0 {
-			l.err = opError("open layer", l.desc, "", limitErr(limit.MaxImageBytes, l.budget.limit))
+			l.err = opError("open layer", l.desc, "", limitErr(limitval.MaxImageBytes, l.budget.limit))
 			return 0, l.err
 		}
 	}
@@ -230,7 +231,7 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 			return opError("walk layer", desc, "", err)
 		}
 		if count++; count > o.limits.MaxTarEntries {
-			return opError("walk layer", desc, "", limitErr(limit.MaxTarEntries, o.limits.MaxTarEntries))
+			return opError("walk layer", desc, "", limitErr(limitval.MaxTarEntries, o.limits.MaxTarEntries))
 		}
 		if isSparse(hdr) {
 			sparse += hdr.Size
@@ -238,7 +239,7 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 		if sparse > 0 && sparse > l.limit-l.n {
 			// Reading them would expand their holes: count their
 			// expanded sizes against MaxLayerBytes before they are read.
-			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr(limit.MaxLayerBytes, l.limit)))
+			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr(limitval.MaxLayerBytes, l.limit)))
 		}
 		if err := fn(hdr, entryReader{tr, l}); err != nil {
 			if errors.Is(err, fs.SkipAll) {

@@ -8,8 +8,8 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Image is one image manifest resolved from an index, with its config. Every
@@ -187,7 +187,7 @@ func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth in
 	}
 	depth++
 	if depth > r.o.limits.MaxIndexDepth {
-		return fail(limitErr(limit.MaxIndexDepth, r.o.limits.MaxIndexDepth))
+		return fail(limitErr(limitval.MaxIndexDepth, r.o.limits.MaxIndexDepth))
 	}
 	if r.visited[desc.Digest] {
 		return fail(fmt.Errorf("%w: index refers to itself", ErrMalformed))
@@ -216,7 +216,7 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 		return fail(fmt.Errorf("%w: manifest schemaVersion %d, want 2", ErrMalformed, m.SchemaVersion))
 	}
 	if len(m.Layers) > r.o.limits.MaxLayers {
-		return fail(limitErr(limit.MaxLayers, r.o.limits.MaxLayers))
+		return fail(limitErr(limitval.MaxLayers, r.o.limits.MaxLayers))
 	}
 	img := &Image{
 		Descriptor:  desc,
@@ -227,7 +227,7 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 		Indexes:     r.indexes,
 	}
 	switch m.Config.MediaType {
-	case ocispec.MediaTypeImageConfig, MediaTypeDockerConfig:
+	case ocispec.MediaTypeImageConfig, mediaTypeDockerConfig:
 		cfg, err := readBlob(ctx, r.f, m.Config, "MaxConfigBytes", r.o.limits.MaxConfigBytes)
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
@@ -95,7 +96,7 @@ func indexPlainTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) 
 		}
 		count++
 		if count > lim.MaxTarEntries {
-			return nil, limitErr(limit.MaxTarEntries, lim.MaxTarEntries)
+			return nil, limitErr(limitval.MaxTarEntries, lim.MaxTarEntries)
 		}
 		//lint:ignore SA1019 old tar writers still emit TypeRegA ('\x00') for regular files
 		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA || isSparse(hdr) || len(hdr.Name) > maxArchiveName {

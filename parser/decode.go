@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -62,7 +62,7 @@ func checkNodes(loc locator, lim Limits, nc nodeCount) error {
 		pos.Line += nc.line - 1
 		pos.Column = nc.off - nc.bol + 1
 	}
-	return &DocumentError{Pos: pos, Err: limitErr(limit.MaxNodes, lim.MaxNodes, pos)}
+	return &DocumentError{Pos: pos, Err: limitErr(limitval.MaxNodes, lim.MaxNodes, pos)}
 }
 
 // parseTree is parseNode once the nodes are counted. It records the

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/testbudget"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/limit"
@@ -422,25 +423,25 @@ func errorClass(err error) (hostile.Class, hostile.Limit, bool) {
 // the hostile limit it implements.
 func hostileLimit(name limit.Name) hostile.Limit {
 	switch name {
-	case limit.MaxManifestBytes, limit.MaxConfigBytes:
+	case limitval.MaxManifestBytes, limitval.MaxConfigBytes:
 		return hostile.LimitManifestSize
-	case limit.MaxIndexDepth:
+	case limitval.MaxIndexDepth:
 		return hostile.LimitIndexDepth
-	case limit.MaxLayers:
+	case limitval.MaxLayers:
 		return hostile.LimitLayerCount
-	case limit.MaxLayerBytes, limit.MaxImageBytes, limit.MaxZstdWindow:
+	case limitval.MaxLayerBytes, limitval.MaxImageBytes, limitval.MaxZstdWindow:
 		return hostile.LimitDecompressedSize
-	case limit.MaxTarEntries:
+	case limitval.MaxTarEntries:
 		return hostile.LimitEntryCount
-	case limit.MaxFileBytes, limit.MaxTotalBytes, limit.MaxReaderBytes:
+	case limitval.MaxFileBytes, limitval.MaxTotalBytes, limitval.MaxReaderBytes:
 		return hostile.LimitStreamSize
-	case limit.MaxDocumentBytes:
+	case limitval.MaxDocumentBytes:
 		return hostile.LimitDocumentSize
-	case limit.MaxDocuments:
+	case limitval.MaxDocuments:
 		return hostile.LimitDocumentCount
-	case limit.MaxDepth:
+	case limitval.MaxDepth:
 		return hostile.LimitDepth
-	case limit.MaxAliasExpansion:
+	case limitval.MaxAliasExpansion:
 		return hostile.LimitAliases
 	}
 	// MaxBlobBytes (a compressed blob's claimed size) has no hostile

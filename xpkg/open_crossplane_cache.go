@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -286,7 +287,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 		return nil, err
 	}
 	if lr.over {
-		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limit.MaxFileBytes, Value: max + 1, Max: max})
+		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limitval.MaxFileBytes, Value: max + 1, Max: max})
 	}
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -238,7 +239,7 @@ func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 // where it is, a YAML stream parsed from it.
 func openReaderAt(ctx context.Context, r io.ReaderAt, size int64, c *openConfig) (*Package, []string, error) {
 	if max := c.limits.MaxReaderBytes; size > max {
-		return nil, nil, &limit.Error{Limit: limit.MaxReaderBytes, Value: size, Max: max}
+		return nil, nil, &limit.Error{Limit: limitval.MaxReaderBytes, Value: size, Max: max}
 	}
 	head := make([]byte, min(size, sniffSize))
 	if n, err := r.ReadAt(head, 0); err != nil && !(errors.Is(err, io.EOF) && n == len(head)) {
@@ -284,7 +285,7 @@ func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 		return nil, nil, fmt.Errorf("xpkg: spooling the input: %w", err)
 	}
 	if n > max {
-		return nil, nil, &limit.Error{Limit: limit.MaxReaderBytes, Value: n, Max: max}
+		return nil, nil, &limit.Error{Limit: limitval.MaxReaderBytes, Value: n, Max: max}
 	}
 	return openImageAt(ctx, tmp, n, c)
 }

@@ -15,7 +15,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
-	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
@@ -514,7 +514,7 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 	// A compile costs about as much as validating one value per node,
 	// several times over.
 	if v.cost.used.Add(int64(2*c.nodes)) > v.cost.max {
-		return nil, limitErr(limit.MaxCost, v.cost.max, "validation, compiling the schema")
+		return nil, limitErr(limitval.MaxCost, v.cost.max, "validation, compiling the schema")
 	}
 	e.c = c
 	v.retained = append(v.retained, e)

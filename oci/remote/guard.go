@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
@@ -176,10 +177,10 @@ func (g *guard) admit(host string) error {
 		return st.failed
 	}
 	if st.requests >= g.maxPerHost {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limit.MaxRequestsPerHost, Max: int64(g.maxPerHost)})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limitval.MaxRequestsPerHost, Max: int64(g.maxPerHost)})
 	}
 	if g.requests >= g.maxRequests {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limit.MaxRequests, Max: int64(g.maxRequests)})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limitval.MaxRequests, Max: int64(g.maxRequests)})
 	}
 	st.requests++
 	g.requests++

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"oras.land/oras-go/v2/errdef"
 )
@@ -48,21 +49,21 @@ func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, 
 			return err
 		}
 		if pages++; pages > maxReferrerPages {
-			return &limit.Error{Limit: limit.MaxReferrerPages, Value: int64(pages), Max: maxReferrerPages}
+			return &limit.Error{Limit: limitval.MaxReferrerPages, Value: int64(pages), Max: maxReferrerPages}
 		}
 		if len(out)+len(page) > max {
-			return &limit.Error{Limit: limit.MaxReferrers, Value: int64(len(out) + len(page)), Max: int64(max)}
+			return &limit.Error{Limit: limitval.MaxReferrers, Value: int64(len(out) + len(page)), Max: int64(max)}
 		}
 		out = append(out, page...)
 		return nil
 	})
 	switch {
 	case errors.Is(err, errdef.ErrTooManyPages):
-		err = &limit.Error{Limit: limit.MaxReferrerPages, Value: maxReferrerPages + 1, Max: maxReferrerPages}
+		err = &limit.Error{Limit: limitval.MaxReferrerPages, Value: maxReferrerPages + 1, Max: maxReferrerPages}
 	case errors.Is(err, errdef.ErrSizeExceedsLimit), err != nil && full.Load():
 		// The referrers tag's index over the manifest bound (oras-go
 		// read its size), or a page of the API cut at it.
-		err = &limit.Error{Limit: limit.MaxManifestBytes, Max: maxMetadataBytes}
+		err = &limit.Error{Limit: limitval.MaxManifestBytes, Max: maxMetadataBytes}
 	}
 	if err != nil {
 		return nil, r.fail("referrers", subject.Digest.String(), err)

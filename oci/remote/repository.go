@@ -12,6 +12,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 	orasremote "oras.land/oras-go/v2/registry/remote"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
@@ -193,10 +194,10 @@ func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 			return err
 		}
 		if pages++; pages > r.c.cfg.limits.MaxTagPages {
-			return &limit.Error{Limit: limit.MaxTagPages, Max: int64(r.c.cfg.limits.MaxTagPages)}
+			return &limit.Error{Limit: limitval.MaxTagPages, Max: int64(r.c.cfg.limits.MaxTagPages)}
 		}
 		if len(tags)+len(page) > max {
-			return &limit.Error{Limit: limit.MaxTags, Max: int64(max)}
+			return &limit.Error{Limit: limitval.MaxTags, Max: int64(max)}
 		}
 		tags = append(tags, page...)
 		return nil

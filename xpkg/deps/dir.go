@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
-	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -89,7 +89,7 @@ func indexDir(ctx context.Context, dir string) (map[string]map[string]string, er
 			return err
 		}
 		if n++; n > maxDirEntries {
-			return limitErr(limit.MaxDirEntries, n, maxDirEntries, dir)
+			return limitErr(limitval.MaxDirEntries, n, maxDirEntries, dir)
 		}
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {

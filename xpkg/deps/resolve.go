@@ -405,7 +405,7 @@ func (s *resolution) expand(ctx context.Context) error {
 		for _, p := range level {
 			nEdges += len(p.Dependencies)
 			if nEdges > lim.MaxEdges {
-				return limitErr(limit.MaxEdges, nEdges, lim.MaxEdges, p.Name)
+				return limitErr(limitval.MaxEdges, nEdges, lim.MaxEdges, p.Name)
 			}
 			for i := range p.Dependencies {
 				d := &p.Dependencies[i]
@@ -421,7 +421,7 @@ func (s *resolution) expand(ctx context.Context) error {
 			}
 		}
 		if len(s.order) > lim.MaxPackages {
-			return limitErr(limit.MaxPackages, len(s.order), lim.MaxPackages, "")
+			return limitErr(limitval.MaxPackages, len(s.order), lim.MaxPackages, "")
 		}
 		if err := s.listTags(ctx, fresh); err != nil {
 			return err
@@ -521,7 +521,7 @@ func (s *resolution) listTags(ctx context.Context, names []string) error {
 		case err != nil:
 			t.err = err
 		case len(tags) > s.r.cfg.limits.MaxTags:
-			t.err = limitErr(limit.MaxTags, len(tags), s.r.cfg.limits.MaxTags, todo[i])
+			t.err = limitErr(limitval.MaxTags, len(tags), s.r.cfg.limits.MaxTags, todo[i])
 		default:
 			t.vs = sortedVersions(tags)
 		}
@@ -723,7 +723,7 @@ func (s *resolution) spend(ctx context.Context, n int64) error {
 	before := s.work
 	s.work += n
 	if s.work > int64(s.r.cfg.limits.MaxVersionChecks) {
-		return limitErr(limit.MaxVersionChecks, s.work, int64(s.r.cfg.limits.MaxVersionChecks), "")
+		return limitErr(limitval.MaxVersionChecks, s.work, int64(s.r.cfg.limits.MaxVersionChecks), "")
 	}
 	if before>>12 != s.work>>12 {
 		return ctx.Err()

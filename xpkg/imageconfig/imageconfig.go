@@ -25,8 +25,7 @@
 //     cmd/crossplane/core/core.go, mgr.GetClient()), whose order is not
 //     defined, so a cluster may pick either. xpkgkit keeps the first by
 //     metadata.name (the order in which the API server itself lists
-//     cluster-scoped objects), so its answer is deterministic; Ties reports
-//     such ambiguities so a tool can warn about them.
+//     cluster-scoped objects), so its answer is deterministic.
 //
 // Verification is parsed and exposed (VerificationFor); package xpkg/verify
 // enforces it (checks signatures), for the programs that import it.
@@ -254,7 +253,7 @@ type prefixIndex struct {
 }
 
 func (s *Set) buildIndex() {
-	for p := range Purpose(numPurposes) {
+	for p := range purpose(numPurposes) {
 		x := prefixIndex{first: map[string]int{}, count: map[string]int{}}
 		for i := range s.configs {
 			c := &s.configs[i]
@@ -383,7 +382,7 @@ func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error)
 // read reads one stream within budget bytes, and returns the bytes read.
 func (s *Set) read(ctx context.Context, r io.Reader, file string, l Limits, budget int64, seen map[string]parser.Position) (int64, error) {
 	if budget <= 0 {
-		return 0, &Error{Pos: parser.Position{File: file}, Msg: fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes), Err: &limit.Error{Limit: limit.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes}}
+		return 0, &Error{Pos: parser.Position{File: file}, Msg: fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes), Err: &limit.Error{Limit: limitval.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes}}
 	}
 	pl := parser.DefaultLimits()
 	pl.MaxTotalBytes = budget
@@ -407,9 +406,9 @@ func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen 
 		if err != nil {
 			var le *limit.Error
 			if errors.As(err, &le) {
-				if le.Limit == limit.MaxTotalBytes { // the budget left of MaxBytes
+				if le.Limit == limitval.MaxTotalBytes { // the budget left of MaxBytes
 					msg := fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes)
-					return &Error{Pos: le.Pos, Msg: msg, Err: &limit.Error{Limit: limit.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes, Pos: le.Pos}}
+					return &Error{Pos: le.Pos, Msg: msg, Err: &limit.Error{Limit: limitval.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes, Pos: le.Pos}}
 				}
 				return &Error{Pos: le.Pos, Msg: le.Reason(), Err: le}
 			}
@@ -434,7 +433,7 @@ func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen 
 			return &Error{Pos: doc.Pos, Field: "metadata.name", Msg: fmt.Sprintf("ImageConfig %s is defined twice (first at %s)", safetext.Quote(ic.Name), posString(p)), Err: ErrInvalid}
 		}
 		if len(s.configs) >= l.MaxConfigs {
-			return &Error{Pos: doc.Pos, Msg: fmt.Sprintf("more than %d ImageConfigs", l.MaxConfigs), Err: &limit.Error{Limit: limit.MaxConfigs, Value: int64(l.MaxConfigs) + 1, Max: int64(l.MaxConfigs), Pos: doc.Pos}}
+			return &Error{Pos: doc.Pos, Msg: fmt.Sprintf("more than %d ImageConfigs", l.MaxConfigs), Err: &limit.Error{Limit: limitval.MaxConfigs, Value: int64(l.MaxConfigs) + 1, Max: int64(l.MaxConfigs), Pos: doc.Pos}}
 		}
 		seen[ic.Name] = doc.Pos
 		s.configs = append(s.configs, ic)
@@ -471,7 +470,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 		return bad("spec.matchImages", "should have at least one element (the CRD's validation rule)", ErrInvalid)
 	}
 	if len(o.Spec.MatchImages) > l.MaxMatchImages {
-		return bad("spec.matchImages", fmt.Sprintf("%d entries, more than %d", len(o.Spec.MatchImages), l.MaxMatchImages), limitErr(limit.MaxMatchImages, len(o.Spec.MatchImages), l.MaxMatchImages, doc.Pos))
+		return bad("spec.matchImages", fmt.Sprintf("%d entries, more than %d", len(o.Spec.MatchImages), l.MaxMatchImages), limitErr(limitval.MaxMatchImages, len(o.Spec.MatchImages), l.MaxMatchImages, doc.Pos))
 	}
 	for i, m := range o.Spec.MatchImages {
 		field := fmt.Sprintf("spec.matchImages[%d]", i)
@@ -482,7 +481,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 			return bad(field+".type", fmt.Sprintf("unsupported value %s: only \"Prefix\"", safetext.Quote(m.Type)), ErrInvalid)
 		}
 		if int64(len(m.Prefix)) > l.MaxPrefixBytes {
-			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, int64(len(m.Prefix)), l.MaxPrefixBytes, doc.Pos))
+			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), limitErr(limitval.MaxPrefixBytes, int64(len(m.Prefix)), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.MatchImages = append(ic.MatchImages, m)
 	}
@@ -492,7 +491,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 			return bad("spec.rewriteImage.prefix", "is empty: Crossplane fails every pull this ImageConfig matches (\"rewrite prefix is missing\")", ErrInvalid)
 		}
 		if int64(len(ri.Prefix)) > l.MaxPrefixBytes {
-			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, int64(len(ri.Prefix)), l.MaxPrefixBytes, doc.Pos))
+			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), limitErr(limitval.MaxPrefixBytes, int64(len(ri.Prefix)), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.RewritePrefix = ri.Prefix
 	}
@@ -515,7 +514,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 // longest prefix of ref (the first by name among those of that length),
 // the length of that prefix, and how many ImageConfigs have it; -1 when
 // none matches. An empty prefix never matches.
-func (s *Set) best(ref string, purpose Purpose) (idx, length, ties int) {
+func (s *Set) best(ref string, purpose purpose) (idx, length, ties int) {
 	if s == nil || purpose < 0 || purpose >= numPurposes {
 		return -1, 0, 0
 	}
@@ -548,7 +547,7 @@ func longest(c *ImageConfig, ref string) int {
 // ImageConfig's name. ok is false, and ref is returned as it is, when no
 // ImageConfig rewrites ref.
 func (s *Set) Rewrite(ref string) (rewritten, name string, ok bool) {
-	i, n, _ := s.best(ref, PurposeRewrite)
+	i, n, _ := s.best(ref, purposeRewrite)
 	if i < 0 {
 		return ref, "", false
 	}
@@ -559,7 +558,7 @@ func (s *Set) Rewrite(ref string) (rewritten, name string, ok bool) {
 // PullSecretFor returns the pull secret Crossplane adds when it pulls ref
 // (the reference after any rewrite), and the ImageConfig that names it.
 func (s *Set) PullSecretFor(ref string) (secret, name string, ok bool) {
-	i, _, _ := s.best(ref, PurposePullSecret)
+	i, _, _ := s.best(ref, purposePullSecret)
 	if i < 0 {
 		return "", "", false
 	}
@@ -570,52 +569,34 @@ func (s *Set) PullSecretFor(ref string) (secret, name string, ok bool) {
 // reference after any rewrite) and the ImageConfig that states it; package
 // xpkg/verify enforces it.
 func (s *Set) VerificationFor(ref string) (v *Verification, name string, ok bool) {
-	i, _, _ := s.best(ref, PurposeVerification)
+	i, _, _ := s.best(ref, purposeVerification)
 	if i < 0 {
 		return nil, "", false
 	}
 	return s.configs[i].Verification, s.configs[i].Name, true
 }
 
-// Purpose is what an ImageConfig is selected for.
-type Purpose int
+// purpose is what an ImageConfig is selected for.
+type purpose int
 
 // Purposes.
 const (
-	PurposeRewrite Purpose = iota
-	PurposePullSecret
-	PurposeVerification
+	purposeRewrite purpose = iota
+	purposePullSecret
+	purposeVerification
 	numPurposes
 )
 
-func (p Purpose) valid(c *ImageConfig) bool {
+func (p purpose) valid(c *ImageConfig) bool {
 	switch p {
-	case PurposeRewrite:
+	case purposeRewrite:
 		return c.RewritePrefix != ""
-	case PurposePullSecret:
+	case purposePullSecret:
 		return c.PullSecret != ""
-	case PurposeVerification:
+	case purposeVerification:
 		return c.Verification != nil
 	}
 	return false
-}
-
-// Ties returns the names of the ImageConfigs that match ref for purpose
-// with the same longest prefix, when there are several: Crossplane picks
-// an arbitrary one of them, xpkgkit the first by name. nil when the choice
-// is not ambiguous.
-func (s *Set) Ties(ref string, purpose Purpose) []string {
-	_, n, ties := s.best(ref, purpose)
-	if ties < 2 {
-		return nil
-	}
-	var names []string
-	for i := range s.configs {
-		if purpose.valid(&s.configs[i]) && longest(&s.configs[i], ref) == n {
-			names = append(names, s.configs[i].Name)
-		}
-	}
-	return names
 }
 
 // SecretFunc returns the credential held in the pull secret secret for the

@@ -23,6 +23,7 @@ import (
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -66,7 +67,7 @@ type budget struct {
 // MaxTotalBytes.
 func (b *budget) spend(n int64) error {
 	if b.used+n > b.max {
-		return &limit.Error{Limit: limit.MaxTotalBytes, Value: b.used + n, Max: b.max}
+		return &limit.Error{Limit: limitval.MaxTotalBytes, Value: b.used + n, Max: b.max}
 	}
 	b.used += n
 	return nil
@@ -76,7 +77,7 @@ func (b *budget) spend(n int64) error {
 // verification, as MaxSignatures does.
 func overBudget(err error) bool {
 	var le *limit.Error
-	return errors.As(err, &le) && le.Limit == limit.MaxTotalBytes
+	return errors.As(err, &le) && le.Limit == limitval.MaxTotalBytes
 }
 
 // collect finds the signature artefacts attached to desc: cosign bundle
@@ -109,7 +110,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 			continue
 		}
 		if fetched++; fetched > l.MaxSignatures {
-			return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
+			return nil, &limit.Error{Limit: limitval.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 		}
 		c := v.bundleCandidate(ctx, repo, b, desc, r)
 		if c != nil && overBudget(c.err) {
@@ -148,7 +149,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 				continue
 			}
 			if fetched++; fetched > l.MaxSignatures {
-				return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
+				return nil, &limit.Error{Limit: limitval.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 			}
 			c := v.legacyCandidate(ctx, repo, b, layer, fmt.Sprintf("%s layer %d", tag, i))
 			if overBudget(c.err) {
@@ -165,7 +166,7 @@ func (v *Verifier) fetchManifest(ctx context.Context, repo *remote.Repository, b
 	if d.MediaType != ocispec.MediaTypeImageManifest && d.MediaType != "application/vnd.docker.distribution.manifest.v2+json" {
 		return nil, classed(ErrMalformedSignature, "manifest media type %s", safetext.Quote(d.MediaType))
 	}
-	data, err := v.fetch(ctx, repo, b, d, v.cfg.limits.MaxManifestBytes, limit.MaxManifestBytes)
+	data, err := v.fetch(ctx, repo, b, d, v.cfg.limits.MaxManifestBytes, limitval.MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 		c.err = classed(ErrMalformedSignature, "no layer of media type %s", BundleArtifactType)
 		return c
 	}
-	data, err := v.fetch(ctx, repo, b, *layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
+	data, err := v.fetch(ctx, repo, b, *layer, v.cfg.limits.MaxBlobBytes, limitval.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c
@@ -247,7 +248,7 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 		c.err = classed(ErrMalformedSignature, "no base64 %s annotation", annSignature)
 		return c
 	}
-	payload, err := v.fetch(ctx, repo, b, layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
+	payload, err := v.fetch(ctx, repo, b, layer, v.cfg.limits.MaxBlobBytes, limitval.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c

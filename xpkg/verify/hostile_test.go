@@ -18,6 +18,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -128,8 +129,8 @@ func TestHostileSignatureManifest(t *testing.T) {
 		e.count.take()
 		_, err := v.Verify(context.Background(), e.host+"/hostile/many:v1", keyPolicy())
 		var le *limit.Error
-		if !errors.As(err, &le) || le.Limit != limit.MaxSignatures {
-			t.Fatalf("%v, want limit %s", err, limit.MaxSignatures)
+		if !errors.As(err, &le) || le.Limit != limitval.MaxSignatures {
+			t.Fatalf("%v, want limit %s", err, limitval.MaxSignatures)
 		}
 		if n, max := blobGets(e.count.take()), verify.DefaultLimits().MaxSignatures; n > max {
 			t.Errorf("%d payloads read, want at most %d", n, max)
@@ -180,8 +181,8 @@ func TestHostileSignatureManifest(t *testing.T) {
 		e.count.take()
 		_, err := v.Verify(context.Background(), e.host+"/hostile/large:v1", keyPolicy())
 		var le *limit.Error
-		if !errors.As(err, &le) || le.Limit != limit.MaxManifestBytes || !errors.Is(err, verify.ErrNoMatchingAuthority) {
-			t.Fatalf("%v, want ErrNoMatchingAuthority for limit %s", err, limit.MaxManifestBytes)
+		if !errors.As(err, &le) || le.Limit != limitval.MaxManifestBytes || !errors.Is(err, verify.ErrNoMatchingAuthority) {
+			t.Fatalf("%v, want ErrNoMatchingAuthority for limit %s", err, limitval.MaxManifestBytes)
 		}
 		for _, rq := range e.count.take() {
 			if rq == "GET /v2/hostile/large/manifests/"+sm.Digest.String() {
@@ -381,8 +382,8 @@ func TestHostileTotalBytes(t *testing.T) {
 	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem), verify.WithLimits(verify.Limits{MaxTotalBytes: total}))
 	_, err := v.Verify(context.Background(), e.host+"/acme/p:v1", keyPolicy())
 	var le *limit.Error
-	if !errors.As(err, &le) || le.Limit != limit.MaxTotalBytes {
-		t.Fatalf("%v, want limit %s", err, limit.MaxTotalBytes)
+	if !errors.As(err, &le) || le.Limit != limitval.MaxTotalBytes {
+		t.Fatalf("%v, want limit %s", err, limitval.MaxTotalBytes)
 	}
 	if n := served.Load(); n > total {
 		t.Errorf("%d bytes of signature artefacts served, want at most %d", n, total)
