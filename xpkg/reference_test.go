@@ -56,17 +56,3 @@ func TestCheckDependency(t *testing.T) {
 		}
 	}
 }
-
-func TestCheckVersionConstraint(t *testing.T) {
-	t.Parallel()
-	for _, ok := range []string{">=v1.2.0", "v1", "~1.3", ">=1.0.0, <2.0.0", "sha256:" + hex64} {
-		if err := xpkg.CheckVersionConstraint(ok); err != nil {
-			t.Errorf("CheckVersionConstraint(%q) = %v, want nil", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "not a version", "sha256:abc", "sha512:" + hex64} {
-		if err := xpkg.CheckVersionConstraint(bad); !errors.Is(err, xpkg.ErrInvalidVersion) {
-			t.Errorf("CheckVersionConstraint(%q) = %v, want ErrInvalidVersion", bad, err)
-		}
-	}
-}

@@ -222,8 +222,8 @@ func blobPath(d digest.Digest) string {
 	return path.Join(ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded())
 }
 
-// Has reports whether the cache holds a blob of desc's digest and size.
-func (c *Cache) Has(desc ocispec.Descriptor) bool {
+// has reports whether the cache holds a blob of desc's digest and size.
+func (c *Cache) has(desc ocispec.Descriptor) bool {
 	if desc.Digest.Validate() != nil {
 		return false
 	}
@@ -294,7 +294,7 @@ func (r *hitReader) Close() error { return r.f.Close() }
 // written to a temporary file, checked against desc's digest and size, and
 // renamed into place. A blob already cached is not written again.
 func (c *Cache) Put(ctx context.Context, desc ocispec.Descriptor, r io.Reader) error {
-	if c.Has(desc) || desc.Size > c.maxSize {
+	if c.has(desc) || desc.Size > c.maxSize {
 		return nil
 	}
 	v, err := oci.FetchVerified(ctx, readerFetcher{r}, desc, oci.WithLimits(oci.Limits{MaxBlobBytes: c.maxSize}))

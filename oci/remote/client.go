@@ -221,9 +221,6 @@ func New(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Cache returns the client's cache; nil when it has none.
-func (c *Client) Cache() *cache.Cache { return c.cfg.cache }
-
 // credential is the auth.CredentialFunc of the client. The credentials it
 // gives are remembered so that errors can redact them; an error of the
 // Docker config's store is replaced by one that quotes nothing of it

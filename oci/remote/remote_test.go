@@ -71,7 +71,7 @@ func TestInvalidReference(t *testing.T) {
 		}
 	}
 	r, err := c.Repository("127.0.0.1:5000/org/pkg:v1")
-	if err != nil || r.Name() != "127.0.0.1:5000/org/pkg" || r.Registry() != "127.0.0.1:5000" {
+	if err != nil || r.Name() != "127.0.0.1:5000/org/pkg" {
 		t.Errorf("Repository: %v, %v", r, err)
 	}
 }

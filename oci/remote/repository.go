@@ -57,9 +57,6 @@ func parseReference(ref string) (oci.Reference, error) {
 // Name returns the repository's name, "host[:port]/path".
 func (r *Repository) Name() string { return r.ref.Registry + "/" + r.ref.Repository }
 
-// Registry returns the registry host, with its port if any.
-func (r *Repository) Registry() string { return r.ref.Registry }
-
 // fail wraps err in an *Error for op on reference.
 func (r *Repository) fail(op, reference string, err error) error {
 	var e *Error
