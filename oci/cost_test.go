@@ -259,8 +259,8 @@ func writeLayout(t testing.TB, s *oci.MemoryStore, root string) {
 	put := func(d digest.Digest, b []byte) {
 		writeFile(t, filepath.Join(root, "blobs", d.Algorithm().String(), d.Encoded()), string(b))
 	}
-	put(img.Digest(), img.RawManifest)
-	put(img.ConfigDigest(), img.RawConfig)
+	put(img.Descriptor.Digest, img.RawManifest)
+	put(img.Manifest.Config.Digest, img.RawConfig)
 	for _, l := range img.Layers {
 		rc, err := s.Fetch(ctx, l)
 		if err != nil {

@@ -94,7 +94,7 @@ func TestMissingBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantErr(t, readLayerFileErr(src, base), oci.ErrNotFound)
-	if err := os.Remove(filepath.Join(dir, "blobs", "sha256", img.Digest().Encoded())); err != nil {
+	if err := os.Remove(filepath.Join(dir, "blobs", "sha256", img.Descriptor.Digest.Encoded())); err != nil {
 		t.Fatal(err)
 	}
 	_, err = oci.Resolve(context.Background(), src)

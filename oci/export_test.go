@@ -14,3 +14,6 @@ const (
 	MediaTypeDockerLayer        = mediaTypeDockerLayer
 	MediaTypeDockerLayerTar     = mediaTypeDockerLayerTar
 )
+
+// OpenLayer opens a layer's decompressed stream, for the tests.
+var OpenLayer = openLayer

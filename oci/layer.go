@@ -63,7 +63,7 @@ type layerStream struct {
 	err        error
 }
 
-// OpenLayer returns the decompressed tar stream of the layer desc. The
+// openLayer returns the decompressed tar stream of the layer desc. The
 // decompression follows the media type (OCI tar, tar+gzip, tar+zstd, their
 // non-distributable variants, Docker rootfs.diff.tar.gzip and
 // rootfs.diff.tar); content is sniffed only for an empty or
@@ -71,7 +71,7 @@ type layerStream struct {
 // ErrUnsupportedMediaType. The compressed blob is verified while it streams:
 // Read returns the digest or size mismatch instead of the final io.EOF. More
 // than MaxLayerBytes decompressed bytes fail with limit.ErrExceeded. Options: WithLimits.
-func OpenLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (io.ReadCloser, error) {
+func openLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (io.ReadCloser, error) {
 	o := newOptions(opts)
 	l, err := openLayerStream(ctx, f, desc, o.limits, nil)
 	if err != nil {

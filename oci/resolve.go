@@ -47,12 +47,6 @@ type Image struct {
 	Indexes []ocispec.Descriptor
 }
 
-// Digest returns the manifest digest.
-func (img *Image) Digest() digest.Digest { return img.Descriptor.Digest }
-
-// ConfigDigest returns the config blob's digest.
-func (img *Image) ConfigDigest() digest.Digest { return img.Manifest.Config.Digest }
-
 // Resolve reads the top-level index of s and follows it to one image
 // manifest:
 //   - With WithReference, only the entries whose

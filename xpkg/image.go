@@ -168,8 +168,8 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 		Package: pkg,
 		Source:  c.sourceName,
 		Image: &Image{
-			ManifestDigest: img.Digest(),
-			ConfigDigest:   img.ConfigDigest(),
+			ManifestDigest: img.Descriptor.Digest,
+			ConfigDigest:   img.Manifest.Config.Digest,
 			Manifest:       img.Manifest,
 			Config:         img.Config,
 			Layers:         annotateLayers(img.Layers, img.Config.Config.Labels),

@@ -32,11 +32,3 @@ func CheckDependency(s string) (oci.Reference, error) {
 	r, err := ref.CheckDependency(s)
 	return oci.Reference(r), err
 }
-
-// FriendlyName derives a DNS-1123 label from a reference, to name objects
-// or cache entries after a package: the repository's last component, then
-// the tag or the first 12 hex digits of the digest. Unlike Crossplane's own
-// helper, it lower-cases upper-case letters rather than dropping them and
-// keeps enough of a digest to tell images apart; other characters a label
-// cannot hold become '-', and the result is at most 63 characters.
-func FriendlyName(r oci.Reference) string { return ref.FriendlyName(ref.Reference(r)) }

@@ -10,28 +10,6 @@ import (
 
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-func TestFriendlyName(t *testing.T) {
-	t.Parallel()
-	cases := map[string]string{
-		"xpkg.crossplane.io/crossplane-contrib/provider-aws:v1.2.0": "provider-aws-v1-2-0",
-		"xpkg.crossplane.io/acme/provider-aws:V1.0-RC":              "provider-aws-v1-0-rc",
-		"registry.example.org/acme/cfg@sha256:" + hex64:             "cfg-0123456789ab",
-	}
-	for in, want := range cases {
-		r, err := oci.ParseReference(in)
-		if err != nil {
-			t.Fatalf("oci.ParseReference(%q): %v", in, err)
-		}
-		got := xpkg.FriendlyName(r)
-		if got != want {
-			t.Errorf("FriendlyName(%q) = %q, want %q", in, got, want)
-		}
-		if len(got) > 63 {
-			t.Errorf("FriendlyName(%q) is longer than a DNS label", in)
-		}
-	}
-}
-
 func TestCheckDependency(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

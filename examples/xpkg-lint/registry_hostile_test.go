@@ -279,7 +279,7 @@ func TestRegistryCostCLI(t *testing.T) {
 		cacheDir := t.TempDir()
 		blobs := filepath.Join(cacheDir, "blobs", "sha256")
 		os.MkdirAll(blobs, 0o755)
-		fifos := []string{img.Digest().Encoded(), img.ConfigDigest().Encoded()}
+		fifos := []string{img.Digest().Encoded(), img.Manifest().Config.Digest.Encoded()}
 		for _, l := range img.Manifest().Layers {
 			fifos = append(fifos, l.Digest.Encoded())
 		}

@@ -314,7 +314,7 @@ func TestLayoutReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	img, err := oci.Resolve(ctx, src, oci.WithReference(ref))
-	if err != nil || img.Digest() != md.Digest {
+	if err != nil || img.Descriptor.Digest != md.Digest {
 		t.Fatalf("oci.Resolve of the cache: %v", err)
 	}
 	if _, err := oci.Resolve(ctx, c, oci.WithReference(ref)); err != nil {

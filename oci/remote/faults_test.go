@@ -214,8 +214,8 @@ func TestRetryAfter429(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pull after one 429: %v", err)
 	}
-	if img.Digest() != f.built.ManifestDescriptor().Digest {
-		t.Errorf("digest %s", img.Digest())
+	if img.Descriptor.Digest != f.built.ManifestDescriptor().Digest {
+		t.Errorf("digest %s", img.Descriptor.Digest)
 	}
 	if n := calls.Load(); n < 3 { // 429, then HEAD and GET
 		t.Errorf("%d manifest requests, want the 429 retried", n)

@@ -253,7 +253,7 @@ func imageDigest(ctx context.Context, path string, limits xpkg.Limits) (string, 
 	if err != nil {
 		return "", err
 	}
-	return img.Digest().String(), nil
+	return img.Descriptor.Digest.String(), nil
 }
 
 func openImage(ctx context.Context, path string, limits xpkg.Limits) (*oci.Source, error) {
@@ -297,7 +297,7 @@ func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, ta
 	if err != nil {
 		return nil, err
 	}
-	s.Name, s.Version, s.Digest, s.Source = name, tag, img.Digest().String(), source
+	s.Name, s.Version, s.Digest, s.Source = name, tag, img.Descriptor.Digest.String(), source
 	return s, nil
 }
 

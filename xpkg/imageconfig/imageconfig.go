@@ -278,8 +278,8 @@ func (s *Set) buildIndex() {
 	}
 }
 
-// Configs returns the ImageConfigs of the set, sorted by name.
-func (s *Set) Configs() []ImageConfig {
+// configList returns the ImageConfigs of the set, sorted by name.
+func (s *Set) configList() []ImageConfig {
 	if s == nil {
 		return nil
 	}

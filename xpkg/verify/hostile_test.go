@@ -276,7 +276,7 @@ func TestSwappedLayerBlob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := pinned.Resolve(context.Background(), res.Digest().String())
+	desc, err := pinned.Resolve(context.Background(), res.Descriptor.Digest.String())
 	if err != nil || desc.Digest != img.Digest {
 		t.Fatalf("resolve %s: %v %v", res.PinnedReference(), desc, err)
 	}

@@ -84,7 +84,7 @@ func (l Limits) withDefaults() Limits {
 type KeyFunc func(ctx context.Context, secret, key string) ([]byte, error)
 
 // Option configures a Verifier. An option that reads a file or parses
-// data (WithPublicKeyFile, WithTrustedRootJSON, WithTrustedRootFile) does
+// data (WithPublicKeyFile, WithTrustedRootFile) does
 // so in New, which returns its error.
 type Option func(*config)
 
@@ -106,13 +106,11 @@ type keySource struct {
 	path string
 }
 
-// trustSource is the trusted root as an option gave it: material, JSON, or
-// the file that holds the JSON.
+// trustSource is the trusted root as an option gave it: material, or the
+// file that holds its JSON.
 type trustSource struct {
-	tm     root.TrustedMaterial
-	isJSON bool // json holds it (WithTrustedRootJSON)
-	json   []byte
-	path   string
+	tm   root.TrustedMaterial
+	path string
 }
 
 // WithClient reads registries through c (its credentials, transport,
@@ -139,18 +137,13 @@ func WithKeyFunc(fn KeyFunc) Option {
 	return func(cfg *config) { cfg.keyFunc = fn }
 }
 
-// WithTrustedRootJSON sets the Sigstore trusted root (the JSON of
-// trusted_root.json: Fulcio certificate authorities, Rekor logs, CT logs,
-// timestamp authorities) that keyless authorities verify against; New
-// parses it. Nothing is fetched: verification works offline. Without a
-// trusted root, a keyless authority fails with ErrPolicy. Of the
-// trusted-root options, the last one given applies.
-func WithTrustedRootJSON(data []byte) Option {
-	return func(cfg *config) { cfg.trust = trustSource{isJSON: true, json: data} }
-}
-
-// WithTrustedRootFile reads the trusted root of WithTrustedRootJSON from
-// path, in New.
+// WithTrustedRootFile sets the Sigstore trusted root (trusted_root.json:
+// Fulcio certificate authorities, Rekor logs, CT logs, timestamp
+// authorities) that keyless authorities verify against, read from path
+// and parsed in New. Nothing is fetched: verification works offline.
+// Without a trusted root, a keyless authority fails with ErrPolicy. Of the
+// trusted-root options (this one and WithTrustedMaterial), the last one
+// given applies.
 func WithTrustedRootFile(path string) Option {
 	return func(cfg *config) { cfg.trust = trustSource{path: path} }
 }
@@ -192,10 +185,7 @@ func (cfg *config) resolve() error {
 		if err != nil {
 			return fmt.Errorf("%w: trusted root %s: %w", ErrPolicy, safetext.QuotePath(t.path), err)
 		}
-		t.json = b
-		fallthrough
-	case t.isJSON:
-		tr, err := root.NewTrustedRootFromJSON(t.json)
+		tr, err := root.NewTrustedRootFromJSON(b)
 		if err != nil {
 			return fmt.Errorf("%w: trusted root: %s", ErrPolicy, safetext.Reason(err))
 		}
@@ -221,7 +211,7 @@ type Verifier struct {
 }
 
 // New returns a Verifier. Options: WithClient, WithPublicKey,
-// WithPublicKeyFile, WithKeyFunc, WithTrustedRootJSON,
+// WithPublicKeyFile, WithKeyFunc,
 // WithTrustedRootFile, WithTrustedMaterial, WithLimits. Errors wrap
 // ErrPolicy.
 func New(opts ...Option) (*Verifier, error) {
@@ -263,9 +253,6 @@ type Result struct {
 	// Signatures are the signatures that verified for Authority.
 	Signatures []Signature
 }
-
-// Digest returns the verified digest.
-func (r *Result) Digest() digest.Digest { return r.Descriptor.Digest }
 
 // PinnedReference returns "repository@digest", the reference every later
 // read of the verified package must use.

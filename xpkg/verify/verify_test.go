@@ -44,7 +44,7 @@ func TestKeyedBundle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("referrers API %v: %v", referrersAPI, err)
 		}
-		if res.Digest() != img.Digest || res.Authority != "key" || len(res.Signatures) != 1 || res.Signatures[0].Format != "bundle" {
+		if res.Descriptor.Digest != img.Digest || res.Authority != "key" || len(res.Signatures) != 1 || res.Signatures[0].Format != "bundle" {
 			t.Errorf("result %+v", res)
 		}
 		if want := e.host + "/crossplane/provider-nop@" + img.Digest.String(); res.PinnedReference() != want {
