@@ -43,7 +43,8 @@ func CapabilityKnown(k Kind, capability string) bool {
 }
 
 // CapabilitiesContain reports whether one of capabilities matches
-// capability (see capabilityMatches).
+// capability the way Crossplane compares them: only ASCII letters and
+// digits count, and case does not.
 func CapabilitiesContain(capabilities []string, capability string) bool {
 	for _, c := range capabilities {
 		if capabilityMatches(c, capability) {

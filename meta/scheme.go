@@ -37,7 +37,7 @@ func WithGroup(group string) SchemeOption {
 }
 
 // NewScheme returns a new scheme holding every meta kind at every version
-// Crossplane accepts (see groupVersionKinds). It returns an error wrapping
+// Crossplane accepts (Kinds, each at the versions Crossplane serves). It returns an error wrapping
 // ErrInvalidGroup when WithGroup names an invalid group.
 func NewScheme(opts ...SchemeOption) (*runtime.Scheme, error) {
 	c := schemeConfig{group: DefaultGroup}

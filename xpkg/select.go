@@ -193,7 +193,7 @@ func annotateLayers(layers []ocispec.Descriptor, labels map[string]string) []oci
 // root, OpenPackageYAML walks the selected layers once more to explain why:
 // it records the files named package.yaml below the root
 // (Facts.MisplacedPackageYAML, e.g. "package/package.yaml") and the defunct
-// stack layout (Facts.LegacyStack, when legacyStackFile is present), and
+// stack layout (Facts.LegacyStack, when .registry/app.yaml is present), and
 // returns an error matching ErrNoPackageYAML (and oci.ErrNotFound). Other
 // errors are those of oci.ReadFile and oci.ReadLayerFile. Options:
 // WithLimits.

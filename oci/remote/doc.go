@@ -6,7 +6,7 @@
 // function), the HTTP transport with bounded retries, the plain-HTTP policy
 // and, optionally, a verified local cache (package oci/cache). A Repository
 // is one repository of a registry; it is an oci.Fetcher, so every reader of
-// package oci (Resolve, ReadFile, ReadLayerFile, OpenLayer) reads from a
+// package oci (Resolve, ReadFile, ReadLayerFile, WalkLayer) reads from a
 // registry exactly as it reads from a local store, with the same limits and
 // the same streaming digest and size verification, and fetches only the
 // blobs it reads:

@@ -530,17 +530,6 @@ func (s *Set) best(ref string, purpose purpose) (idx, length, ties int) {
 	return -1, 0, 0
 }
 
-// longest returns the length of c's longest prefix of ref (0: none).
-func longest(c *ImageConfig, ref string) int {
-	n := 0
-	for _, m := range c.MatchImages {
-		if len(m.Prefix) > n && strings.HasPrefix(ref, m.Prefix) {
-			n = len(m.Prefix)
-		}
-	}
-	return n
-}
-
 // Rewrite returns the reference Crossplane pulls ref from: ref with the
 // longest matching prefix of the winning ImageConfig (among those with a
 // rewriteImage) replaced by its rewriteImage.prefix, and that
