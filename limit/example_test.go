@@ -20,7 +20,7 @@ func Example() {
 		parser.WithLimits(parser.Limits{MaxDocuments: 2, MaxDepth: limit.Unlimited}))
 	var le *limit.Error
 	if errors.As(err, &le) {
-		fmt.Println(le.Limit == limit.MaxDocuments, le.Max, le.Pos)
+		fmt.Println(le.Limit == "MaxDocuments", le.Max, le.Pos)
 	}
 	fmt.Println(errors.Is(err, limit.ErrExceeded))
 	fmt.Println(err)

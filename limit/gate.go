@@ -9,13 +9,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/limitval"
 )
 
-// Names of the limits of a Gate (GateLimits).
-const (
-	MaxActive        Name = "MaxActive"
-	MaxQueued        Name = "MaxQueued"
-	MaxBytesInFlight Name = "MaxBytesInFlight"
-)
-
 // GateLimits bound what a Gate admits. A zero field takes its default
 // (DefaultGateLimits); Unlimited (any negative value) lifts that limit, as
 // in every Limits struct of this module.
@@ -85,7 +78,7 @@ func (g *Gate) Enter(ctx context.Context, n int64) (release func(), err error) {
 		n = 0
 	}
 	if n > g.lim.MaxBytesInFlight {
-		return nil, &Error{Limit: MaxBytesInFlight, Value: n, Max: g.lim.MaxBytesInFlight}
+		return nil, &Error{Limit: limitval.MaxBytesInFlight, Value: n, Max: g.lim.MaxBytesInFlight}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("limit: waiting for the gate: %w", err)
@@ -99,7 +92,7 @@ func (g *Gate) Enter(ctx context.Context, n int64) (release func(), err error) {
 	if g.waiters.Len() >= g.lim.MaxQueued {
 		queued := g.waiters.Len()
 		g.mu.Unlock()
-		return nil, &Error{Limit: MaxQueued, Value: int64(queued) + 1, Max: int64(g.lim.MaxQueued)}
+		return nil, &Error{Limit: limitval.MaxQueued, Value: int64(queued) + 1, Max: int64(g.lim.MaxQueued)}
 	}
 	w := &gateWaiter{n: n, ready: make(chan struct{})}
 	e := g.waiters.PushBack(w)

@@ -25,8 +25,8 @@ func TestGateRefuses(t *testing.T) {
 		wantLimit limit.Name
 		wantCtx   bool
 	}{
-		{"too large alone", limit.GateLimits{MaxBytesInFlight: 10}, nil, context.Background(), 11, limit.MaxBytesInFlight, false},
-		{"queue full", limit.GateLimits{MaxActive: 1, MaxQueued: 1}, []int64{0}, context.Background(), 0, limit.MaxQueued, false},
+		{"too large alone", limit.GateLimits{MaxBytesInFlight: 10}, nil, context.Background(), 11, "MaxBytesInFlight", false},
+		{"queue full", limit.GateLimits{MaxActive: 1, MaxQueued: 1}, []int64{0}, context.Background(), 0, "MaxQueued", false},
 		{"context done", limit.GateLimits{}, nil, done, 0, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,7 +40,7 @@ func TestGateRefuses(t *testing.T) {
 				defer rel()
 			}
 			// One waiter fills a queue of one.
-			if tc.wantLimit == limit.MaxQueued {
+			if tc.wantLimit == "MaxQueued" {
 				wctx, wcancel := context.WithCancel(context.Background())
 				defer wcancel()
 				go func() {

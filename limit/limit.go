@@ -3,11 +3,13 @@
 // and its class.
 //
 // Each reader of untrusted input has a Limits struct of its own (its fields
-// differ: parser.Limits, oci.Limits, xpkg.Limits, deps.Limits,
-// schema.Limits, imageconfig.Limits), and all follow one convention: a zero
-// field means that limit's default, so that a partly filled Limits never
-// lifts the limits it does not mention, and Unlimited (any negative value)
-// means no limit.
+// differ: parser.Limits, oci.Limits, remote.Limits, xpkg.Limits,
+// deps.Limits, schema.Limits, imageconfig.Limits, verify.Limits, and this
+// package's GateLimits), and all follow one convention: a zero field means
+// that limit's default, so that a partly filled Limits never lifts the
+// limits it does not mention, and Unlimited (any negative value) means no
+// limit. Byte counts are int64 and their names say Bytes, never Size;
+// counts of things (documents, entries, requests) are int.
 //
 // Whichever package raised it, a limit exceeded is a *Error, found with
 // errors.As, and it matches ErrExceeded with errors.Is. Its Limit is a Name,
@@ -30,78 +32,13 @@ const Unlimited = -1
 // matches it with errors.Is.
 var ErrExceeded = errors.New("limit exceeded")
 
-// Name names a limit: the field of a Limits struct that was exceeded, e.g.
-// MaxDocumentBytes. The names below are those this module's packages report.
+// Name names a limit: the name of the field of a Limits struct that was
+// exceeded, e.g. "MaxDocumentBytes" (parser.Limits.MaxDocumentBytes), or
+// of a fixed bound its package documents (oci/cache's MaxIndexBytes). A
+// caller tells limits apart by those names:
+//
+//	if le.Limit == "MaxDocuments" { ... }
 type Name string
-
-// Names of the limits of package parser (parser.Limits).
-const (
-	MaxDocumentBytes  Name = "MaxDocumentBytes"
-	MaxTotalBytes     Name = "MaxTotalBytes" // also verify.Limits
-	MaxDocuments      Name = "MaxDocuments"  // also imageconfig.Limits
-	MaxDepth          Name = "MaxDepth"      // also schema.Limits
-	MaxAliasExpansion Name = "MaxAliasExpansion"
-	MaxNodes          Name = "MaxNodes" // also schema.Limits
-	MaxFiles          Name = "MaxFiles"
-)
-
-// Names of the limits of package oci (oci.Limits), of its verified cache
-// (oci/cache) and of its registry client (oci/remote).
-const (
-	MaxManifestSize    Name = "MaxManifestSize"
-	MaxConfigSize      Name = "MaxConfigSize"
-	MaxBlobSize        Name = "MaxBlobSize"
-	MaxLayerSize       Name = "MaxLayerSize"
-	MaxImageSize       Name = "MaxImageSize"
-	MaxFileSize        Name = "MaxFileSize"
-	MaxTarEntries      Name = "MaxTarEntries"
-	MaxLayers          Name = "MaxLayers"
-	MaxZstdWindow      Name = "MaxZstdWindow"
-	MaxIndexDepth      Name = "MaxIndexDepth"
-	MaxArchiveImages   Name = "MaxArchiveImages"
-	MaxIndexBytes      Name = "MaxIndexBytes"
-	MaxRequests        Name = "MaxRequests"
-	MaxRequestsPerHost Name = "MaxRequestsPerHost"
-	MaxTagPages        Name = "MaxTagPages"
-	MaxReferrerPages   Name = "MaxReferrerPages"
-	MaxReferrers       Name = "MaxReferrers"
-	MaxTags            Name = "MaxTags" // also deps.Limits
-)
-
-// Name of the limit of package xpkg's own (xpkg.Limits).
-const MaxReaderSize Name = "MaxReaderSize"
-
-// Names of the limits of package deps (deps.Limits), and of the directory
-// listings of its sources (MaxDirEntries, a fixed bound).
-const (
-	MaxPackages      Name = "MaxPackages"
-	MaxEdges         Name = "MaxEdges"
-	MaxVersionChecks Name = "MaxVersionChecks"
-	MaxDirEntries    Name = "MaxDirEntries"
-)
-
-// Names of the limits of package linter/schema (schema.Limits).
-const (
-	MaxEnum               Name = "MaxEnum"
-	MaxCombinatorDepth    Name = "MaxCombinatorDepth"
-	MaxCombinatorBranches Name = "MaxCombinatorBranches"
-	MaxCost               Name = "MaxCost"
-)
-
-// Names of the limits of package xpkg/imageconfig (imageconfig.Limits).
-const (
-	MaxBytes       Name = "MaxBytes"
-	MaxConfigs     Name = "MaxConfigs"
-	MaxMatchImages Name = "MaxMatchImages"
-	MaxPrefixBytes Name = "MaxPrefixBytes"
-)
-
-// Names of the limits of package xpkg/verify (verify.Limits).
-const (
-	MaxSignatures    Name = "MaxSignatures"
-	MaxManifestBytes Name = "MaxManifestBytes"
-	MaxBlobBytes     Name = "MaxBlobBytes"
-)
 
 // Position locates a place in a package's input: a document, or a field
 // inside one, in its file. It is the position of package parser

@@ -16,10 +16,10 @@ func TestError(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"positioned", &limit.Error{Limit: limit.MaxDocumentBytes, Value: 9, Max: 8, Pos: at}, "f.yaml:3:1: MaxDocumentBytes 8 exceeded"},
-		{"no file", &limit.Error{Limit: limit.MaxDocuments, Max: 4, Pos: limit.Position{Line: 9, Column: 1}}, "9:1: MaxDocuments 4 exceeded"},
-		{"no position", &limit.Error{Limit: limit.MaxLayerSize, Max: 10}, "MaxLayerSize 10 exceeded"},
-		{"wrapped", fmt.Errorf("oci: open layer: %w", &limit.Error{Limit: limit.MaxLayerSize, Max: 10}), "oci: open layer: MaxLayerSize 10 exceeded"},
+		{"positioned", &limit.Error{Limit: "MaxDocumentBytes", Value: 9, Max: 8, Pos: at}, "f.yaml:3:1: MaxDocumentBytes 8 exceeded"},
+		{"no file", &limit.Error{Limit: "MaxDocuments", Max: 4, Pos: limit.Position{Line: 9, Column: 1}}, "9:1: MaxDocuments 4 exceeded"},
+		{"no position", &limit.Error{Limit: "MaxLayerBytes", Max: 10}, "MaxLayerBytes 10 exceeded"},
+		{"wrapped", fmt.Errorf("oci: open layer: %w", &limit.Error{Limit: "MaxLayerBytes", Max: 10}), "oci: open layer: MaxLayerBytes 10 exceeded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

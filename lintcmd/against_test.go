@@ -40,7 +40,7 @@ func TestAgainstReference(t *testing.T) {
 
 	// v1.0.0 -> v1.1.0 changes a type: a semver violation, an error.
 	online := runCLI(t, nil, "--cache-dir", cacheDir, "--registry-config", cfg, "--against", ref, "--package-version", "v1.1.0", "-o", "json", newDir)
-	if online.code != exitProblems {
+	if online.code != ExitFindings {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", online.code, online.stdout, online.stderr)
 	}
 	for _, want := range []string{
@@ -59,36 +59,36 @@ func TestAgainstReference(t *testing.T) {
 		t.Errorf("offline from the cache: exit %d\n%s\nwant exit %d\n%s", offline.code, offline.stdout, online.code, online.stdout)
 	}
 	empty := runCLI(t, nil, "--cache-dir", t.TempDir(), "--offline", "--against", ref, newDir)
-	if empty.code != exitError || !strings.Contains(empty.stdout, "error XP000 source-unreadable: --against") {
+	if empty.code != ExitError || !strings.Contains(empty.stdout, "error XP000 source-unreadable: --against") {
 		t.Errorf("offline with an empty cache: exit %d, stdout %q, stderr %q", empty.code, empty.stdout, empty.stderr)
 	}
 
 	// A major bump: the same change is a warning.
 	major := runCLI(t, nil, "--cache-dir", cacheDir, "--offline", "--against", ref, "--package-version", "v2.0.0", "-o", "json", newDir)
-	if major.code != exitOK || !strings.Contains(compactJSON(major.stdout), `"rule":"XP713","name":"api-type-changed","severity":"warning"`) {
+	if major.code != ExitOK || !strings.Contains(compactJSON(major.stdout), `"rule":"XP713","name":"api-type-changed","severity":"warning"`) {
 		t.Errorf("major bump: exit %d\n%s\n%s", major.code, major.stdout, major.stderr)
 	}
 	// A local older package, no versions: warnings; rules can be disabled.
 	local := runCLI(t, nil, "--against", filepath.Join("testdata", "against", "v1"), "--disable", "api-field-added", newDir)
-	if local.code != exitOK || !strings.Contains(local.stdout, "XP713") || strings.Contains(local.stdout, "XP711") {
+	if local.code != ExitOK || !strings.Contains(local.stdout, "XP713") || strings.Contains(local.stdout, "XP711") {
 		t.Errorf("local: exit %d\n%s\n%s", local.code, local.stdout, local.stderr)
 	}
 	// Two sources, linted at once, share the older package.
 	two := runCLI(t, nil, "-j", "2", "--against", filepath.Join("testdata", "against", "v1"), newDir, filepath.Join("testdata", "against", "v1"))
-	if two.code != exitOK || strings.Count(two.stdout, "XP713") != 1 {
+	if two.code != ExitOK || strings.Count(two.stdout, "XP713") != 1 {
 		t.Errorf("two sources: exit %d\n%s\n%s", two.code, two.stdout, two.stderr)
 	}
 	// Same package: nothing.
 	same := runCLI(t, nil, "--against", newDir, "--package-version", "v1.0.1", "-o", "json", newDir)
-	if same.code != exitOK || strings.Contains(same.stdout, "XP7") {
+	if same.code != ExitOK || strings.Contains(same.stdout, "XP7") {
 		t.Errorf("same package: exit %d\n%s\n%s", same.code, same.stdout, same.stderr)
 	}
 	for _, bad := range [][]string{{"--package-version", "v1", newDir}, {"--against", "-", newDir}, {"--against", newDir, "--package-version", "one", newDir}} {
-		if r := runCLI(t, nil, bad...); r.code != exitError {
-			t.Errorf("%v: exit %d, want %d", bad, r.code, exitError)
+		if r := runCLI(t, nil, bad...); r.code != ExitError {
+			t.Errorf("%v: exit %d, want %d", bad, r.code, ExitError)
 		}
 	}
-	if r := runCLI(t, nil, "--explain", "XP710"); r.code != exitOK || !strings.Contains(r.stdout, "api-field-removed") {
+	if r := runCLI(t, nil, "--explain", "XP710"); r.code != ExitOK || !strings.Contains(r.stdout, "api-field-removed") {
 		t.Errorf("--explain XP710: exit %d\n%s", r.code, r.stdout)
 	}
 }
@@ -122,7 +122,7 @@ func TestAgainstConfiguration(t *testing.T) {
 	}
 	r := runCLI(t, nil, "-o", "json", "--against", v1, "--disable", "api-field-added", "--severity", "XP713=error", v2)
 	_, rep := decodeReport(t, r)
-	if got := rules(rep.Diagnostics); r.code != exitProblems || got["XP713"] != "error" || got["XP711"] != "" {
+	if got := rules(rep.Diagnostics); r.code != ExitFindings || got["XP713"] != "error" || got["XP711"] != "" {
 		t.Errorf("disabled and regraded: exit %d, rules %v\n%s", r.code, got, r.stderr)
 	}
 	metaFile := filepath.Join(v2, "crossplane.yaml")
@@ -136,7 +136,7 @@ func TestAgainstConfiguration(t *testing.T) {
 	}
 	r = runCLI(t, nil, "-o", "json", "--against", v1, v2)
 	_, rep = decodeReport(t, r)
-	if got := rules(rep.Diagnostics); r.code != exitOK || got["XP713"] != "" || got["XP004"] != "" || got["XP711"] == "" {
+	if got := rules(rep.Diagnostics); r.code != ExitOK || got["XP713"] != "" || got["XP004"] != "" || got["XP711"] == "" {
 		t.Errorf("suppressed: exit %d, rules %v\n%s", r.code, got, r.stderr)
 	}
 	if got := rules(rep.Suppressed); got["XP713"] == "" {

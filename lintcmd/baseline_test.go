@@ -23,7 +23,7 @@ func TestBaselineSurvivesEdits(t *testing.T) {
 
 	// Written: every finding is in the baseline, the run passes.
 	ds, r := jsonOutput(t, nil, "--fail-on", "info", "--baseline", base, "--write-baseline", pkg)
-	if r.code != exitOK || !strings.Contains(r.stderr, "wrote the baseline") {
+	if r.code != ExitOK || !strings.Contains(r.stderr, "wrote the baseline") {
 		t.Fatalf("writing: exit %d, stderr %q", r.code, r.stderr)
 	}
 	written := len(ds)
@@ -52,7 +52,7 @@ func TestBaselineSurvivesEdits(t *testing.T) {
 		t.Errorf("after the edits: %d new, %d baselined (want %d), %d stale:\n%+v", len(rep.Diagnostics), rep.Summary.Baselined, written, rep.Summary.StaleBaseline, rep.Diagnostics)
 	}
 	text := runCLI(t, nil, "--fail-on", "info", "--baseline", base, pkg)
-	if text.code != exitOK || !strings.Contains(text.stdout, "in the baseline") {
+	if text.code != ExitOK || !strings.Contains(text.stdout, "in the baseline") {
 		t.Errorf("text: exit %d\n%s", text.code, text.stdout)
 	}
 
@@ -69,7 +69,7 @@ func TestBaselineSurvivesEdits(t *testing.T) {
 	}
 	r = runCLI(t, nil, "-o", "json", "--fail-on", "warning", "--baseline", base, pkg)
 	_, rep = decodeReport(t, r)
-	if r.code != exitProblems || len(rep.Diagnostics) == 0 || rep.Summary.StaleBaseline != 1 {
+	if r.code != ExitFindings || len(rep.Diagnostics) == 0 || rep.Summary.StaleBaseline != 1 {
 		t.Errorf("after a fix and a new finding: exit %d, new %+v, %d stale", r.code, rep.Diagnostics, rep.Summary.StaleBaseline)
 	}
 	text = runCLI(t, nil, "--baseline", base, pkg)
@@ -91,7 +91,7 @@ func TestBaselineErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := runCLI(t, nil, "--baseline", bad, cleanPackage)
-		if r.code != exitError || !strings.Contains(r.stderr, "--baseline") {
+		if r.code != ExitError || !strings.Contains(r.stderr, "--baseline") {
 			t.Errorf("%q: exit %d, stderr %q", content, r.code, r.stderr)
 		}
 	}

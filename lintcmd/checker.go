@@ -32,13 +32,6 @@ const (
 	ExitError = 2
 )
 
-// The exit codes under their older names, used throughout the package.
-const (
-	exitOK       = ExitOK
-	exitProblems = ExitFindings
-	exitError    = ExitError
-)
-
 // memoryLimit is the soft limit Main gives Go's garbage collector
 // unless GOMEMLIMIT is set: the README promises a peak RSS under 256 MiB on
 // any input, and without a limit the collector lets the heap grow to twice
@@ -51,6 +44,11 @@ const memoryLimit = 192 << 20
 // baselines and fixes) over a rule set. Build it with New; it is safe for
 // concurrent use by several Run calls.
 type Checker struct {
+	checkerConfig
+}
+
+// checkerConfig is what the options of New set.
+type checkerConfig struct {
 	name    string
 	rules   []*linter.Rule // the caller's rules
 	builtin bool           // the built-in rules run too
@@ -60,14 +58,14 @@ type Checker struct {
 }
 
 // Option configures a Checker.
-type Option func(*Checker)
+type Option func(*checkerConfig)
 
 // WithRules adds rules to the checker's rule set: they run beside the
 // built-in rules (unless WithoutBuiltin), are listed by --list-rules,
 // explained by --explain, and may be disabled, regraded and baselined like
 // any other.
 func WithRules(rules ...*linter.Rule) Option {
-	return func(c *Checker) {
+	return func(c *checkerConfig) {
 		for _, r := range rules {
 			if r != nil {
 				c.rules = append(c.rules, r)
@@ -79,13 +77,13 @@ func WithRules(rules ...*linter.Rule) Option {
 // WithoutBuiltin leaves out rules.Builtin: only the rules given with
 // WithRules run (and, with --deps, the dependency graph's rules).
 func WithoutBuiltin() Option {
-	return func(c *Checker) { c.builtin = false }
+	return func(c *checkerConfig) { c.builtin = false }
 }
 
 // WithName sets the program name used in usage, messages and SARIF's tool
 // name; the default is the base name of os.Args[0].
 func WithName(name string) Option {
-	return func(c *Checker) {
+	return func(c *checkerConfig) {
 		if name = strings.TrimSpace(name); name != "" {
 			c.name = name
 		}
@@ -96,14 +94,16 @@ func WithName(name string) Option {
 // version; the default is the main module's version from the build info
 // (runtime/debug.ReadBuildInfo), "devel" for a build from a checkout.
 func WithVersion(v string) Option {
-	return func(c *Checker) { c.version = strings.TrimSpace(v) }
+	return func(c *checkerConfig) { c.version = strings.TrimSpace(v) }
 }
 
 // New returns a checker with the built-in rules and the options applied.
 func New(opts ...Option) *Checker {
-	c := &Checker{name: programName(), builtin: true}
+	c := &Checker{checkerConfig{name: programName(), builtin: true}}
 	for _, o := range opts {
-		o(c)
+		if o != nil {
+			o(&c.checkerConfig)
+		}
 	}
 	return c
 }
@@ -192,17 +192,17 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "%s: internal error: %v\n", ck.name, r)
-			code = exitError
+			code = ExitError
 		}
 	}()
 	c, err := ck.parseArgs(ctx, args)
 	if errors.Is(err, errUsage) {
 		fmt.Fprint(stdout, ck.usage())
-		return exitOK
+		return ExitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", ck.name, err, ck.name)
-		return exitError
+		return ExitError
 	}
 	if c.xpNote != "" && c.explain == "" && !c.listRules && !c.version {
 		fmt.Fprintf(stderr, "%s: note: %s\n", ck.name, c.xpNote)
@@ -227,14 +227,14 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 	bl, err := ck.prepare(ctx, c)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", ck.name, err)
-		return exitError
+		return ExitError
 	}
 	defer openVerdicts(c)()
 	if c.diff {
 		return ck.fixAll(ctx, c, l, stdin, stdout, stderr)
 	}
 	if c.fix {
-		if code := ck.fixAll(ctx, c, l, stdin, io.Discard, stderr); code != exitOK {
+		if code := ck.fixAll(ctx, c, l, stdin, io.Discard, stderr); code != ExitOK {
 			return code
 		}
 	}
@@ -250,9 +250,9 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", ck.name, err)
-		return exitError
+		return ExitError
 	}
-	code = exitOK
+	code = ExitOK
 	var writeErr error
 	lintAll(ctx, c, l, stdin, func(o outcome) {
 		s := o.src
@@ -261,7 +261,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 			fmt.Fprintf(stderr, "%s: %s: %s\n", ck.name, s.Name, line)
 			// The report (SARIF) shows the same line.
 			s.Err = errors.New(line)
-			code = exitError
+			code = ExitError
 		}
 		if bl != nil {
 			bl.apply(s)
@@ -269,17 +269,17 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 		if len(o.unchecked) > 0 {
 			s.Diagnostics = append(s.Diagnostics, o.unchecked...)
 			linter.SortDiagnostics(s.Diagnostics)
-			code = exitError
+			code = ExitError
 		}
 		for _, n := range o.notes {
 			fmt.Fprintf(stderr, "%s: %s: note: %s\n", ck.name, s.Name, n)
 		}
 		for _, f := range o.failures {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", ck.name, s.Name, errorLine(s.Name, f))
-			code = exitError
+			code = ExitError
 		}
-		if code == exitOK && atOrAbove(s.Diagnostics, o.failOn) {
-			code = exitProblems
+		if code == ExitOK && atOrAbove(s.Diagnostics, o.failOn) {
+			code = ExitFindings
 		}
 		if err := w.Source(s); err != nil && writeErr == nil {
 			writeErr = err
@@ -300,7 +300,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 	if bl != nil && bl.write {
 		if err := bl.save(ctx, ck.name); err != nil {
 			fmt.Fprintf(stderr, "%s: baseline: %v\n", ck.name, err)
-			return exitError
+			return ExitError
 		}
 		n := 0
 		for _, e := range bl.written {
@@ -310,7 +310,7 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 	}
 	if writeErr != nil {
 		fmt.Fprintf(stderr, "%s: writing the report: %v\n", ck.name, writeErr)
-		return exitError
+		return ExitError
 	}
 	return code
 }
@@ -320,9 +320,9 @@ func (ck *Checker) runWith(ctx context.Context, l loader, args []string, stdin i
 func (ck *Checker) done(stderr io.Writer, err error) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", ck.name, err)
-		return exitError
+		return ExitError
 	}
-	return exitOK
+	return ExitOK
 }
 
 // atOrAbove reports whether a diagnostic of ds is at least min.

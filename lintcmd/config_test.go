@@ -141,25 +141,25 @@ func TestConfigFound(t *testing.T) {
 		}
 	}
 	// No configuration: warnings do not fail.
-	if r := runCLI(t, nil, pkg); r.code != exitOK {
+	if r := runCLI(t, nil, pkg); r.code != ExitOK {
 		t.Fatalf("no configuration: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	write(filepath.Join(repo, ConfigFile), "fail-on: warning\n")
-	if r := runCLI(t, nil, pkg); r.code != exitProblems {
+	if r := runCLI(t, nil, pkg); r.code != ExitFindings {
 		t.Errorf("fail-on: warning in the repository root: exit %d", r.code)
 	}
-	if r := runCLI(t, nil, "--fail-on", "error", pkg); r.code != exitOK {
+	if r := runCLI(t, nil, "--fail-on", "error", pkg); r.code != ExitOK {
 		t.Errorf("--fail-on error wins over the configuration: exit %d", r.code)
 	}
 	// Above a .git directory: not found.
 	if err := os.Mkdir(filepath.Join(pkg, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r := runCLI(t, nil, pkg); r.code != exitOK {
+	if r := runCLI(t, nil, pkg); r.code != ExitOK {
 		t.Errorf("configuration above the repository root applied: exit %d", r.code)
 	}
 	// --config names one.
-	if r := runCLI(t, nil, "--config", filepath.Join(repo, ConfigFile), pkg); r.code != exitProblems {
+	if r := runCLI(t, nil, "--config", filepath.Join(repo, ConfigFile), pkg); r.code != ExitFindings {
 		t.Errorf("--config: exit %d", r.code)
 	}
 	// In the package root: read, and no part of the package.
@@ -171,10 +171,10 @@ func TestConfigFound(t *testing.T) {
 	// A bad configuration: exit 2, naming the line.
 	write(filepath.Join(pkg, ConfigFile), "fail-on: warning\nfoo: bar\n")
 	r = runCLI(t, nil, pkg)
-	if r.code != exitError || !strings.Contains(r.stderr, ConfigFile+":2: unknown key \"foo\"") {
+	if r.code != ExitError || !strings.Contains(r.stderr, ConfigFile+":2: unknown key \"foo\"") {
 		t.Errorf("bad configuration: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := runCLI(t, nil, "--config", filepath.Join(pkg, ConfigFile), pkg); r.code != exitError || !strings.Contains(r.stderr, "--config: ") {
+	if r := runCLI(t, nil, "--config", filepath.Join(pkg, ConfigFile), pkg); r.code != ExitError || !strings.Contains(r.stderr, "--config: ") {
 		t.Errorf("bad --config: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -207,7 +207,7 @@ func TestCorpusConfigurationsWithConfig(t *testing.T) {
 					t.Errorf("%s:%d: %s %s: %s", d.File, d.Line, d.Severity, d.Rule, d.Message)
 				}
 			}
-			if r.code != exitOK {
+			if r.code != ExitOK {
 				t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 			}
 			// Without the disable line, the deprecations alone remain.
@@ -221,10 +221,10 @@ func TestCorpusConfigurationsWithConfig(t *testing.T) {
 				}
 			}
 			// --fix migrates them: then the ignore line alone is enough.
-			if r := runCLI(t, nil, "--fix", "--fail-on", "warning", repo); r.code != exitOK {
+			if r := runCLI(t, nil, "--fix", "--fail-on", "warning", repo); r.code != ExitOK {
 				t.Errorf("--fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
-			if r := runCLI(t, nil, "--fail-on", "warning", repo); r.code != exitOK {
+			if r := runCLI(t, nil, "--fail-on", "warning", repo); r.code != ExitOK {
 				t.Errorf("after --fix: exit %d\n%s", r.code, r.stdout)
 			}
 		})
@@ -282,7 +282,7 @@ func TestConfigDepsFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds, r := jsonOutput(t, nil, "--deps", "--offline", filepath.Join(repo, "root"))
-	if r.code != exitProblems || !hasRule(ds, "XP601") || hasRule(ds, "XP000") {
+	if r.code != ExitFindings || !hasRule(ds, "XP601") || hasRule(ds, "XP000") {
 		t.Errorf("exit %d, stderr %q, %d findings", r.code, r.stderr, len(ds))
 	}
 }
@@ -298,12 +298,12 @@ func TestConfigAgainst(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runCLI(t, nil, filepath.Join(repo, "v2"))
-	if r.code != exitOK || !strings.Contains(r.stdout, "XP713") {
+	if r.code != ExitOK || !strings.Contains(r.stdout, "XP713") {
 		t.Errorf("exit %d, want XP713 from the configuration's against\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	// A flag wins over the key: the package against itself has no change.
 	r = runCLI(t, nil, "--against", filepath.Join(repo, "v2"), filepath.Join(repo, "v2"))
-	if r.code != exitOK || strings.Contains(r.stdout, "XP7") {
+	if r.code != ExitOK || strings.Contains(r.stdout, "XP7") {
 		t.Errorf("--against over the key: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

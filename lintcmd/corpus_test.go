@@ -48,7 +48,7 @@ func TestCorpus(t *testing.T) {
 			t.Parallel()
 			source := filepath.Join(dir, name+".xpkg")
 			ds, r := jsonOutput(t, nil, source)
-			if r.code != exitOK || r.stderr != "" {
+			if r.code != ExitOK || r.stderr != "" {
 				t.Errorf("exit code %d, stderr %q; want 0 and none", r.code, r.stderr)
 			}
 			for _, d := range ds {
@@ -87,7 +87,7 @@ func TestCorpusForms(t *testing.T) {
 			var want []string
 			for i, source := range forms {
 				ds, r := jsonOutput(t, nil, source)
-				if r.code == exitError {
+				if r.code == ExitError {
 					t.Fatalf("%s: exit code 2: %s", source, r.stderr)
 				}
 				var got []string
@@ -120,7 +120,7 @@ func BenchmarkMonolith(b *testing.B) {
 	source := testcorpus.Path(b, monolith+".xpkg")
 	b.ReportAllocs()
 	for b.Loop() {
-		if code := run(b.Context(), []string{"-o", "json", source}, nil, io.Discard, io.Discard); code != exitOK {
+		if code := run(b.Context(), []string{"-o", "json", source}, nil, io.Discard, io.Discard); code != ExitOK {
 			b.Fatalf("exit code %d", code)
 		}
 	}

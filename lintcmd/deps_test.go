@@ -30,8 +30,8 @@ const (
 func TestDepsGolden(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "--deps", "--offline", "--deps-from", depsRegistry, "--crossplane-version", "v2.1.0", depsRoot)
-	if r.code != exitProblems || r.stderr != "" {
-		t.Errorf("exit code %d, stderr %q; want %d and none", r.code, r.stderr, exitProblems)
+	if r.code != ExitFindings || r.stderr != "" {
+		t.Errorf("exit code %d, stderr %q; want %d and none", r.code, r.stderr, ExitFindings)
 	}
 	checkGolden(t, "deps-text.golden", r.stdout)
 }
@@ -39,7 +39,7 @@ func TestDepsGolden(t *testing.T) {
 func TestDepsJSON(t *testing.T) {
 	t.Parallel()
 	ds, r := jsonOutput(t, nil, "--deps", "--offline", "--deps-from", depsRegistry, depsRoot)
-	if r.code != exitProblems {
+	if r.code != ExitFindings {
 		t.Errorf("exit code %d, stderr %q", r.code, r.stderr)
 	}
 	got := map[string]int{}
@@ -69,19 +69,19 @@ func TestDepsFlags(t *testing.T) {
 		{[]string{"--deps", "--deps-from", "testdata/nothing-here", depsRoot}, "is not a directory"},
 	} {
 		r := runCLI(t, nil, tc.args...)
-		if r.code != exitError || !strings.Contains(r.stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, exitError, tc.want)
+		if r.code != ExitError || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, ExitError, tc.want)
 		}
 	}
 	// Graph rules are known to --explain, --disable and --list-rules.
-	if r := runCLI(t, nil, "--explain", "XP602"); r.code != exitOK || !strings.Contains(r.stdout, "dependency-conflict") {
+	if r := runCLI(t, nil, "--explain", "XP602"); r.code != ExitOK || !strings.Contains(r.stdout, "dependency-conflict") {
 		t.Errorf("--explain XP602: %d %q", r.code, r.stderr)
 	}
 	if r := runCLI(t, nil, "--list-rules"); !strings.Contains(r.stdout, "XP607") {
 		t.Errorf("--list-rules lacks XP607")
 	}
 	r := runCLI(t, nil, "--deps", "--offline", "--deps-from", depsRegistry, "--disable", "XP601,dependency-kind,XP606,XP605", depsRoot)
-	if r.code != exitOK {
+	if r.code != ExitOK {
 		t.Errorf("with the graph rules disabled: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -123,7 +123,7 @@ func TestDepsRegistry(t *testing.T) {
 	cacheDir := t.TempDir()
 
 	r := runCLI(t, nil, "--deps", "--cache-dir", cacheDir, root)
-	if r.code != exitOK || r.stderr != "" {
+	if r.code != ExitOK || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 	if want := "└── " + provA + ":v1.1.0 (Provider): ok\n"; !strings.Contains(r.stdout, want) {
@@ -135,12 +135,12 @@ func TestDepsRegistry(t *testing.T) {
 	push(platform, "v1.0.0", xpkgtest.NewConfiguration("platform").WithDependency(meta.KindConfiguration, cfgX, "v0"))
 	push(cfgX, "v0.1.0", xpkgtest.NewConfiguration("configuration-x").WithDependency(meta.KindConfiguration, platform, "v1"))
 	r = runCLI(t, nil, "--deps", "--cache-dir", cacheDir, platform+":v1.0.0")
-	if r.code != exitProblems || !strings.Contains(r.stdout, "XP603 dependency-cycle: dependency 0 closes a dependency cycle: "+platform+":v1.0.0 → "+cfgX+":v0.1.0 → "+platform+":v1.0.0") {
+	if r.code != ExitFindings || !strings.Contains(r.stdout, "XP603 dependency-cycle: dependency 0 closes a dependency cycle: "+platform+":v1.0.0 → "+cfgX+":v0.1.0 → "+platform+":v1.0.0") {
 		t.Errorf("by reference: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 	// Offline, the registry is not a source: a local one is needed.
 	r = runCLI(t, nil, "--deps", "--offline", "--cache-dir", cacheDir, root)
-	if r.code != exitError || !strings.Contains(r.stderr, "needs a local source") {
+	if r.code != ExitError || !strings.Contains(r.stderr, "needs a local source") {
 		t.Errorf("offline: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -162,7 +162,7 @@ func TestDepsConflictPositions(t *testing.T) {
 		WithDependency(meta.KindProvider, provA, "v1").
 		WithDependency(meta.KindConfiguration, cfgX, "v0").Dir(t)
 	ds, r := jsonOutput(t, nil, "--deps", "--offline", "--deps-from", dir, root)
-	if r.code != exitProblems {
+	if r.code != ExitFindings {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	n := 0
@@ -207,9 +207,9 @@ func TestDepsUnreachable(t *testing.T) {
 		code      int
 		stderr    string
 	}{
-		{"connection refused", "127.0.0.1:1/acme/provider-a", exitError, "dependencies could not be read"},
-		{"server error", host(failing) + "/acme/provider-a", exitError, "dependencies could not be read"},
-		{"no such package", host(missing) + "/acme/provider-a", exitProblems, ""},
+		{"connection refused", "127.0.0.1:1/acme/provider-a", ExitError, "dependencies could not be read"},
+		{"server error", host(failing) + "/acme/provider-a", ExitError, "dependencies could not be read"},
+		{"no such package", host(missing) + "/acme/provider-a", ExitFindings, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -218,10 +218,10 @@ func TestDepsUnreachable(t *testing.T) {
 			if r.code != tc.code || !strings.Contains(r.stdout, tc.stderr) {
 				t.Errorf("exit %d, stdout %q; want %d and %q\n%s", r.code, r.stdout, tc.code, tc.stderr, r.stderr)
 			}
-			if tc.code == exitError && !strings.Contains(r.stdout, "error XP000 source-unreadable: --deps: ") {
+			if tc.code == ExitError && !strings.Contains(r.stdout, "error XP000 source-unreadable: --deps: ") {
 				t.Errorf("no XP000 finding for the graph:\n%s", r.stdout)
 			}
-			if tc.code == exitError && strings.Contains(r.stdout, "XP601") {
+			if tc.code == ExitError && strings.Contains(r.stdout, "XP601") {
 				t.Errorf("a finding for an unreachable registry:\n%s", r.stdout)
 			}
 		})
@@ -251,8 +251,8 @@ func TestDepsUncheckedKeepsFindings(t *testing.T) {
 				args = append([]string{"--against", tc.against}, args...)
 			}
 			r := runCLI(t, nil, args...)
-			if r.code != exitError {
-				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, exitError, r.stdout, r.stderr)
+			if r.code != ExitError {
+				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, ExitError, r.stdout, r.stderr)
 			}
 			var rep report.JSONReport
 			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
@@ -304,8 +304,8 @@ func TestDepsSuppression(t *testing.T) {
 	}
 	r := runCLI(t, nil, "-o", "json", "--deps", "--offline", "--deps-from", depsRegistry, dir)
 	_, rep := decodeReport(t, r)
-	if r.code != exitOK {
-		t.Errorf("exit code %d, want %d\n%s%s", r.code, exitOK, r.stdout, r.stderr)
+	if r.code != ExitOK {
+		t.Errorf("exit code %d, want %d\n%s%s", r.code, ExitOK, r.stdout, r.stderr)
 	}
 	got := map[string]int{}
 	for _, d := range rep.Suppressed {

@@ -38,7 +38,7 @@ func TestExplainNotes(t *testing.T) {
 		t.Run(tc.rule, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			if code := ck.Run(context.Background(), []string{"--explain", tc.rule}, nil, &stdout, &stderr); code != exitOK {
+			if code := ck.Run(context.Background(), []string{"--explain", tc.rule}, nil, &stdout, &stderr); code != ExitOK {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			out := stdout.String()
@@ -78,9 +78,9 @@ func TestVerifyRefusedIsAFinding(t *testing.T) {
 		code int
 		want string
 	}{
-		{"refused", refusingError{true}, exitProblems, `"rule": "XP510"`},
-		{"could not be checked", refusingError{false}, exitError, `"rule": "XP000"`},
-		{"wrapped refusal", fmt.Errorf("collect: %w", refusingError{true}), exitProblems, `"name": "signature-refused"`},
+		{"refused", refusingError{true}, ExitFindings, `"rule": "XP510"`},
+		{"could not be checked", refusingError{false}, ExitError, `"rule": "XP000"`},
+		{"wrapped refusal", fmt.Errorf("collect: %w", refusingError{true}), ExitFindings, `"name": "signature-refused"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -91,7 +91,7 @@ func TestVerifyRefusedIsAFinding(t *testing.T) {
 		})
 	}
 	var stdout, stderr bytes.Buffer
-	if code := New().Run(context.Background(), []string{"--explain", "XP510"}, nil, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "signature-refused") {
+	if code := New().Run(context.Background(), []string{"--explain", "XP510"}, nil, &stdout, &stderr); code != ExitOK || !strings.Contains(stdout.String(), "signature-refused") {
 		t.Errorf("--explain XP510: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }
@@ -112,8 +112,8 @@ func TestFixUnfixableSourceOnce(t *testing.T) {
 	}
 	for _, flag := range []string{"--fix", "--diff"} {
 		r := runCLI(t, stream, flag, "-")
-		if r.code != exitError || strings.Count(r.stderr, "not applied") != 1 {
-			t.Errorf("%s -: exit %d, want %d and one line that says so:\n%s", flag, r.code, exitError, r.stderr)
+		if r.code != ExitError || strings.Count(r.stderr, "not applied") != 1 {
+			t.Errorf("%s -: exit %d, want %d and one line that says so:\n%s", flag, r.code, ExitError, r.stderr)
 		}
 	}
 }
@@ -124,7 +124,7 @@ func TestFixUnfixableSourceOnce(t *testing.T) {
 func TestJUnitAndMinSeverity(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "-o", "junit", warnPackage)
-	if r.code != exitOK || !strings.HasPrefix(r.stdout, "<?xml") || !strings.Contains(r.stdout, `<failure message=`) || !strings.Contains(r.stdout, `classname="XP206 description"`) {
+	if r.code != ExitOK || !strings.HasPrefix(r.stdout, "<?xml") || !strings.Contains(r.stdout, `<failure message=`) || !strings.Contains(r.stdout, `classname="XP206 description"`) {
 		t.Errorf("-o junit: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	all := runCLI(t, nil, warnPackage)
@@ -132,7 +132,7 @@ func TestJUnitAndMinSeverity(t *testing.T) {
 	if !strings.Contains(all.stdout, "info XP206") || strings.Contains(hid.stdout, "info XP206") || !strings.Contains(hid.stdout, "1 info; 1 below --min-severity not shown") {
 		t.Errorf("--min-severity warning:\n%s\nwithout it:\n%s", hid.stdout, all.stdout)
 	}
-	if r := runCLI(t, nil, "--min-severity", "loud", warnPackage); r.code != exitError || !strings.Contains(r.stderr, "--min-severity") {
+	if r := runCLI(t, nil, "--min-severity", "loud", warnPackage); r.code != ExitError || !strings.Contains(r.stderr, "--min-severity") {
 		t.Errorf("--min-severity loud: exit %d, %s", r.code, r.stderr)
 	}
 }
@@ -148,7 +148,7 @@ func TestExplainEscapes(t *testing.T) {
 	ck := New(WithName("acme-lint"), WithRules(custom))
 	for _, args := range [][]string{{"--explain", "ACME002"}, {"--list-rules"}} {
 		var stdout, stderr bytes.Buffer
-		if code := ck.Run(context.Background(), args, nil, &stdout, &stderr); code != exitOK {
+		if code := ck.Run(context.Background(), args, nil, &stdout, &stderr); code != ExitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
 		if err := safetext.CheckTerminal(stdout.String()); err != nil {

@@ -90,21 +90,21 @@ func TestBaselineExplicitWrite(t *testing.T) {
 	dir := t.TempDir()
 	typo := filepath.Join(dir, "typo.json")
 	r := runCLI(t, nil, "--fail-on", "info", "--baseline", typo, warnPackage)
-	if r.code != exitError || !strings.Contains(r.stderr, "no such baseline") || !strings.Contains(r.stderr, "--write-baseline") {
+	if r.code != ExitError || !strings.Contains(r.stderr, "no such baseline") || !strings.Contains(r.stderr, "--write-baseline") {
 		t.Errorf("mistyped --baseline: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if _, err := os.Lstat(typo); err == nil {
 		t.Error("the mistyped baseline was written")
 	}
 	w := runCLI(t, nil, "--fail-on", "info", "--baseline", typo, "--write-baseline", warnPackage)
-	if w.code != exitOK || !strings.Contains(w.stderr, "wrote the baseline") {
+	if w.code != ExitOK || !strings.Contains(w.stderr, "wrote the baseline") {
 		t.Fatalf("--write-baseline: exit %d, stderr %q", w.code, w.stderr)
 	}
 	r = runCLI(t, nil, "--fail-on", "info", "--baseline", typo, warnPackage)
-	if r.code != exitOK || strings.Contains(r.stderr, "wrote") {
+	if r.code != ExitOK || strings.Contains(r.stderr, "wrote") {
 		t.Errorf("reading it: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := runCLI(t, nil, "--write-baseline", warnPackage); r.code != exitError || !strings.Contains(r.stderr, "no baseline named") {
+	if r := runCLI(t, nil, "--write-baseline", warnPackage); r.code != ExitError || !strings.Contains(r.stderr, "no baseline named") {
 		t.Errorf("--write-baseline alone: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -135,7 +135,7 @@ func TestBaselineLinks(t *testing.T) {
 				args = append(args, "--write-baseline")
 			}
 			r := runBounded(t, args...)
-			if r.code != exitError || !strings.Contains(r.stderr, tc.want) {
+			if r.code != ExitError || !strings.Contains(r.stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, tc.want)
 			}
 			if _, err := os.Lstat(filepath.Join(outside, "created.json")); err == nil {
@@ -185,35 +185,35 @@ func TestConfigFiles(t *testing.T) {
 		noStderr []string
 		stdout   []string
 	}{
-		{name: ".yml found", files: map[string]string{"pkg/.xpkg-lint.yml": "fail-on: warning\n"}, code: exitProblems, stdout: []string{"XP103"}},
-		{name: ".yml is not a package file", files: map[string]string{"pkg/.xpkg-lint.yml": "fail-on: error\n"}, code: exitOK, noStderr: []string{"XP002"}},
-		{name: "both spellings", files: map[string]string{"pkg/.xpkg-lint.yml": "fail-on: warning\n", "pkg/.xpkg-lint.yaml": "fail-on: warning\n"}, code: exitError, stderr: []string{"keep one"}},
-		{name: "unknown key", files: map[string]string{".xpkg-lint.yaml": "# a comment\nfail-on: warning\nbogus: 1\n"}, code: exitError,
+		{name: ".yml found", files: map[string]string{"pkg/.xpkg-lint.yml": "fail-on: warning\n"}, code: ExitFindings, stdout: []string{"XP103"}},
+		{name: ".yml is not a package file", files: map[string]string{"pkg/.xpkg-lint.yml": "fail-on: error\n"}, code: ExitOK, noStderr: []string{"XP002"}},
+		{name: "both spellings", files: map[string]string{"pkg/.xpkg-lint.yml": "fail-on: warning\n", "pkg/.xpkg-lint.yaml": "fail-on: warning\n"}, code: ExitError, stderr: []string{"keep one"}},
+		{name: "unknown key", files: map[string]string{".xpkg-lint.yaml": "# a comment\nfail-on: warning\nbogus: 1\n"}, code: ExitError,
 			stderr: []string{"configuration: ", ".xpkg-lint.yaml:3: unknown key \"bogus\""}, noStderr: []string{"unreadable"}},
-		{name: "FIFO", plant: func(t *testing.T, repo string) { mkfifo(t, filepath.Join(repo, "pkg", ConfigFile)) }, code: exitError, stderr: []string{"not a regular file"}},
+		{name: "FIFO", plant: func(t *testing.T, repo string) { mkfifo(t, filepath.Join(repo, "pkg", ConfigFile)) }, code: ExitError, stderr: []string{"not a regular file"}},
 		{name: "link", plant: func(t *testing.T, repo string) {
 			symlink(t, filepath.Join(outside, "config.yaml"), filepath.Join(repo, "pkg", ConfigFile))
-		}, code: exitError, stderr: []string{"symbolic link"}},
+		}, code: ExitError, stderr: []string{"symbolic link"}},
 		{name: "image-config FIFO", files: map[string]string{".xpkg-lint.yaml": "image-config: ic.yaml\n"}, plant: func(t *testing.T, repo string) {
 			mkfifo(t, filepath.Join(repo, "ic.yaml"))
-		}, code: exitError, stderr: []string{"image-config", "not a regular file"}},
-		{name: "baseline key, missing", files: map[string]string{".xpkg-lint.yaml": "baseline: base.json\n"}, code: exitError, stderr: []string{"baseline", "no such baseline"}},
-		{name: "baseline key, written", files: map[string]string{".xpkg-lint.yaml": "baseline: base.json\nfail-on: info\n"}, args: []string{"--write-baseline"}, code: exitOK, stderr: []string{"wrote the baseline", "base.json (2 findings)"}},
+		}, code: ExitError, stderr: []string{"image-config", "not a regular file"}},
+		{name: "baseline key, missing", files: map[string]string{".xpkg-lint.yaml": "baseline: base.json\n"}, code: ExitError, stderr: []string{"baseline", "no such baseline"}},
+		{name: "baseline key, written", files: map[string]string{".xpkg-lint.yaml": "baseline: base.json\nfail-on: info\n"}, args: []string{"--write-baseline"}, code: ExitOK, stderr: []string{"wrote the baseline", "base.json (2 findings)"}},
 		{name: "baseline key, dangling link", files: map[string]string{".xpkg-lint.yaml": "baseline: base.json\n"}, plant: func(t *testing.T, repo string) {
 			symlink(t, filepath.Join(outside, "created.json"), filepath.Join(repo, "base.json"))
-		}, args: []string{"--write-baseline"}, code: exitError, stderr: []string{"symbolic link"}},
-		{name: "baseline key outside the repository", files: map[string]string{".xpkg-lint.yaml": "baseline: ../outside-" + filepath.Base(outside) + ".json\n"}, args: []string{"--write-baseline"}, code: exitError, stderr: []string{"outside"}},
-		{name: "exclude by path and rule", files: map[string]string{".xpkg-lint.yaml": "fail-on: warning\nexclude:\n  - path: crossplane.yaml\n    rules: [XP103]\n"}, args: []string{"-o", "json"}, code: exitOK,
+		}, args: []string{"--write-baseline"}, code: ExitError, stderr: []string{"symbolic link"}},
+		{name: "baseline key outside the repository", files: map[string]string{".xpkg-lint.yaml": "baseline: ../outside-" + filepath.Base(outside) + ".json\n"}, args: []string{"--write-baseline"}, code: ExitError, stderr: []string{"outside"}},
+		{name: "exclude by path and rule", files: map[string]string{".xpkg-lint.yaml": "fail-on: warning\nexclude:\n  - path: crossplane.yaml\n    rules: [XP103]\n"}, args: []string{"-o", "json"}, code: ExitOK,
 			stdout: []string{"excluded by", "XP206"}},
-		{name: "exclude of another path", files: map[string]string{".xpkg-lint.yaml": "fail-on: warning\nexclude:\n  - path: apis/*\n"}, code: exitProblems},
-		{name: "exclude unknown rule", files: map[string]string{".xpkg-lint.yaml": "exclude:\n  - path: '*'\n    rules: [XP999]\n"}, code: exitError, stderr: []string{".xpkg-lint.yaml:3: exclude: rules: unknown rule"}},
-		{name: "glob too long", files: map[string]string{".xpkg-lint.yaml": "ignore: [" + strings.Repeat("a", maxGlobLength+1) + "]\n"}, code: exitError, stderr: []string{"longer than 256"}},
-		{name: "1000 globs at the length cap", files: map[string]string{".xpkg-lint.yaml": "ignore:\n" + strings.Repeat("  - '"+strings.Repeat("*a", maxGlobLength/2)+"'\n", maxIgnoreGlobs)}, code: exitOK},
-		{name: "ignore of a directory matches nothing", files: map[string]string{".xpkg-lint.yaml": "ignore: [.github/, '*.md']\n", "pkg/.github/workflows/ci.yaml": "on: push\n"}, code: exitOK,
+		{name: "exclude of another path", files: map[string]string{".xpkg-lint.yaml": "fail-on: warning\nexclude:\n  - path: apis/*\n"}, code: ExitFindings},
+		{name: "exclude unknown rule", files: map[string]string{".xpkg-lint.yaml": "exclude:\n  - path: '*'\n    rules: [XP999]\n"}, code: ExitError, stderr: []string{".xpkg-lint.yaml:3: exclude: rules: unknown rule"}},
+		{name: "glob too long", files: map[string]string{".xpkg-lint.yaml": "ignore: [" + strings.Repeat("a", maxGlobLength+1) + "]\n"}, code: ExitError, stderr: []string{"longer than 256"}},
+		{name: "1000 globs at the length cap", files: map[string]string{".xpkg-lint.yaml": "ignore:\n" + strings.Repeat("  - '"+strings.Repeat("*a", maxGlobLength/2)+"'\n", maxIgnoreGlobs)}, code: ExitOK},
+		{name: "ignore of a directory matches nothing", files: map[string]string{".xpkg-lint.yaml": "ignore: [.github/, '*.md']\n", "pkg/.github/workflows/ci.yaml": "on: push\n"}, code: ExitOK,
 			stderr: []string{`ignore: ".github/" matches no file of the package (a directory's files are .github/*`, `ignore: "*.md" matches no file`}},
-		{name: "ignore that matches", files: map[string]string{".xpkg-lint.yaml": "ignore: [.github/workflows/*]\n", "pkg/.github/workflows/ci.yaml": "on: push\n"}, code: exitOK,
+		{name: "ignore that matches", files: map[string]string{".xpkg-lint.yaml": "ignore: [.github/workflows/*]\n", "pkg/.github/workflows/ci.yaml": "on: push\n"}, code: ExitOK,
 			noStderr: []string{"matches no file", "XP006"}},
-		{name: "--against-version without --against", args: []string{"--against-version", "v1.0.0"}, code: exitError, stderr: []string{"need --against"}},
+		{name: "--against-version without --against", args: []string{"--against-version", "v1.0.0"}, code: ExitError, stderr: []string{"need --against"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -240,7 +240,7 @@ func TestConfigFiles(t *testing.T) {
 					t.Errorf("stdout lacks %q: %s", s, r.stdout)
 				}
 			}
-			if r.code == exitError && strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			if r.code == ExitError && strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 				t.Errorf("exit 2 with more than one line on stderr:\n%s", r.stderr)
 			}
 			if _, err := os.Lstat(filepath.Join(outside, "created.json")); err == nil {
@@ -330,7 +330,7 @@ func TestAgainstUnparsedOld(t *testing.T) {
 	r := runCLI(t, nil, "--against", old, filepath.Join("testdata", "against", "v2"))
 	// The cause is a finding (XP000, source-unreadable) beside the
 	// package's own, not a line that hides them.
-	if r.code != exitError || !strings.Contains(r.stdout, "XP000") || !strings.Contains(r.stdout, "does not parse") || !strings.Contains(r.stdout, "example.org_widgets.yaml:") {
+	if r.code != ExitError || !strings.Contains(r.stdout, "XP000") || !strings.Contains(r.stdout, "does not parse") || !strings.Contains(r.stdout, "example.org_widgets.yaml:") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
@@ -341,15 +341,15 @@ func TestAgainstVersions(t *testing.T) {
 	t.Parallel()
 	oldDir, newDir := filepath.Join("testdata", "against", "v1"), filepath.Join("testdata", "against", "v2")
 	minor := runCLI(t, nil, "--against", oldDir, "--against-version", "v1.0.0", "--package-version", "v1.1.0", newDir)
-	if minor.code != exitProblems || !strings.Contains(minor.stdout, "semver violation") || strings.Contains(minor.stdout, "versions unknown") {
+	if minor.code != ExitFindings || !strings.Contains(minor.stdout, "semver violation") || strings.Contains(minor.stdout, "versions unknown") {
 		t.Errorf("minor: exit %d\n%s\n%s", minor.code, minor.stdout, minor.stderr)
 	}
 	major := runCLI(t, nil, "--against", oldDir, "--against-version", "v1.0.0", "--package-version", "v2.0.0", newDir)
-	if major.code != exitOK {
+	if major.code != ExitOK {
 		t.Errorf("major: exit %d\n%s\n%s", major.code, major.stdout, major.stderr)
 	}
 	same := runCLI(t, nil, "--against", newDir, newDir)
-	if same.code != exitOK || !strings.Contains(same.stderr, "no API changes against "+newDir+" (1 definitions compared)") {
+	if same.code != ExitOK || !strings.Contains(same.stderr, "no API changes against "+newDir+" (1 definitions compared)") {
 		t.Errorf("same: exit %d\n%s\n%s", same.code, same.stdout, same.stderr)
 	}
 }

@@ -36,13 +36,13 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 	byFile := map[string][]fileFix{}
 	roots := map[string]string{} // file -> the package root it must lie in
 	var files []string
-	code := exitOK
+	code := ExitOK
 	unfixable := 0 // fixes in sources that are no package directory or file
 	lintAll(ctx, c, l, stdin, func(o outcome) {
 		s := o.src
 		if s.Err != nil {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", ck.name, s.Name, errorLine(s.Name, s.Err))
-			code = exitError
+			code = ExitError
 			return
 		}
 		if s.Image || s.Name == stdinSource || s.Name == "<stdin>" {
@@ -76,7 +76,7 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 			byFile[file] = append(byFile[file], fileFix{diag: d, fix: f})
 		}
 	})
-	if code != exitOK {
+	if code != ExitOK {
 		return code
 	}
 	fixed, skipped := 0, 0
@@ -93,13 +93,13 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 		if c.diff {
 			if _, err := io.WriteString(stdout, unifiedDiff(file, r.old, r.edits)); err != nil {
 				fmt.Fprintf(stderr, "%s: writing the diff: %v\n", ck.name, err)
-				return exitError
+				return ExitError
 			}
 			continue
 		}
 		if err := writeFile(ctx, file, roots[file], r.new); err != nil {
 			fmt.Fprintf(stderr, "%s: %s: %v\n", ck.name, safetext.Escape(file), err)
-			return exitError
+			return ExitError
 		}
 	}
 	verb := "fixed"
@@ -112,7 +112,7 @@ func (ck *Checker) fixAll(ctx context.Context, c *config, l loader, stdin io.Rea
 	}
 	fmt.Fprintln(stderr)
 	if unfixable > 0 {
-		return exitError
+		return ExitError
 	}
 	return code
 }

@@ -30,13 +30,13 @@ var fixedRules = map[string][]string{fixPackage: {"XP103", "XP304", "XP410", "XP
 func TestFixDiffGolden(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "--diff", fixPackage)
-	if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 4 findings in 2 files") {
+	if r.code != ExitOK || !strings.Contains(r.stderr, "fixes for 4 findings in 2 files") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	checkGolden(t, "fix.diff.golden", r.stdout)
 	for _, pkg := range []string{quotePackage, providerPackage} {
 		r = runCLI(t, nil, "--diff", pkg)
-		if r.code != exitOK || !strings.Contains(r.stderr, "fixes for 1 finding in 1 file") {
+		if r.code != ExitOK || !strings.Contains(r.stderr, "fixes for 1 finding in 1 file") {
 			t.Errorf("%s: exit %d, stderr %q", pkg, r.code, r.stderr)
 		}
 		checkGolden(t, filepath.Base(pkg)+".diff.golden", r.stdout)
@@ -84,7 +84,7 @@ func fixThenLint(t *testing.T, pkg string, files []string) {
 	}
 	r := runCLI(t, nil, "--fix", "--fail-on", "info", dir)
 	want := "fixed " + plural(len(fixedRules[pkg]), "finding") + " in " + plural(len(files), "file")
-	if r.code != exitOK || !strings.Contains(r.stderr, want) {
+	if r.code != ExitOK || !strings.Contains(r.stderr, want) {
 		t.Errorf("--fix: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
 	}
 	for _, f := range files {
@@ -99,7 +99,7 @@ func fixThenLint(t *testing.T, pkg string, files []string) {
 		}
 	}
 	ds, r = jsonOutput(t, nil, "--fail-on", "info", dir)
-	if r.code != exitOK || len(ds) != 0 {
+	if r.code != ExitOK || len(ds) != 0 {
 		t.Errorf("after --fix: exit %d, findings %+v", r.code, ds)
 	}
 	// Nothing left to fix: a second --fix changes nothing.

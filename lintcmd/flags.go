@@ -381,7 +381,7 @@ func (f *flagValues) apply(ctx context.Context, c *config) error {
 	if f.maxLayer.set || f.maxDoc.set || f.maxDocs.set {
 		l := xpkg.DefaultLimits()
 		if f.maxLayer.set {
-			l.OCI.MaxLayerSize = f.maxLayer.n
+			l.OCI.MaxLayerBytes = f.maxLayer.n
 		}
 		if f.maxDoc.set {
 			l.Parser.MaxDocumentBytes = f.maxDoc.n

@@ -53,7 +53,7 @@ func TestFootprintOutputs(t *testing.T) {
 	counts := "installs 2 CRDs: 1 plain, 1 MRDs active at install, 0 MRDs inactive"
 	for _, format := range []string{"text", "json", "sarif"} {
 		r := runCLI(t, nil, append([]string{"-o", format}, args...)...)
-		if r.code != exitOK {
+		if r.code != ExitOK {
 			t.Errorf("%s: exit %d, stderr %q", format, r.code, r.stderr)
 		}
 		for _, want := range []string{"XP609", counts, "estimated API server memory 8.0 MiB", "XP610",
@@ -66,7 +66,7 @@ func TestFootprintOutputs(t *testing.T) {
 	// Without the keys: the footprint, no XP610.
 	root, registry = footprintFixture(t, "")
 	r := runCLI(t, nil, "--deps", "--offline", "--deps-from", registry, root)
-	if r.code != exitOK || !strings.Contains(r.stdout, "XP609") || strings.Contains(r.stdout, "XP610") {
+	if r.code != ExitOK || !strings.Contains(r.stdout, "XP609") || strings.Contains(r.stdout, "XP610") {
 		t.Errorf("exit %d; output:\n%s", r.code, r.stdout)
 	}
 }

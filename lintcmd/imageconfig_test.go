@@ -42,15 +42,15 @@ func TestImageConfigFlag(t *testing.T) {
 	}
 	const ref = "upstream.invalid/acme/lint-error:v1"
 	r := runCLI(t, nil, "--cache-dir", t.TempDir(), "--registry-config", cfg, "--image-config", good, "-o", "json", ref)
-	if r.code != exitProblems || !strings.Contains(r.stdout, "XP401") {
+	if r.code != ExitFindings || !strings.Contains(r.stdout, "XP401") {
 		t.Errorf("with --image-config: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, nil, "--image-config", bad, ref)
-	if r.code != exitError || !strings.Contains(r.stderr, "bad.yaml:2: spec.matchImages") {
+	if r.code != ExitError || !strings.Contains(r.stderr, "bad.yaml:2: spec.matchImages") {
 		t.Errorf("bad --image-config: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = runCLI(t, nil, "--image-config", filepath.Join(dir, "nope.yaml"), ref)
-	if r.code != exitError || !strings.Contains(r.stderr, "--image-config") {
+	if r.code != ExitError || !strings.Contains(r.stderr, "--image-config") {
 		t.Errorf("missing --image-config: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -33,26 +33,26 @@ func TestJSONSchema(t *testing.T) {
 		code  int
 		check func(t *testing.T, ds []linter.Diagnostic)
 	}{
-		{name: "problems", args: []string{badPackage, warnPackage}, code: exitProblems},
-		{name: "clean has empty arrays", args: []string{cleanPackage}, code: exitOK, check: func(t *testing.T, ds []linter.Diagnostic) {
+		{name: "problems", args: []string{badPackage, warnPackage}, code: ExitFindings},
+		{name: "clean has empty arrays", args: []string{cleanPackage}, code: ExitOK, check: func(t *testing.T, ds []linter.Diagnostic) {
 			if len(ds) != 0 {
 				t.Errorf("%d diagnostics, want none", len(ds))
 			}
 		}},
-		{name: "image-level on stdin", args: []string{"--crossplane-version", "v2.1.0", "-"}, stdin: twoBaseLayersXpkg(t), code: exitProblems},
-		{name: "unreadable source is an XP000 finding", args: []string{cleanPackage, "testdata/no-such-package"}, code: exitError, check: func(t *testing.T, ds []linter.Diagnostic) {
+		{name: "image-level on stdin", args: []string{"--crossplane-version", "v2.1.0", "-"}, stdin: twoBaseLayersXpkg(t), code: ExitFindings},
+		{name: "unreadable source is an XP000 finding", args: []string{cleanPackage, "testdata/no-such-package"}, code: ExitError, check: func(t *testing.T, ds []linter.Diagnostic) {
 			if len(ds) != 1 || ds[0].RuleID != report.UnreadableRuleID || ds[0].RuleName != report.UnreadableRuleName ||
 				ds[0].Severity != linter.SeverityError || ds[0].Source != "testdata/no-such-package" || ds[0].Message == "" {
 				t.Errorf("got %+v, want one XP000 source-unreadable error", ds)
 			}
 		}},
-		{name: "suppressed with its reason", args: []string{suppressed.PackageYAMLFile(t)}, code: exitOK, check: func(t *testing.T, ds []linter.Diagnostic) {
+		{name: "suppressed with its reason", args: []string{suppressed.PackageYAMLFile(t)}, code: ExitOK, check: func(t *testing.T, ds []linter.Diagnostic) {
 			i := slices.IndexFunc(ds, func(d linter.Diagnostic) bool { return d.RuleID == "XP206" })
 			if i < 0 || ds[i].Suppression == nil || ds[i].Suppression.Reason != "described in the README" {
 				t.Errorf("got %+v, want XP206 suppressed with its reason", ds)
 			}
 		}},
-		{name: "inside an image: source is the image, file the file inside", args: []string{image}, code: exitProblems, check: func(t *testing.T, ds []linter.Diagnostic) {
+		{name: "inside an image: source is the image, file the file inside", args: []string{image}, code: ExitFindings, check: func(t *testing.T, ds []linter.Diagnostic) {
 			if len(ds) == 0 {
 				t.Fatal("no diagnostics")
 			}

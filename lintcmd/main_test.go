@@ -96,8 +96,8 @@ func TestGolden(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			t.Parallel()
 			r := runCLI(t, stdin, append([]string{"-o", string(format)}, sources...)...)
-			if r.code != exitProblems {
-				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, exitProblems, r.stderr)
+			if r.code != ExitFindings {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, ExitFindings, r.stderr)
 			}
 			if r.stderr != "" {
 				t.Errorf("stderr: %q, want none", r.stderr)
@@ -118,50 +118,50 @@ func TestExitCodes(t *testing.T) {
 		// lines is how many lines stderr must have.
 		lines int
 	}{
-		{name: "clean package", args: []string{cleanPackage}, want: exitOK},
-		{name: "package with errors", args: []string{badPackage}, want: exitProblems},
-		{name: "warnings pass by default", args: []string{warnPackage}, want: exitOK},
-		{name: "fail on warning", args: []string{"--fail-on", "warning", warnPackage}, want: exitProblems},
-		{name: "fail on info", args: []string{"--fail-on=info", warnPackage}, want: exitProblems},
-		{name: "fail on warning clean", args: []string{"--fail-on", "warning", cleanPackage}, want: exitOK},
-		{name: "errors regraded", args: []string{"--severity", "XP201=warning", "--severity", "crossplane-constraint=info", "--disable", "XP303,crd-name", "--disable", "XP102", "--disable", "kind-apiserver", badPackage}, want: exitOK},
-		{name: "warning regraded to error", args: []string{"--severity", "XP103=error", warnPackage}, want: exitProblems},
-		{name: "flags after sources", args: []string{warnPackage, "--fail-on", "warning"}, want: exitProblems},
-		{name: "double dash", args: []string{"--", badPackage}, want: exitProblems},
-		{name: "crossplane version", args: []string{"--crossplane-version", "v2.0.0", cleanPackage}, want: exitOK},
-		{name: "crossplane version outside the constraint", args: []string{"--crossplane-version", "v1.2.0", cleanPackage}, want: exitProblems,
+		{name: "clean package", args: []string{cleanPackage}, want: ExitOK},
+		{name: "package with errors", args: []string{badPackage}, want: ExitFindings},
+		{name: "warnings pass by default", args: []string{warnPackage}, want: ExitOK},
+		{name: "fail on warning", args: []string{"--fail-on", "warning", warnPackage}, want: ExitFindings},
+		{name: "fail on info", args: []string{"--fail-on=info", warnPackage}, want: ExitFindings},
+		{name: "fail on warning clean", args: []string{"--fail-on", "warning", cleanPackage}, want: ExitOK},
+		{name: "errors regraded", args: []string{"--severity", "XP201=warning", "--severity", "crossplane-constraint=info", "--disable", "XP303,crd-name", "--disable", "XP102", "--disable", "kind-apiserver", badPackage}, want: ExitOK},
+		{name: "warning regraded to error", args: []string{"--severity", "XP103=error", warnPackage}, want: ExitFindings},
+		{name: "flags after sources", args: []string{warnPackage, "--fail-on", "warning"}, want: ExitFindings},
+		{name: "double dash", args: []string{"--", badPackage}, want: ExitFindings},
+		{name: "crossplane version", args: []string{"--crossplane-version", "v2.0.0", cleanPackage}, want: ExitOK},
+		{name: "crossplane version outside the constraint", args: []string{"--crossplane-version", "v1.2.0", cleanPackage}, want: ExitFindings,
 			stderr: `^xpkg-lint: note: Crossplane 1.2.0 is older than every release line xpkgkit knows: judged as v1.20$`, lines: 1},
-		{name: "crossplane version of a future line", args: []string{"--crossplane-version", "v2.9.1", cleanPackage}, want: exitOK,
+		{name: "crossplane version of a future line", args: []string{"--crossplane-version", "v2.9.1", cleanPackage}, want: ExitOK,
 			stderr: `^xpkg-lint: note: Crossplane 2.9.1 is newer than every release line xpkgkit knows: judged as v2.4, the newest$`, lines: 1},
-		{name: "crossplane version of a known line", args: []string{"--crossplane-version", "v2.2.3", cleanPackage}, want: exitOK},
-		{name: "platform", args: []string{"--platform", "linux/arm64/v8", cleanPackage}, want: exitOK},
-		{name: "limits that fit", args: []string{"--max-layer-size", "64MiB", "--max-document-size", "1MiB", "--max-documents", "100", cleanPackage}, want: exitOK},
+		{name: "crossplane version of a known line", args: []string{"--crossplane-version", "v2.2.3", cleanPackage}, want: ExitOK},
+		{name: "platform", args: []string{"--platform", "linux/arm64/v8", cleanPackage}, want: ExitOK},
+		{name: "limits that fit", args: []string{"--max-layer-size", "64MiB", "--max-document-size", "1MiB", "--max-documents", "100", cleanPackage}, want: ExitOK},
 
-		{name: "unreadable source", args: []string{"testdata/no-such-package"}, want: exitError,
+		{name: "unreadable source", args: []string{"testdata/no-such-package"}, want: ExitError,
 			stderr: `^xpkg-lint: testdata/no-such-package: no such file or directory$`, lines: 1},
-		{name: "unreadable and bad", args: []string{badPackage, "testdata/no-such-package"}, want: exitError,
+		{name: "unreadable and bad", args: []string{badPackage, "testdata/no-such-package"}, want: ExitError,
 			stderr: `^xpkg-lint: testdata/no-such-package: `, lines: 1},
-		{name: "two unreadable", args: []string{"testdata/nope1", "internal", "testdata/nope2"}, want: exitError,
+		{name: "two unreadable", args: []string{"testdata/nope1", "internal", "testdata/nope2"}, want: ExitError,
 			stderr: `^xpkg-lint: (testdata/nope\d|internal): `, lines: 3},
-		{name: "document limit", args: []string{"--max-documents", "2", badPackage}, want: exitError,
+		{name: "document limit", args: []string{"--max-documents", "2", badPackage}, want: ExitError,
 			stderr: `^xpkg-lint: testdata/bad-provider/package.yaml: .*MaxDocuments 2 exceeded$`, lines: 1},
 
-		{name: "unknown flag", args: []string{"--nope", cleanPackage}, want: exitError, stderr: `^xpkg-lint: flag provided but not defined: -nope \(see xpkg-lint --help\)$`, lines: 1},
-		{name: "unknown format", args: []string{"-o", "xml", cleanPackage}, want: exitError, stderr: `^xpkg-lint: -o: unknown output format "xml"`, lines: 1},
-		{name: "unknown fail-on", args: []string{"--fail-on", "fatal", cleanPackage}, want: exitError, stderr: `--fail-on: unknown level "fatal"`, lines: 1},
-		{name: "unknown disabled rule", args: []string{"--disable", "XP999", cleanPackage}, want: exitError, stderr: `--disable: unknown rule "XP999"`, lines: 1},
-		{name: "severity without level", args: []string{"--severity", "XP201", cleanPackage}, want: exitError, stderr: `--severity: "XP201" is not RULE=LEVEL`, lines: 1},
-		{name: "severity unknown rule", args: []string{"--severity", "XP999=error", cleanPackage}, want: exitError, stderr: `--severity: unknown rule "XP999"`, lines: 1},
-		{name: "severity unknown level", args: []string{"--severity", "XP201=fatal", cleanPackage}, want: exitError, stderr: `--severity: XP201: unknown level "fatal"`, lines: 1},
-		{name: "bad crossplane version", args: []string{"--crossplane-version", "two", cleanPackage}, want: exitError, stderr: `--crossplane-version: "two" is not a semantic version`, lines: 1},
-		{name: "bad platform", args: []string{"--platform", "linux", cleanPackage}, want: exitError, stderr: `--platform: "linux" is not os/arch`, lines: 1},
-		{name: "bad size", args: []string{"--max-layer-size", "lots", cleanPackage}, want: exitError, stderr: `"lots" is not a size`, lines: 1},
-		{name: "zero documents", args: []string{"--max-documents", "0", cleanPackage}, want: exitError, stderr: `"0" is not a positive count`, lines: 1},
-		{name: "bad jobs", args: []string{"-j", "-1", cleanPackage}, want: exitError, stderr: `-j: -1 is not a number of jobs`, lines: 1},
-		{name: "no source", args: nil, want: exitError, stderr: `^xpkg-lint: no SOURCE given`, lines: 1},
-		{name: "stdin twice", args: []string{"-", "-"}, want: exitError, stderr: `standard input \(-\) given more than once`, lines: 1},
-		{name: "explain with source", args: []string{"--explain", "XP201", cleanPackage}, want: exitError, stderr: `take no SOURCE`, lines: 1},
-		{name: "explain unknown rule", args: []string{"--explain", "XP999"}, want: exitError, stderr: `--explain: unknown rule "XP999"`, lines: 1},
+		{name: "unknown flag", args: []string{"--nope", cleanPackage}, want: ExitError, stderr: `^xpkg-lint: flag provided but not defined: -nope \(see xpkg-lint --help\)$`, lines: 1},
+		{name: "unknown format", args: []string{"-o", "xml", cleanPackage}, want: ExitError, stderr: `^xpkg-lint: -o: unknown output format "xml"`, lines: 1},
+		{name: "unknown fail-on", args: []string{"--fail-on", "fatal", cleanPackage}, want: ExitError, stderr: `--fail-on: unknown level "fatal"`, lines: 1},
+		{name: "unknown disabled rule", args: []string{"--disable", "XP999", cleanPackage}, want: ExitError, stderr: `--disable: unknown rule "XP999"`, lines: 1},
+		{name: "severity without level", args: []string{"--severity", "XP201", cleanPackage}, want: ExitError, stderr: `--severity: "XP201" is not RULE=LEVEL`, lines: 1},
+		{name: "severity unknown rule", args: []string{"--severity", "XP999=error", cleanPackage}, want: ExitError, stderr: `--severity: unknown rule "XP999"`, lines: 1},
+		{name: "severity unknown level", args: []string{"--severity", "XP201=fatal", cleanPackage}, want: ExitError, stderr: `--severity: XP201: unknown level "fatal"`, lines: 1},
+		{name: "bad crossplane version", args: []string{"--crossplane-version", "two", cleanPackage}, want: ExitError, stderr: `--crossplane-version: "two" is not a semantic version`, lines: 1},
+		{name: "bad platform", args: []string{"--platform", "linux", cleanPackage}, want: ExitError, stderr: `--platform: "linux" is not os/arch`, lines: 1},
+		{name: "bad size", args: []string{"--max-layer-size", "lots", cleanPackage}, want: ExitError, stderr: `"lots" is not a size`, lines: 1},
+		{name: "zero documents", args: []string{"--max-documents", "0", cleanPackage}, want: ExitError, stderr: `"0" is not a positive count`, lines: 1},
+		{name: "bad jobs", args: []string{"-j", "-1", cleanPackage}, want: ExitError, stderr: `-j: -1 is not a number of jobs`, lines: 1},
+		{name: "no source", args: nil, want: ExitError, stderr: `^xpkg-lint: no SOURCE given`, lines: 1},
+		{name: "stdin twice", args: []string{"-", "-"}, want: ExitError, stderr: `standard input \(-\) given more than once`, lines: 1},
+		{name: "explain with source", args: []string{"--explain", "XP201", cleanPackage}, want: ExitError, stderr: `take no SOURCE`, lines: 1},
+		{name: "explain unknown rule", args: []string{"--explain", "XP999"}, want: ExitError, stderr: `--explain: unknown rule "XP999"`, lines: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tt.want, r.stdout, r.stderr)
 			}
 			checkStderr(t, r.stderr, tt.stderr, tt.lines)
-			if tt.want == exitError && strings.Contains(tt.stderr, "(see xpkg-lint --help)") && r.stdout != "" {
+			if tt.want == ExitError && strings.Contains(tt.stderr, "(see xpkg-lint --help)") && r.stdout != "" {
 				t.Errorf("stdout %q, want none for a flag error", r.stdout)
 			}
 		})
@@ -278,8 +278,8 @@ func TestSourceKinds(t *testing.T) {
 	var want []finding
 	for i, tt := range tests {
 		ds, r := jsonOutput(t, tt.stdin, tt.source)
-		if r.code != exitProblems || r.stderr != "" {
-			t.Errorf("%s: exit code %d, stderr %q; want %d and none", tt.name, r.code, r.stderr, exitProblems)
+		if r.code != ExitFindings || r.stderr != "" {
+			t.Errorf("%s: exit code %d, stderr %q; want %d and none", tt.name, r.code, r.stderr, ExitFindings)
 		}
 		got := findings(ds)
 		if i == 0 {
@@ -358,8 +358,8 @@ func TestParallelOrder(t *testing.T) {
 	l := slowLoader{slow: map[string]bool{badPackage: true}}
 	for _, jobs := range []string{"1", "2", "8"} {
 		r := runLoader(t, l, nil, append([]string{"-o", "json", "-j", jobs}, sources...)...)
-		if r.code != exitProblems {
-			t.Fatalf("-j %s: exit code %d, want %d; stderr %s", jobs, r.code, exitProblems, r.stderr)
+		if r.code != ExitFindings {
+			t.Fatalf("-j %s: exit code %d, want %d; stderr %s", jobs, r.code, ExitFindings, r.stderr)
 		}
 		ds, _ := decodeReport(t, r)
 		var order []string
@@ -389,8 +389,8 @@ func TestParallelOrder(t *testing.T) {
 func TestPanicIsExit2(t *testing.T) {
 	t.Parallel()
 	r := runLoader(t, slowLoader{}, nil, cleanPackage, "panic", warnPackage)
-	if r.code != exitError {
-		t.Errorf("exit code %d, want %d", r.code, exitError)
+	if r.code != ExitError {
+		t.Errorf("exit code %d, want %d", r.code, ExitError)
 	}
 	checkStderr(t, r.stderr, `^xpkg-lint: panic: internal error: boom$`, 1)
 	for _, s := range []string{cleanPackage, warnPackage} {
@@ -415,9 +415,9 @@ func TestStdin(t *testing.T) {
 		want  int
 		rules []string
 	}{
-		{"package.yaml", bad, exitProblems, []string{"XP201", "XP206", "XP205", "XP202", "XP303", "XP401", "XP102", "XP422"}},
-		{"xpkg", twoBaseLayersXpkg(t), exitProblems, []string{"XP501"}},
-		{"empty", nil, exitError, []string{"XP000"}}, // xpkg.ErrEmpty: an unreadable source
+		{"package.yaml", bad, ExitFindings, []string{"XP201", "XP206", "XP205", "XP202", "XP303", "XP401", "XP102", "XP422"}},
+		{"xpkg", twoBaseLayersXpkg(t), ExitFindings, []string{"XP501"}},
+		{"empty", nil, ExitError, []string{"XP000"}}, // xpkg.ErrEmpty: an unreadable source
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,8 +441,8 @@ func TestStdin(t *testing.T) {
 	t.Run("binary", func(t *testing.T) {
 		t.Parallel()
 		r := runCLI(t, []byte{0, 1, 2, 3, 0xff, 0xfe, 0}, "-")
-		if r.code != exitError {
-			t.Errorf("exit code %d, want %d", r.code, exitError)
+		if r.code != ExitError {
+			t.Errorf("exit code %d, want %d", r.code, ExitError)
 		}
 		checkStderr(t, r.stderr, `^xpkg-lint: <stdin>: `, 1)
 	})
@@ -453,7 +453,7 @@ func TestExplain(t *testing.T) {
 	for _, r := range rules.Builtin() {
 		for _, arg := range []string{r.ID, strings.ToLower(r.ID), r.Name} {
 			out := runCLI(t, nil, "--explain", arg)
-			if out.code != exitOK || out.stderr != "" {
+			if out.code != ExitOK || out.stderr != "" {
 				t.Fatalf("--explain %s: exit code %d, stderr %q", arg, out.code, out.stderr)
 			}
 			for _, want := range []string{r.ID + " " + r.Name + ": " + r.Title(), "Severity: " + r.Severity.String(), "--disable " + r.ID} {
@@ -475,7 +475,7 @@ func TestExplain(t *testing.T) {
 func TestListRules(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "--list-rules")
-	if r.code != exitOK || r.stderr != "" {
+	if r.code != ExitOK || r.stderr != "" {
 		t.Fatalf("exit code %d, stderr %q", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
@@ -509,7 +509,7 @@ func TestHelp(t *testing.T) {
 	t.Parallel()
 	for _, arg := range []string{"-h", "--help", "-help"} {
 		r := runCLI(t, nil, arg)
-		if r.code != exitOK || r.stderr != "" || r.stdout != usageText {
+		if r.code != ExitOK || r.stderr != "" || r.stdout != usageText {
 			t.Errorf("%s: exit code %d, stderr %q, stdout %d bytes; want 0, none, the usage", arg, r.code, r.stderr, len(r.stdout))
 		}
 	}
@@ -601,23 +601,23 @@ func TestLimitsReachOpen(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"defaults", nil, exitOK},
-		{"tiny layer", []string{"--max-layer-size", "100"}, exitError},
-		{"one document", []string{"--max-documents", "1"}, exitError},
+		{"defaults", nil, ExitOK},
+		{"tiny layer", []string{"--max-layer-size", "100"}, ExitError},
+		{"one document", []string{"--max-documents", "1"}, ExitError},
 	}
 	for _, tt := range tests {
 		r := runCLI(t, nil, append(tt.args, xpkgFile)...)
 		if r.code != tt.want {
 			t.Errorf("%s: exit code %d, want %d; stderr %s", tt.name, r.code, tt.want, r.stderr)
 		}
-		if tt.want == exitError {
+		if tt.want == ExitError {
 			checkStderr(t, r.stderr, `^xpkg-lint: .*provider-limits\.xpkg: .*exceeded`, 1)
 		}
 	}
 	// A document over the size limit is a diagnostic (XP001), not an
 	// unreadable source.
 	ds, r := jsonOutput(t, nil, "--max-document-size", "64", badPackage)
-	if r.code != exitProblems || !slices.ContainsFunc(ds, func(d jsonFinding) bool { return d.Rule == "XP001" }) {
+	if r.code != ExitFindings || !slices.ContainsFunc(ds, func(d jsonFinding) bool { return d.Rule == "XP001" }) {
 		t.Errorf("--max-document-size 64: exit code %d, diagnostics %+v; want 1 and XP001", r.code, ds)
 	}
 }
@@ -678,10 +678,10 @@ type jsonFinding struct {
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "--version")
-	if r.code != exitOK || r.stderr != "" || !strings.HasPrefix(r.stdout, "xpkg-lint ") {
+	if r.code != ExitOK || r.stderr != "" || !strings.HasPrefix(r.stdout, "xpkg-lint ") {
 		t.Errorf("--version: exit code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if r := runCLI(t, nil, "--version", cleanPackage); r.code != exitOK {
+	if r := runCLI(t, nil, "--version", cleanPackage); r.code != ExitOK {
 		t.Errorf("--version with a source: exit code %d", r.code)
 	}
 	for _, tc := range []struct {
@@ -700,7 +700,7 @@ func TestVersion(t *testing.T) {
 	}
 	v := New(WithVersion("v9.9.9"))
 	var out bytes.Buffer
-	if code := v.Run(t.Context(), []string{"--version"}, nil, &out, io.Discard); code != exitOK || !strings.HasSuffix(out.String(), " v9.9.9\n") {
+	if code := v.Run(t.Context(), []string{"--version"}, nil, &out, io.Discard); code != ExitOK || !strings.HasSuffix(out.String(), " v9.9.9\n") {
 		t.Errorf("WithVersion: exit %d, %q", code, out.String())
 	}
 }
@@ -715,7 +715,7 @@ func TestSuppressedCounted(t *testing.T) {
 		WithAnnotation(meta.AnnotationSuppress, "XP206: described in the README").PackageYAMLFile(t)
 	for _, f := range []string{"text", "github"} {
 		r := runCLI(t, nil, "-o", f, "--fail-on", "info", pkg)
-		if r.code != exitOK || !strings.Contains(r.stdout, "; 1 suppressed by annotation\n") || strings.Contains(r.stdout, "XP206") {
+		if r.code != ExitOK || !strings.Contains(r.stdout, "; 1 suppressed by annotation\n") || strings.Contains(r.stdout, "XP206") {
 			t.Errorf("-o %s: exit %d, output:\n%s", f, r.code, r.stdout)
 		}
 	}

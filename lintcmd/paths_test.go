@@ -56,7 +56,7 @@ func TestCorpusPathsLand(t *testing.T) {
 func checkSARIFPaths(t *testing.T, source string) (checked int) {
 	t.Helper()
 	r := runCLI(t, nil, "-o", "sarif", source)
-	if r.code == exitError {
+	if r.code == ExitError {
 		t.Fatalf("%s: exit code 2: %s", source, r.stderr)
 	}
 	var log struct {
@@ -112,7 +112,7 @@ var githubFile = regexp.MustCompile(`^::(?:error|warning|notice) file=([^,]*),`)
 func checkGitHubPaths(t *testing.T, source string) (checked int) {
 	t.Helper()
 	r := runCLI(t, nil, "-o", "github", source)
-	if r.code == exitError {
+	if r.code == ExitError {
 		t.Fatalf("%s: exit code 2: %s", source, r.stderr)
 	}
 	unescape := strings.NewReplacer("%2C", ",", "%3A", ":", "%0A", "\n", "%0D", "\r", "%25", "%")

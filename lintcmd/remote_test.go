@@ -34,7 +34,7 @@ func TestLintReference(t *testing.T) {
 	}
 
 	online := runCLI(t, nil, "--cache-dir", cacheDir, "--registry-config", cfg, "-o", "json", ref)
-	if online.code != exitProblems || !strings.Contains(online.stdout, "XP401") {
+	if online.code != ExitFindings || !strings.Contains(online.stdout, "XP401") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", online.code, online.stdout, online.stderr)
 	}
 	offline := runCLI(t, nil, "--cache-dir", cacheDir, "--offline", "-o", "json", ref)
@@ -42,11 +42,11 @@ func TestLintReference(t *testing.T) {
 		t.Errorf("offline from the cache: exit %d\n%s\nwant exit %d\n%s", offline.code, offline.stdout, online.code, online.stdout)
 	}
 	empty := runCLI(t, nil, "--cache-dir", t.TempDir(), "--offline", ref)
-	if empty.code != exitError || !strings.Contains(empty.stderr, "offline") {
+	if empty.code != ExitError || !strings.Contains(empty.stderr, "offline") {
 		t.Errorf("offline with an empty cache: exit %d, stderr %q", empty.code, empty.stderr)
 	}
 	missing := runCLI(t, nil, "--registry-config", filepath.Join(t.TempDir(), "nope.json"), ref)
-	if missing.code != exitError || !strings.Contains(missing.stderr, "--registry-config") {
+	if missing.code != ExitError || !strings.Contains(missing.stderr, "--registry-config") {
 		t.Errorf("missing --registry-config: exit %d, stderr %q", missing.code, missing.stderr)
 	}
 }

@@ -22,8 +22,8 @@ func TestSkippedCELSummary(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			t.Parallel()
 			r := runCLI(t, nil, "-o", string(format), "testdata/skipped-cel")
-			if r.code != exitOK {
-				t.Errorf("exit code %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, exitOK, r.stdout, r.stderr)
+			if r.code != ExitOK {
+				t.Errorf("exit code %d, want %d; stdout:\n%s\nstderr:\n%s", r.code, ExitOK, r.stdout, r.stderr)
 			}
 			for _, w := range want[format] {
 				if !strings.Contains(r.stdout, w) {

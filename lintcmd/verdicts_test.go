@@ -79,7 +79,7 @@ func TestVerdictCache(t *testing.T) {
 			t.Parallel()
 			off := t.TempDir()
 			want := runCLI(t, nil, "-o", format, "--no-verdict-cache", "--cache-dir", off, src)
-			if want.code != exitProblems || want.stderr != "" {
+			if want.code != ExitFindings || want.stderr != "" {
 				t.Fatalf("exit %d, stderr %q; want 1 and none", want.code, want.stderr)
 			}
 			if _, err := os.Stat(filepath.Join(off, verdictsSubdir)); err == nil {

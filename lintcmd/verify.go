@@ -61,7 +61,7 @@ type VerifyOptions struct {
 // WithVerifier makes --verify available: newVerifier builds the Verifier
 // from the flags when --verify is given. Without it, --verify is refused.
 func WithVerifier(newVerifier func(VerifyOptions) (Verifier, error)) Option {
-	return func(c *Checker) { c.newVerifier = newVerifier }
+	return func(c *checkerConfig) { c.newVerifier = newVerifier }
 }
 
 // verifyFlags are --verify, --verify-key and --trusted-root.

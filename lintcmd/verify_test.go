@@ -83,7 +83,7 @@ func TestVerifyFlag(t *testing.T) {
 
 	ok := &fakeVerifier{digest: desc.Digest.String(), applied: true}
 	r := runVerifying(t, ok, args...)
-	if r.code != exitProblems || !strings.Contains(r.stdout, "XP401") {
+	if r.code != ExitFindings || !strings.Contains(r.stdout, "XP401") {
 		t.Errorf("verified: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if len(ok.refs) != 1 || ok.refs[0] != reg.Host+"/mirror/acme/lint-error:v1" {
@@ -91,26 +91,26 @@ func TestVerifyFlag(t *testing.T) {
 	}
 	// The package is read at the verifier's digest, not by its tag.
 	other := &fakeVerifier{digest: digest.FromString("another image").String(), applied: true}
-	if r := runVerifying(t, other, args...); r.code != exitError {
-		t.Errorf("read at an absent digest: exit %d, want %d\n%s", r.code, exitError, r.stderr)
+	if r := runVerifying(t, other, args...); r.code != ExitError {
+		t.Errorf("read at an absent digest: exit %d, want %d\n%s", r.code, ExitError, r.stderr)
 	}
 	failing := &fakeVerifier{err: errors.New("verify: no signature")}
-	if r := runVerifying(t, failing, args...); r.code != exitError || !strings.Contains(r.stderr, "signature verification failed") {
+	if r := runVerifying(t, failing, args...); r.code != ExitError || !strings.Contains(r.stderr, "signature verification failed") {
 		t.Errorf("failed verification: exit %d\n%s", r.code, r.stderr)
 	}
 	none := &fakeVerifier{}
-	if r := runVerifying(t, none, args...); r.code != exitError || !strings.Contains(r.stderr, "no ImageConfig") {
+	if r := runVerifying(t, none, args...); r.code != ExitError || !strings.Contains(r.stderr, "no ImageConfig") {
 		t.Errorf("no policy: exit %d\n%s", r.code, r.stderr)
 	}
-	if r := runCLI(t, nil, "--verify", ref); r.code != exitError || !strings.Contains(r.stderr, "without signature verification") {
+	if r := runCLI(t, nil, "--verify", ref); r.code != ExitError || !strings.Contains(r.stderr, "without signature verification") {
 		t.Errorf("no WithVerifier: exit %d\n%s", r.code, r.stderr)
 	}
-	if r := runCLI(t, nil, "--trusted-root", "x.json", ref); r.code != exitError || !strings.Contains(r.stderr, "need --verify") {
+	if r := runCLI(t, nil, "--trusted-root", "x.json", ref); r.code != ExitError || !strings.Contains(r.stderr, "need --verify") {
 		t.Errorf("--trusted-root alone: exit %d\n%s", r.code, r.stderr)
 	}
 	graph := &fakeVerifier{digest: "sha256:x", applied: true}
 	r = runVerifying(t, graph, "--deps", "--offline", "--deps-from", "testdata/deps/registry", "--crossplane-version", "v2.1.0", "testdata/deps/root")
-	if r.code != exitError || !strings.Contains(r.stdout, "without a digest") {
+	if r.code != ExitError || !strings.Contains(r.stdout, "without a digest") {
 		t.Errorf("graph from YAML directories: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -140,8 +140,8 @@ func TestVerifyLocalNote(t *testing.T) {
 				}
 			}
 			if tc.name == "directory" {
-				if r.code != exitProblems || len(v.refs) != 0 {
-					t.Errorf("exit %d, verifier asked %q; want exit %d and no verification", r.code, v.refs, exitProblems)
+				if r.code != ExitFindings || len(v.refs) != 0 {
+					t.Errorf("exit %d, verifier asked %q; want exit %d and no verification", r.code, v.refs, ExitFindings)
 				}
 			}
 		})

@@ -35,7 +35,7 @@ func KnownCapabilities(k Kind) []string {
 // "safestart" and "safe_start" are all the Provider capability "safe-start".
 func CapabilityKnown(k Kind, capability string) bool {
 	for _, known := range KnownCapabilities(k) {
-		if CapabilityMatches(capability, known) {
+		if capabilityMatches(capability, known) {
 			return true
 		}
 	}
@@ -43,20 +43,21 @@ func CapabilityKnown(k Kind, capability string) bool {
 }
 
 // CapabilitiesContain reports whether one of capabilities matches
-// capability (see CapabilityMatches).
+// capability the way Crossplane compares them: only ASCII letters and
+// digits count, and case does not.
 func CapabilitiesContain(capabilities []string, capability string) bool {
 	for _, c := range capabilities {
-		if CapabilityMatches(c, capability) {
+		if capabilityMatches(c, capability) {
 			return true
 		}
 	}
 	return false
 }
 
-// CapabilityMatches reports whether a and b name the same capability, the
+// capabilityMatches reports whether a and b name the same capability, the
 // way Crossplane compares them: only ASCII letters and digits count, and
 // case does not. Two capabilities with no letters or digits match nothing.
-func CapabilityMatches(a, b string) bool {
+func capabilityMatches(a, b string) bool {
 	i, j := 0, 0
 	matched := false
 	for {

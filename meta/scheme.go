@@ -37,7 +37,7 @@ func WithGroup(group string) SchemeOption {
 }
 
 // NewScheme returns a new scheme holding every meta kind at every version
-// Crossplane accepts (see GroupVersionKinds). It returns an error wrapping
+// Crossplane accepts (Kinds, each at the versions Crossplane serves). It returns an error wrapping
 // ErrInvalidGroup when WithGroup names an invalid group.
 func NewScheme(opts ...SchemeOption) (*runtime.Scheme, error) {
 	c := schemeConfig{group: DefaultGroup}
@@ -59,11 +59,11 @@ func NewScheme(opts ...SchemeOption) (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// GroupVersionKinds returns every meta kind and version Crossplane accepts,
+// groupVersionKinds returns every meta kind and version Crossplane accepts,
 // under group (DefaultGroup when empty): Provider and Configuration at v1
 // and v1alpha1, Function at v1 and v1beta1. The newest version of each kind
 // comes first.
-func GroupVersionKinds(group string) []schema.GroupVersionKind {
+func groupVersionKinds(group string) []schema.GroupVersionKind {
 	v1gv := v1.GroupVersion(group)
 	alpha := v1alpha1.GroupVersion(group)
 	beta := v1beta1.GroupVersion(group)

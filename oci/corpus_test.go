@@ -92,8 +92,8 @@ func TestCorpus(t *testing.T) {
 			if x.base.Digest != o.base.Digest {
 				t.Errorf("base layer digest: xpkg %s, oci %s", x.base.Digest, o.base.Digest)
 			}
-			if x.img.ConfigDigest() != o.img.ConfigDigest() {
-				t.Errorf("config digest: xpkg %s, oci %s", x.img.ConfigDigest(), o.img.ConfigDigest())
+			if x.img.Manifest.Config.Digest != o.img.Manifest.Config.Digest {
+				t.Errorf("config digest: xpkg %s, oci %s", x.img.Manifest.Config.Digest, o.img.Manifest.Config.Digest)
 			}
 			if x.content != o.content {
 				t.Errorf("package.yaml differs: xpkg %s, oci %s", x.content, o.content)

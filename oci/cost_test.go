@@ -44,7 +44,7 @@ func TestMaxArchiveImages(t *testing.T) {
 		name    string
 		entries int
 		tags    []string
-		limit   int64
+		limit   int
 		wantErr bool
 	}{
 		{name: "entries at the limit", entries: 5, limit: 5},
@@ -79,7 +79,7 @@ func TestMaxArchiveImages(t *testing.T) {
 			if want == 0 {
 				want = oci.DefaultLimits().MaxArchiveImages
 			}
-			if le.Max != want {
+			if le.Max != int64(want) {
 				t.Errorf("limit %d, want %d", le.Max, want)
 			}
 		})
@@ -259,8 +259,8 @@ func writeLayout(t testing.TB, s *oci.MemoryStore, root string) {
 	put := func(d digest.Digest, b []byte) {
 		writeFile(t, filepath.Join(root, "blobs", d.Algorithm().String(), d.Encoded()), string(b))
 	}
-	put(img.Digest(), img.RawManifest)
-	put(img.ConfigDigest(), img.RawConfig)
+	put(img.Descriptor.Digest, img.RawManifest)
+	put(img.Manifest.Config.Digest, img.RawConfig)
 	for _, l := range img.Layers {
 		rc, err := s.Fetch(ctx, l)
 		if err != nil {
@@ -336,7 +336,7 @@ func sparseTarBytes(name, data string, realSize int64) []byte {
 
 // TestSparseEntries checks that a sparse package file is refused before
 // its holes are expanded, and that WalkLayer counts a sparse entry's
-// expanded size against MaxLayerSize.
+// expanded size against MaxLayerBytes.
 func TestSparseEntries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -356,12 +356,12 @@ func TestSparseEntries(t *testing.T) {
 		n, err := io.Copy(io.Discard, r)
 		expanded += n
 		return err
-	}, oci.WithLimits(oci.Limits{MaxLayerSize: 500<<20 - 1}))
+	}, oci.WithLimits(oci.Limits{MaxLayerBytes: 500<<20 - 1}))
 	var le *limit.Error
-	if !errors.As(err, &le) || le.Limit != "MaxLayerSize" || expanded != 0 {
-		t.Errorf("WalkLayer: %v after %d bytes, want MaxLayerSize before any", err, expanded)
+	if !errors.As(err, &le) || le.Limit != "MaxLayerBytes" || expanded != 0 {
+		t.Errorf("WalkLayer: %v after %d bytes, want MaxLayerBytes before any", err, expanded)
 	}
-	// Under MaxLayerSize, the walk reads the expanded entry.
+	// Under MaxLayerBytes, the walk reads the expanded entry.
 	expanded = 0
 	small := b.push(ocispec.MediaTypeImageLayer, sparseTarBytes("f", "x", 4096))
 	err = oci.WalkLayer(ctx, b.s, small, func(hdr *tar.Header, r io.Reader) error {

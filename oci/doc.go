@@ -25,7 +25,7 @@
 //   - NewMemoryStore: blobs in memory, for tests.
 //
 // Stores do not verify what they return; every reader of this package does:
-// FetchVerified, Resolve, OpenLayer, WalkLayer, ReadFile and ReadLayerFile
+// FetchVerified, Resolve, WalkLayer, ReadFile and ReadLayerFile
 // check size and digest while streaming and report a mismatch instead of the
 // final io.EOF (go-containerregistry does not verify layouts and archives;
 // this package always does).
@@ -41,8 +41,8 @@
 //
 // # Layers and files
 //
-// OpenLayer returns a layer's decompressed tar stream (tar, gzip or zstd,
-// chosen by media type), WalkLayer calls a function per entry, ReadLayerFile
+// A layer is decompressed by its media type (tar, gzip or zstd): WalkLayer
+// calls a function per entry of its tar stream, ReadLayerFile
 // reads one file of one layer and ReadFile one file of the filesystem the
 // layers make once their changesets (whiteouts, opaque directories) are
 // applied, walking from the top layer down and stopping at the layer that

@@ -18,7 +18,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
-	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 )
 
 const dockerManifestFile = "manifest.json"
@@ -97,13 +97,13 @@ type dockerManifestEntry struct {
 // newDockerArchive indexes the docker archive whose entries fsys holds and
 // hashes its config and layers. Each config is read and parsed once, however
 // many entries of manifest.json name it, and each layer file hashed once.
-// Limits: MaxManifestSize, MaxArchiveImages, MaxConfigSize, MaxLayers,
-// MaxBlobSize.
+// Limits: MaxManifestBytes, MaxArchiveImages, MaxConfigBytes, MaxLayers,
+// MaxBlobBytes.
 func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchive, error) {
 	fail := func(p string, err error) (*dockerArchive, error) {
 		return nil, opError("open", ocispec.Descriptor{}, p, err)
 	}
-	b, err := readFSFile(fsys, dockerManifestFile, "MaxManifestSize", lim.MaxManifestSize)
+	b, err := readFSFile(fsys, dockerManifestFile, "MaxManifestBytes", lim.MaxManifestBytes)
 	if err != nil {
 		return fail(dockerManifestFile, err)
 	}
@@ -116,11 +116,11 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		index: ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{}},
 		blobs: map[digest.Digest]archiveBlob{},
 	}
-	images := int64(0)
+	images := 0
 	for _, e := range entries {
-		images += max(1, int64(len(e.RepoTags)))
+		images += max(1, len(e.RepoTags))
 		if images > lim.MaxArchiveImages {
-			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr(limit.MaxArchiveImages, lim.MaxArchiveImages)))
+			return fail(dockerManifestFile, fmt.Errorf("%d entries: %w", len(entries), limitErr(limitval.MaxArchiveImages, lim.MaxArchiveImages)))
 		}
 	}
 	buf := make([]byte, 256<<10)              // for hashing layers
@@ -130,8 +130,8 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		if err := ctx.Err(); err != nil {
 			return fail("", err)
 		}
-		if int64(len(e.Layers)) > lim.MaxLayers {
-			return fail(dockerManifestFile, limitErr(limit.MaxLayers, lim.MaxLayers))
+		if len(e.Layers) > lim.MaxLayers {
+			return fail(dockerManifestFile, limitErr(limitval.MaxLayers, lim.MaxLayers))
 		}
 		cfgPath, ok := CleanPath(e.Config)
 		if !ok {
@@ -146,7 +146,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		}
 		m := ocispec.Manifest{
 			Versioned: specs.Versioned{SchemaVersion: 2},
-			MediaType: MediaTypeDockerManifest,
+			MediaType: mediaTypeDockerManifest,
 			Config:    cfg.desc,
 			Layers:    make([]ocispec.Descriptor, 0, len(e.Layers)),
 		}
@@ -160,7 +160,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 			}
 			d, ok := layers[p]
 			if !ok {
-				if d, err = hashArchiveFile(ctx, fsys, p, lim.MaxBlobSize, buf); err != nil {
+				if d, err = hashArchiveFile(ctx, fsys, p, lim.MaxBlobBytes, buf); err != nil {
 					return fail(p, err)
 				}
 				d.Digest = a.addFile(p, d.Digest)
@@ -173,7 +173,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		if err != nil {
 			return fail(dockerManifestFile, err)
 		}
-		md := ocispec.Descriptor{MediaType: MediaTypeDockerManifest, Digest: digest.FromBytes(mb), Size: int64(len(mb))}
+		md := ocispec.Descriptor{MediaType: mediaTypeDockerManifest, Digest: digest.FromBytes(mb), Size: int64(len(mb))}
 		a.blobs[md.Digest] = archiveBlob{data: mb}
 		if len(e.RepoTags) == 0 {
 			a.index.Manifests = append(a.index.Manifests, md)
@@ -196,7 +196,7 @@ type archiveConfig struct {
 
 // readConfig reads, hashes and parses the config at p and registers it.
 func (a *dockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, lim Limits) (archiveConfig, error) {
-	b, err := readFSFile(fsys, p, "MaxConfigSize", lim.MaxConfigSize)
+	b, err := readFSFile(fsys, p, "MaxConfigBytes", lim.MaxConfigBytes)
 	if err != nil {
 		return archiveConfig{}, err
 	}
@@ -208,7 +208,7 @@ func (a *dockerArchive) readConfig(ctx context.Context, fsys fs.FS, p string, li
 	if err := unmarshalStrict(ctx, b, &cfg); err != nil {
 		return archiveConfig{}, jsonErr("config", err)
 	}
-	d := ocispec.Descriptor{MediaType: MediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
+	d := ocispec.Descriptor{MediaType: mediaTypeDockerConfig, Digest: digest.FromBytes(b), Size: int64(len(b))}
 	d.Digest = a.addFile(p, d.Digest)
 	return archiveConfig{desc: d, labels: cfg.Config.Labels}, nil
 }
@@ -230,7 +230,7 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, maxSize int64
 	mt := ocispec.MediaTypeImageLayer
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
-		mt = MediaTypeDockerLayer
+		mt = mediaTypeDockerLayer
 	case bytes.HasPrefix(head, zstdMagic):
 		mt = ocispec.MediaTypeImageLayerZstd
 	}
@@ -243,7 +243,7 @@ func hashArchiveFile(ctx context.Context, fsys fs.FS, name string, maxSize int64
 		return ocispec.Descriptor{}, err
 	}
 	if n > maxSize {
-		return ocispec.Descriptor{}, limitErr(limit.MaxBlobSize, maxSize)
+		return ocispec.Descriptor{}, limitErr(limitval.MaxBlobBytes, maxSize)
 	}
 	return ocispec.Descriptor{MediaType: mt, Digest: digest.NewDigest(digest.SHA256, h), Size: n}, nil
 }

@@ -162,6 +162,6 @@ func withFormat(err error, f Format) error {
 
 // limitErr is the *limit.Error of the limit name of value max. Its Value is
 // max+1: reading stops as soon as the input goes beyond max.
-func limitErr(name limit.Name, max int64) error {
-	return &limit.Error{Limit: name, Value: max + 1, Max: max}
+func limitErr[T int | int64](name limit.Name, max T) error {
+	return &limit.Error{Limit: name, Value: int64(max) + 1, Max: int64(max)}
 }

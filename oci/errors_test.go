@@ -94,7 +94,7 @@ func TestMissingBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantErr(t, readLayerFileErr(src, base), oci.ErrNotFound)
-	if err := os.Remove(filepath.Join(dir, "blobs", "sha256", img.Digest().Encoded())); err != nil {
+	if err := os.Remove(filepath.Join(dir, "blobs", "sha256", img.Descriptor.Digest.Encoded())); err != nil {
 		t.Fatal(err)
 	}
 	_, err = oci.Resolve(context.Background(), src)
@@ -135,7 +135,7 @@ func bomb(t *testing.T, compress func(testing.TB, []byte) []byte, mt string, n i
 	return b, b.push(mt, raw)
 }
 
-// TestDecompressionBomb: a few KB inflating past MaxLayerSize fails fast, with
+// TestDecompressionBomb: a few KB inflating past MaxLayerBytes fails fast, with
 // bounded memory. It does not run in parallel: the allocation it measures is
 // the whole process's, and Go runs parallel tests only after the sequential
 // ones, so running alone keeps other tests' allocations out of the figure.
@@ -154,7 +154,7 @@ func TestDecompressionBomb(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b, d := bomb(t, tc.compress, tc.mt, 8<<20)
-			lim := oci.WithLimits(oci.Limits{MaxLayerSize: 256 << 10})
+			lim := oci.WithLimits(oci.Limits{MaxLayerBytes: 256 << 10})
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			file, err := oci.ReadLayerFile(context.Background(), b.s, d, "package.yaml", lim)
@@ -165,8 +165,8 @@ func TestDecompressionBomb(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			wantErr(t, err, limit.ErrExceeded)
 			var le *limit.Error
-			if !errors.As(err, &le) || le.Limit != "MaxLayerSize" {
-				t.Errorf("error %v does not name MaxLayerSize", err)
+			if !errors.As(err, &le) || le.Limit != "MaxLayerBytes" {
+				t.Errorf("error %v does not name MaxLayerBytes", err)
 			}
 			// Allocation counts the whole process; the bound holds the
 			// decoders' buffers.
@@ -244,15 +244,15 @@ func TestManifestTooLarge(t *testing.T) {
 	b := newBuilder(t)
 	d := b.image(nil, b.gzLayer(file("package.yaml", "x")))
 	b.tag(d, "")
-	_, err := oci.Resolve(context.Background(), b.s, oci.WithLimits(oci.Limits{MaxManifestSize: d.Size - 1}))
+	_, err := oci.Resolve(context.Background(), b.s, oci.WithLimits(oci.Limits{MaxManifestBytes: d.Size - 1}))
 	wantErr(t, err, limit.ErrExceeded)
 }
 
 func TestErrorMessage(t *testing.T) {
 	t.Parallel()
 	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageLayerGzip, Digest: "sha256:abc"}
-	err := &oci.Error{Op: "read file", Descriptor: d, Path: "package.yaml", Err: &limit.Error{Limit: "MaxFileSize", Max: 10}}
-	want := `oci: read file sha256:abc (application/vnd.oci.image.layer.v1.tar+gzip) "package.yaml": MaxFileSize 10 exceeded`
+	err := &oci.Error{Op: "read file", Descriptor: d, Path: "package.yaml", Err: &limit.Error{Limit: "MaxFileBytes", Max: 10}}
+	want := `oci: read file sha256:abc (application/vnd.oci.image.layer.v1.tar+gzip) "package.yaml": MaxFileBytes 10 exceeded`
 	if err.Error() != want {
 		t.Errorf("got  %s\nwant %s", err, want)
 	}

@@ -31,29 +31,29 @@ type Store interface {
 
 // Media types beyond those of the OCI image spec (ocispec.MediaType...).
 const (
-	// MediaTypeDockerManifest is the Docker image manifest, schema 2.
-	MediaTypeDockerManifest = "application/vnd.docker.distribution.manifest.v2+json"
-	// MediaTypeDockerManifestList is the Docker manifest list (an index).
-	MediaTypeDockerManifestList = "application/vnd.docker.distribution.manifest.list.v2+json"
-	// MediaTypeDockerConfig is the Docker image config.
-	MediaTypeDockerConfig = "application/vnd.docker.container.image.v1+json"
-	// MediaTypeDockerLayer is a gzip-compressed Docker layer.
-	MediaTypeDockerLayer = "application/vnd.docker.image.rootfs.diff.tar.gzip"
-	// MediaTypeDockerForeignLayer is a gzip-compressed, non-distributable
+	// mediaTypeDockerManifest is the Docker image manifest, schema 2.
+	mediaTypeDockerManifest = "application/vnd.docker.distribution.manifest.v2+json"
+	// mediaTypeDockerManifestList is the Docker manifest list (an index).
+	mediaTypeDockerManifestList = "application/vnd.docker.distribution.manifest.list.v2+json"
+	// mediaTypeDockerConfig is the Docker image config.
+	mediaTypeDockerConfig = "application/vnd.docker.container.image.v1+json"
+	// mediaTypeDockerLayer is a gzip-compressed Docker layer.
+	mediaTypeDockerLayer = "application/vnd.docker.image.rootfs.diff.tar.gzip"
+	// mediaTypeDockerForeignLayer is a gzip-compressed, non-distributable
 	// Docker layer.
-	MediaTypeDockerForeignLayer = "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip"
-	// MediaTypeDockerLayerTar is an uncompressed Docker layer (not part of
+	mediaTypeDockerForeignLayer = "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip"
+	// mediaTypeDockerLayerTar is an uncompressed Docker layer (not part of
 	// schema 2, but written by some tools).
-	MediaTypeDockerLayerTar = "application/vnd.docker.image.rootfs.diff.tar"
+	mediaTypeDockerLayerTar = "application/vnd.docker.image.rootfs.diff.tar"
 )
 
 // isIndexType reports whether mt is an OCI index or a Docker manifest list.
 func isIndexType(mt string) bool {
-	return mt == ocispec.MediaTypeImageIndex || mt == MediaTypeDockerManifestList
+	return mt == ocispec.MediaTypeImageIndex || mt == mediaTypeDockerManifestList
 }
 
 // isManifestType reports whether mt is an OCI or Docker schema 2 image
 // manifest.
 func isManifestType(mt string) bool {
-	return mt == ocispec.MediaTypeImageManifest || mt == MediaTypeDockerManifest
+	return mt == ocispec.MediaTypeImageManifest || mt == mediaTypeDockerManifest
 }

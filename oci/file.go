@@ -14,6 +14,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
@@ -200,8 +201,8 @@ func (w *warnings) add(desc ocispec.Descriptor, name string) {
 // ErrNotRegularFile when the entry found is not a regular file (or is a
 // sparse file, whose holes would expand beyond what the layer holds);
 // ErrDuplicateEntry for two entries with one path in a layer;
-// ErrInvalidWhiteout for a bare ".wh."; a *limit.Error for MaxFileSize,
-// MaxLayerSize, MaxImageSize (over all layers read) and MaxTarEntries.
+// ErrInvalidWhiteout for a bare ".wh."; a *limit.Error for MaxFileBytes,
+// MaxLayerBytes, MaxImageBytes (over all layers read) and MaxTarEntries.
 // Entries with unsafe names never match and are listed by File.Warnings.
 // Options: WithLimits.
 func ReadFile(ctx context.Context, f Fetcher, layers []ocispec.Descriptor, name string, opts ...Option) (*File, error) {
@@ -213,7 +214,7 @@ func ReadFile(ctx context.Context, f Fetcher, layers []ocispec.Descriptor, name 
 	if !ok || target == "." {
 		return nil, opError("read file", ocispec.Descriptor{}, name, fmt.Errorf("%w: invalid name", ErrNotFound))
 	}
-	b := &budget{left: o.limits.MaxImageSize, limit: o.limits.MaxImageSize}
+	b := &budget{left: o.limits.MaxImageBytes, limit: o.limits.MaxImageBytes}
 	var warned warnings
 	for i := len(layers) - 1; i >= 0; i-- {
 		file, scan, err := readLayerFile(ctx, f, layers[i], target, o.limits, b, warned)
@@ -266,11 +267,11 @@ func readLayerFile(ctx context.Context, f Fetcher, desc ocispec.Descriptor, targ
 					err = fmt.Errorf("%w: tar type %q", ErrNotRegularFile, hdr.Typeflag)
 				case isSparse(hdr):
 					// Its holes would expand to bytes the layer does not
-					// hold, beyond MaxLayerSize; Crossplane's build never
+					// hold, beyond MaxLayerBytes; Crossplane's build never
 					// writes one.
 					err = fmt.Errorf("%w: sparse file of %d bytes", ErrNotRegularFile, hdr.Size)
-				case hdr.Size > lim.MaxFileSize:
-					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, &limit.Error{Limit: limit.MaxFileSize, Value: hdr.Size, Max: lim.MaxFileSize})
+				case hdr.Size > lim.MaxFileBytes:
+					err = fmt.Errorf("file of %d bytes: %w", hdr.Size, &limit.Error{Limit: limitval.MaxFileBytes, Value: hdr.Size, Max: lim.MaxFileBytes})
 				default:
 					return &File{Header: hdr, Layer: desc, tr: tr, l: l, scan: scan}, nil, nil
 				}
@@ -294,8 +295,8 @@ type layerScan struct {
 	desc       ocispec.Descriptor
 	target     string
 	seen       map[[16]byte]bool // truncated SHA-256 of the names seen, so memory does not grow with name lengths
-	count      int64
-	maxEntries int64
+	count      int
+	maxEntries int
 	hidden     bool
 	warnings   warnings // of this layer and those read before
 }
@@ -303,7 +304,7 @@ type layerScan struct {
 // entry records hdr and reports whether it is target itself.
 func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
 	if s.count++; s.count > s.maxEntries {
-		return false, limitErr(limit.MaxTarEntries, s.maxEntries)
+		return false, limitErr(limitval.MaxTarEntries, s.maxEntries)
 	}
 	name, ok := CleanPath(hdr.Name)
 	if !ok {

@@ -24,8 +24,8 @@ import (
 // fuzzLimits keeps each fuzz input cheap.
 func fuzzLimits() oci.Option {
 	return oci.WithLimits(oci.Limits{
-		MaxManifestSize: 64 << 10, MaxConfigSize: 64 << 10, MaxBlobSize: 1 << 20,
-		MaxLayerSize: 4 << 20, MaxImageSize: 8 << 20, MaxFileSize: 1 << 20,
+		MaxManifestBytes: 64 << 10, MaxConfigBytes: 64 << 10, MaxBlobBytes: 1 << 20,
+		MaxLayerBytes: 4 << 20, MaxImageBytes: 8 << 20, MaxFileBytes: 1 << 20,
 		MaxTarEntries: 1000, MaxLayers: 16, MaxIndexDepth: 4, MaxZstdWindow: 4 << 20,
 	})
 }
@@ -208,7 +208,7 @@ func FuzzReadLayerFile(f *testing.F) {
 				n, err := io.Copy(io.Discard, file)
 				checkTyped(t, what+": Read", err)
 				if err == nil && (n != file.Header.Size || n > 1<<20) {
-					t.Fatalf("%s: read %d bytes of a file of %d (MaxFileSize 1 MiB)", what, n, file.Header.Size)
+					t.Fatalf("%s: read %d bytes of a file of %d (MaxFileBytes 1 MiB)", what, n, file.Header.Size)
 				}
 			}
 			file, err := oci.ReadLayerFile(ctx, s, d, "package.yaml", fuzzLimits())
@@ -221,7 +221,7 @@ func FuzzReadLayerFile(f *testing.F) {
 			}, fuzzLimits())
 			checkTyped(t, "WalkLayer", err)
 			if walked > 4<<20 {
-				t.Fatalf("WalkLayer read %d bytes of entries, over MaxLayerSize", walked)
+				t.Fatalf("WalkLayer read %d bytes of entries, over MaxLayerBytes", walked)
 			}
 			// Stacked on itself, the layer exercises whiteouts across layers.
 			file, err = oci.ReadFile(ctx, s, []ocispec.Descriptor{d, d}, "d/package.yaml", fuzzLimits())

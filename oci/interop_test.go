@@ -127,8 +127,8 @@ func TestGGCRDockerArchive(t *testing.T) {
 		t.Errorf("sniffed media type %q", img.Layers[0].MediaType)
 	}
 	cfgDigest, _ := one.ConfigName()
-	if img.ConfigDigest().String() != cfgDigest.String() {
-		t.Errorf("config digest %s, ggcr says %s", img.ConfigDigest(), cfgDigest)
+	if img.Manifest.Config.Digest.String() != cfgDigest.String() {
+		t.Errorf("config digest %s, ggcr says %s", img.Manifest.Config.Digest, cfgDigest)
 	}
 	img2, err := oci.Resolve(ctx, src, oci.WithReference("example.com/two:v2"))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
@@ -33,10 +34,10 @@ func compressionOf(mt string) (compression, error) {
 	// The non-distributable types are deprecated, but images still use them.
 	switch mt {
 	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
-	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable, MediaTypeDockerLayerTar:
+	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable, mediaTypeDockerLayerTar:
 		return compressionNone, nil
 	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
-	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, MediaTypeDockerLayer, MediaTypeDockerForeignLayer:
+	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, mediaTypeDockerLayer, mediaTypeDockerForeignLayer:
 		return compressionGzip, nil
 	//lint:ignore SA1019 deprecated, but images still use the non-distributable types
 	case ocispec.MediaTypeImageLayerZstd, ocispec.MediaTypeImageLayerNonDistributableZstd:
@@ -62,15 +63,15 @@ type layerStream struct {
 	err        error
 }
 
-// OpenLayer returns the decompressed tar stream of the layer desc. The
+// openLayer returns the decompressed tar stream of the layer desc. The
 // decompression follows the media type (OCI tar, tar+gzip, tar+zstd, their
 // non-distributable variants, Docker rootfs.diff.tar.gzip and
 // rootfs.diff.tar); content is sniffed only for an empty or
 // application/octet-stream media type, and any other type is
 // ErrUnsupportedMediaType. The compressed blob is verified while it streams:
 // Read returns the digest or size mismatch instead of the final io.EOF. More
-// than MaxLayerSize decompressed bytes fail with limit.ErrExceeded. Options: WithLimits.
-func OpenLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (io.ReadCloser, error) {
+// than MaxLayerBytes decompressed bytes fail with limit.ErrExceeded. Options: WithLimits.
+func openLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (io.ReadCloser, error) {
 	o := newOptions(opts)
 	l, err := openLayerStream(ctx, f, desc, o.limits, nil)
 	if err != nil {
@@ -84,11 +85,11 @@ func openLayerStream(ctx context.Context, f Fetcher, desc ocispec.Descriptor, li
 	if err != nil {
 		return nil, opError("open layer", desc, "", err)
 	}
-	v, err := fetchVerified(ctx, f, desc, "MaxBlobSize", lim.MaxBlobSize)
+	v, err := fetchVerified(ctx, f, desc, "MaxBlobBytes", lim.MaxBlobBytes)
 	if err != nil {
 		return nil, err
 	}
-	l := &layerStream{desc: desc, v: v, limit: lim.MaxLayerSize, zstdWindow: lim.MaxZstdWindow, budget: b, closeDec: func() {}}
+	l := &layerStream{desc: desc, v: v, limit: lim.MaxLayerBytes, zstdWindow: lim.MaxZstdWindow, budget: b, closeDec: func() {}}
 	br := bufio.NewReaderSize(v, 64<<10)
 	if comp == compressionSniff {
 		head, _ := br.Peek(4)
@@ -138,7 +139,7 @@ func (l *layerStream) wrap(err error) error {
 		return l.v.err
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		return opError("open layer", l.desc, "", fmt.Errorf("%v: %w", err, limitErr(limit.MaxZstdWindow, l.zstdWindow)))
+		return opError("open layer", l.desc, "", fmt.Errorf("%v: %w", err, limitErr(limitval.MaxZstdWindow, l.zstdWindow)))
 	}
 	var e *Error
 	if errors.As(err, &e) || errors.Is(err, limit.ErrExceeded) || isCtxErr(err) {
@@ -154,13 +155,13 @@ func (l *layerStream) Read(p []byte) (int, error) {
 	n, err := l.dec.Read(p)
 	l.n += int64(n)
 	if l.n > l.limit {
-		l.err = opError("open layer", l.desc, "", limitErr(limit.MaxLayerSize, l.limit))
+		l.err = opError("open layer", l.desc, "", limitErr(limitval.MaxLayerBytes, l.limit))
 		return 0, l.err
 	}
 	if l.budget != nil {
 		l.budget.left -= int64(n)
 		if l.budget.left < 0 {
-			l.err = opError("open layer", l.desc, "", limitErr(limit.MaxImageSize, l.budget.limit))
+			l.err = opError("open layer", l.desc, "", limitErr(limitval.MaxImageBytes, l.budget.limit))
 			return 0, l.err
 		}
 	}
@@ -203,7 +204,7 @@ func (l *layerStream) Close() error {
 // stops the walk without error; any other error stops it and is returned as
 // it is. Even when stopped early, the rest of the compressed blob is read
 // (not decompressed) so that the layer is verified; a verification failure is
-// returned instead of nil. Limits: MaxLayerSize (the expanded sizes of
+// returned instead of nil. Limits: MaxLayerBytes (the expanded sizes of
 // sparse entries count, before they are read), MaxTarEntries. Options:
 // WithLimits.
 func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(hdr *tar.Header, r io.Reader) error, opts ...Option) error {
@@ -217,7 +218,10 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 	}
 	defer l.Close()
 	tr := tar.NewReader(l)
-	var count, sparse int64
+	var (
+		count  int
+		sparse int64
+	)
 	for {
 		hdr, err := nextHeader(tr, l)
 		if err == io.EOF {
@@ -227,15 +231,15 @@ func WalkLayer(ctx context.Context, f Fetcher, desc ocispec.Descriptor, fn func(
 			return opError("walk layer", desc, "", err)
 		}
 		if count++; count > o.limits.MaxTarEntries {
-			return opError("walk layer", desc, "", limitErr(limit.MaxTarEntries, o.limits.MaxTarEntries))
+			return opError("walk layer", desc, "", limitErr(limitval.MaxTarEntries, o.limits.MaxTarEntries))
 		}
 		if isSparse(hdr) {
 			sparse += hdr.Size
 		}
 		if sparse > 0 && sparse > l.limit-l.n {
 			// Reading them would expand their holes: count their
-			// expanded sizes against MaxLayerSize before they are read.
-			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr(limit.MaxLayerSize, l.limit)))
+			// expanded sizes against MaxLayerBytes before they are read.
+			return opError("walk layer", desc, "", fmt.Errorf("sparse entry %s of %d bytes: %w", safetext.Quote(hdr.Name), hdr.Size, limitErr(limitval.MaxLayerBytes, l.limit)))
 		}
 		if err := fn(hdr, entryReader{tr, l}); err != nil {
 			if errors.Is(err, fs.SkipAll) {

@@ -61,7 +61,7 @@ func newLayoutFS(ctx context.Context, fsys fs.FS, opts ...Option) (*layout, erro
 	if err := ctxErr(ctx); err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, err)
 	}
-	b, err := readFSFile(fsys, ocispec.ImageLayoutFile, "MaxManifestSize", o.limits.MaxManifestSize)
+	b, err := readFSFile(fsys, ocispec.ImageLayoutFile, "MaxManifestBytes", o.limits.MaxManifestBytes)
 	if err != nil {
 		return nil, opError("open", ocispec.Descriptor{}, ocispec.ImageLayoutFile, err)
 	}
@@ -95,12 +95,12 @@ func layoutVersionOK(v string) bool {
 	return true
 }
 
-// Index reads and parses index.json (at most MaxManifestSize bytes).
+// Index reads and parses index.json (at most MaxManifestBytes bytes).
 func (l *layout) Index(ctx context.Context) (ocispec.Index, error) {
 	if err := ctxErr(ctx); err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, err)
 	}
-	b, err := readFSFile(l.fsys, ocispec.ImageIndexFile, "MaxManifestSize", l.limits.MaxManifestSize)
+	b, err := readFSFile(l.fsys, ocispec.ImageIndexFile, "MaxManifestBytes", l.limits.MaxManifestBytes)
 	if err != nil {
 		return ocispec.Index{}, opError("index", ocispec.Descriptor{}, ocispec.ImageIndexFile, err)
 	}

@@ -14,29 +14,29 @@ import (
 // value) means no limit. MaxZstdWindow is never more than the zstd decoder
 // accepts (zstd.MaxWindowSize, 2 TiB).
 type Limits struct {
-	// MaxManifestSize bounds manifests, indexes, index.json and a docker
+	// MaxManifestBytes bounds manifests, indexes, index.json and a docker
 	// archive's manifest.json. Default 4 MiB, the distribution spec's floor.
-	MaxManifestSize int64
-	// MaxConfigSize bounds image config blobs. Default 8 MiB.
-	MaxConfigSize int64
-	// MaxBlobSize bounds any other blob (compressed layers). Default 1 GiB.
-	MaxBlobSize int64
-	// MaxLayerSize bounds the decompressed bytes of one layer. Default 1 GiB.
-	MaxLayerSize int64
-	// MaxImageSize bounds the decompressed bytes read by one flattened
+	MaxManifestBytes int64
+	// MaxConfigBytes bounds image config blobs. Default 8 MiB.
+	MaxConfigBytes int64
+	// MaxBlobBytes bounds any other blob (compressed layers). Default 1 GiB.
+	MaxBlobBytes int64
+	// MaxLayerBytes bounds the decompressed bytes of one layer. Default 1 GiB.
+	MaxLayerBytes int64
+	// MaxImageBytes bounds the decompressed bytes read by one flattened
 	// ReadFile across all layers, and the decompressed size of a
 	// gzip-compressed archive, which is spooled to a temporary file (in
 	// os.TempDir) past 16 MiB: it is also the disk space opening one may
 	// take. Default 2 GiB.
-	MaxImageSize int64
-	// MaxFileSize bounds the size of one file read out of a layer. Default
+	MaxImageBytes int64
+	// MaxFileBytes bounds the size of one file read out of a layer. Default
 	// 512 MiB.
-	MaxFileSize int64
+	MaxFileBytes int64
 	// MaxTarEntries bounds the entries of one layer or one archive. Default
 	// 100 000.
-	MaxTarEntries int64
+	MaxTarEntries int
 	// MaxLayers bounds the layers of one manifest. Default 1 000.
-	MaxLayers int64
+	MaxLayers int
 	// MaxZstdWindow bounds the history window a zstd frame may require, and
 	// so the memory its decoder allocates. A single-segment frame's window is
 	// its content size. Default 32 MiB (zstd -19 uses 8 MiB).
@@ -44,29 +44,29 @@ type Limits struct {
 	// MaxIndexDepth bounds how many indexes are followed from the top-level
 	// index to an image manifest (the top-level index counts as one).
 	// Default 8.
-	MaxIndexDepth int64
+	MaxIndexDepth int
 	// MaxArchiveImages bounds the images a docker archive's manifest.json
 	// lists: its entries, each RepoTag of an entry counting as one image
 	// (an entry without tags counts one). Each becomes a manifest the
 	// archive synthesises and an entry of its index. Default 100 (a
 	// Crossplane .xpkg holds one).
-	MaxArchiveImages int64
+	MaxArchiveImages int
 }
 
 // DefaultLimits returns the limits used when none are given: safe for
 // untrusted input, large enough for the largest real Crossplane packages.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxManifestSize: 4 << 20,
-		MaxConfigSize:   8 << 20,
-		MaxBlobSize:     1 << 30,
-		MaxLayerSize:    1 << 30,
-		MaxImageSize:    2 << 30,
-		MaxFileSize:     512 << 20,
-		MaxTarEntries:   100_000,
-		MaxLayers:       1_000,
-		MaxZstdWindow:   32 << 20,
-		MaxIndexDepth:   8,
+		MaxManifestBytes: 4 << 20,
+		MaxConfigBytes:   8 << 20,
+		MaxBlobBytes:     1 << 30,
+		MaxLayerBytes:    1 << 30,
+		MaxImageBytes:    2 << 30,
+		MaxFileBytes:     512 << 20,
+		MaxTarEntries:    100_000,
+		MaxLayers:        1_000,
+		MaxZstdWindow:    32 << 20,
+		MaxIndexDepth:    8,
 		// A .xpkg holds one image; `docker save` of several, a few.
 		MaxArchiveImages: 100,
 	}
@@ -76,12 +76,12 @@ func DefaultLimits() Limits {
 // every negative one (limit.Unlimited) by a value no input reaches.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	l.MaxManifestSize = limitval.Or(l.MaxManifestSize, d.MaxManifestSize)
-	l.MaxConfigSize = limitval.Or(l.MaxConfigSize, d.MaxConfigSize)
-	l.MaxBlobSize = limitval.Or(l.MaxBlobSize, d.MaxBlobSize)
-	l.MaxLayerSize = limitval.Or(l.MaxLayerSize, d.MaxLayerSize)
-	l.MaxImageSize = limitval.Or(l.MaxImageSize, d.MaxImageSize)
-	l.MaxFileSize = limitval.Or(l.MaxFileSize, d.MaxFileSize)
+	l.MaxManifestBytes = limitval.Or(l.MaxManifestBytes, d.MaxManifestBytes)
+	l.MaxConfigBytes = limitval.Or(l.MaxConfigBytes, d.MaxConfigBytes)
+	l.MaxBlobBytes = limitval.Or(l.MaxBlobBytes, d.MaxBlobBytes)
+	l.MaxLayerBytes = limitval.Or(l.MaxLayerBytes, d.MaxLayerBytes)
+	l.MaxImageBytes = limitval.Or(l.MaxImageBytes, d.MaxImageBytes)
+	l.MaxFileBytes = limitval.Or(l.MaxFileBytes, d.MaxFileBytes)
 	l.MaxTarEntries = limitval.Or(l.MaxTarEntries, d.MaxTarEntries)
 	l.MaxLayers = limitval.Or(l.MaxLayers, d.MaxLayers)
 	l.MaxZstdWindow = limitval.Or(l.MaxZstdWindow, d.MaxZstdWindow)

@@ -109,41 +109,41 @@ func TestLimitBoundaries(t *testing.T) {
 	archive := tarBytes(t, file("oci-layout", `{"imageLayoutVersion":"1.0.0"}`), file("index.json", `{"schemaVersion":2,"manifests":[]}`), file("x", "1"))
 
 	cases := []boundary{
-		{name: "MaxManifestSize", at: img.Size, digest: img.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxManifestSize = v },
+		{name: "MaxManifestBytes", at: img.Size, digest: img.Digest,
+			set: func(l *oci.Limits, v int64) { l.MaxManifestBytes = v },
 			run: func(o oci.Option) error { _, err := oci.ResolveDescriptor(ctx, b.s, img, o); return err }},
-		{name: "MaxConfigSize", at: imgM.Config.Size, digest: imgM.Config.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxConfigSize = v },
+		{name: "MaxConfigBytes", at: imgM.Config.Size, digest: imgM.Config.Digest,
+			set: func(l *oci.Limits, v int64) { l.MaxConfigBytes = v },
 			run: func(o oci.Option) error { _, err := oci.ResolveDescriptor(ctx, b.s, img, o); return err }},
-		{name: "MaxBlobSize", at: gz.Size, digest: gz.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxBlobSize = v },
+		{name: "MaxBlobBytes", at: gz.Size, digest: gz.Digest,
+			set: func(l *oci.Limits, v int64) { l.MaxBlobBytes = v },
 			run: func(o oci.Option) error { return readAllFile(b.s, []ocispec.Descriptor{gz}, "package.yaml", o) }},
-		{name: "MaxLayerSize", at: int64(len(plainTar)), digest: plain.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxLayerSize = v },
+		{name: "MaxLayerBytes", at: int64(len(plainTar)), digest: plain.Digest,
+			set: func(l *oci.Limits, v int64) { l.MaxLayerBytes = v },
 			run: func(o oci.Option) error { return readAllFile(b.s, []ocispec.Descriptor{plain}, "package.yaml", o) }},
-		{name: "MaxLayerSize", at: int64(len(plainTar)), digest: plain.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxLayerSize = v },
+		{name: "MaxLayerBytes", at: int64(len(plainTar)), digest: plain.Digest,
+			set: func(l *oci.Limits, v int64) { l.MaxLayerBytes = v },
 			run: func(o oci.Option) error {
 				return oci.WalkLayer(ctx, b.s, plain, func(_ *tar.Header, r io.Reader) error { _, err := io.Copy(io.Discard, r); return err }, o)
 			}},
-		{name: "MaxImageSize", at: int64(len(upperTar) + len(lowerTar)), digest: lower.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxImageSize = v },
+		{name: "MaxImageBytes", at: int64(len(upperTar) + len(lowerTar)), digest: lower.Digest,
+			set: func(l *oci.Limits, v int64) { l.MaxImageBytes = v },
 			run: func(o oci.Option) error {
 				return readAllFile(b.s, []ocispec.Descriptor{lower, upper}, "package.yaml", o)
 			}},
-		{name: "MaxFileSize", at: int64(len(body)), digest: plain.Digest, path: "package.yaml",
-			set: func(l *oci.Limits, v int64) { l.MaxFileSize = v },
+		{name: "MaxFileBytes", at: int64(len(body)), digest: plain.Digest, path: "package.yaml",
+			set: func(l *oci.Limits, v int64) { l.MaxFileBytes = v },
 			run: func(o oci.Option) error { return readAllFile(b.s, []ocispec.Descriptor{plain}, "package.yaml", o) }},
 		{name: "MaxTarEntries", at: 3, digest: upper.Digest, path: "c",
-			set: func(l *oci.Limits, v int64) { l.MaxTarEntries = v },
+			set: func(l *oci.Limits, v int64) { l.MaxTarEntries = int(v) },
 			run: func(o oci.Option) error { return readAllFile(b.s, []ocispec.Descriptor{upper}, "c", o) }},
 		{name: "MaxTarEntries", at: 3, digest: upper.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxTarEntries = v },
+			set: func(l *oci.Limits, v int64) { l.MaxTarEntries = int(v) },
 			run: func(o oci.Option) error {
 				return oci.WalkLayer(ctx, b.s, upper, func(*tar.Header, io.Reader) error { return nil }, o)
 			}},
 		{name: "MaxTarEntries", at: 3,
-			set: func(l *oci.Limits, v int64) { l.MaxTarEntries = v },
+			set: func(l *oci.Limits, v int64) { l.MaxTarEntries = int(v) },
 			run: func(o oci.Option) error {
 				l, err := oci.OpenReaderAt(ctx, bytes.NewReader(archive), int64(len(archive)), o)
 				if err == nil {
@@ -152,13 +152,13 @@ func TestLimitBoundaries(t *testing.T) {
 				return err
 			}},
 		{name: "MaxLayers", at: 2, digest: img.Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxLayers = v },
+			set: func(l *oci.Limits, v int64) { l.MaxLayers = int(v) },
 			run: func(o oci.Option) error { _, err := oci.ResolveDescriptor(ctx, b.s, img, o); return err }},
 		{name: "MaxZstdWindow", at: int64(len(zstdTar)), digest: zst.Digest,
 			set: func(l *oci.Limits, v int64) { l.MaxZstdWindow = v },
 			run: func(o oci.Option) error { return readAllFile(b.s, []ocispec.Descriptor{zst}, "package.yaml", o) }},
 		{name: "MaxIndexDepth", at: 4, digest: idxs[0].Digest,
-			set: func(l *oci.Limits, v int64) { l.MaxIndexDepth = v },
+			set: func(l *oci.Limits, v int64) { l.MaxIndexDepth = int(v) },
 			run: func(o oci.Option) error { _, err := oci.Resolve(ctx, b.s, o); return err }},
 	}
 	for _, tc := range cases {
@@ -180,8 +180,8 @@ func mustUnmarshal(t testing.TB, b []byte, v any) {
 // TestLimitBoundaries (MaxArchiveImages has its own test).
 func TestLimitsCovered(t *testing.T) {
 	t.Parallel()
-	tested := map[string]bool{"MaxManifestSize": true, "MaxConfigSize": true, "MaxBlobSize": true, "MaxLayerSize": true,
-		"MaxImageSize": true, "MaxFileSize": true, "MaxTarEntries": true, "MaxLayers": true, "MaxZstdWindow": true,
+	tested := map[string]bool{"MaxManifestBytes": true, "MaxConfigBytes": true, "MaxBlobBytes": true, "MaxLayerBytes": true,
+		"MaxImageBytes": true, "MaxFileBytes": true, "MaxTarEntries": true, "MaxLayers": true, "MaxZstdWindow": true,
 		"MaxIndexDepth": true, "MaxArchiveImages": true}
 	rt := reflect.TypeOf(oci.Limits{})
 	for i := range rt.NumField() {

@@ -26,7 +26,7 @@ type MemoryStore struct {
 	limits Limits
 }
 
-// NewMemoryStore returns an empty store. Options: WithLimits (MaxBlobSize
+// NewMemoryStore returns an empty store. Options: WithLimits (MaxBlobBytes
 // bounds Push).
 func NewMemoryStore(opts ...Option) *MemoryStore {
 	return &MemoryStore{blobs: map[digest.Digest][]byte{}, limits: newOptions(opts).limits}
@@ -41,7 +41,7 @@ func (m *MemoryStore) Push(ctx context.Context, desc ocispec.Descriptor, r io.Re
 	if r == nil {
 		return opError("push", desc, "", fmt.Errorf("%w: nil reader", ErrInvalidArgument))
 	}
-	if err := validateDescriptor(desc, "MaxBlobSize", m.limits.MaxBlobSize); err != nil {
+	if err := validateDescriptor(desc, "MaxBlobBytes", m.limits.MaxBlobBytes); err != nil {
 		return opError("push", desc, "", err)
 	}
 	if ok, _ := m.exists(desc); ok {

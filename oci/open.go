@@ -151,7 +151,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Source, error) {
 // pass reads only the 512-byte headers (it seeks over file contents), so
 // opening a 500 MB archive reads a few KB, and blobs are later read in
 // place. A gzip-compressed tar cannot be read at an offset: the pass
-// decompresses the whole archive once (at most MaxImageSize bytes, else
+// decompresses the whole archive once (at most MaxImageBytes bytes, else
 // limit.ErrExceeded) into memory (up to 16 MiB) or a temporary file (in
 // os.TempDir, removed when the Source is closed, or at once where the system
 // allows), which later reads read in place: the cost is linear in the
@@ -161,8 +161,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Source, error) {
 // synthesises, with the SHA-256 digests of the archive's files: each config
 // is read and parsed once, however many entries of manifest.json name it,
 // and each layer file hashed once, when the archive is opened (limits
-// MaxManifestSize, MaxArchiveImages, MaxConfigSize, MaxLayers,
-// MaxBlobSize). An entry whose name encodes a digest must match it, else
+// MaxManifestBytes, MaxArchiveImages, MaxConfigBytes, MaxLayers,
+// MaxBlobBytes). An entry whose name encodes a digest must match it, else
 // fetching it fails with ErrDigestMismatch. Layer annotations are recovered
 // from config labels "<annotation key>:<layer digest>". Index returns one
 // descriptor per RepoTag (annotated org.opencontainers.image.ref.name); the

@@ -8,8 +8,8 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
-	"github.com/xpkgkit/xpkgkit/limit"
 )
 
 // Image is one image manifest resolved from an index, with its config. Every
@@ -47,12 +47,6 @@ type Image struct {
 	Indexes []ocispec.Descriptor
 }
 
-// Digest returns the manifest digest.
-func (img *Image) Digest() digest.Digest { return img.Descriptor.Digest }
-
-// ConfigDigest returns the config blob's digest.
-func (img *Image) ConfigDigest() digest.Digest { return img.Manifest.Config.Digest }
-
 // Resolve reads the top-level index of s and follows it to one image
 // manifest:
 //   - With WithReference, only the entries whose
@@ -69,7 +63,7 @@ func (img *Image) ConfigDigest() digest.Digest { return img.Manifest.Config.Dige
 //     it is an image config; its platform is never checked.
 //
 // Every manifest, index and config is read verified and bounded
-// (MaxManifestSize, MaxConfigSize).
+// (MaxManifestBytes, MaxConfigBytes).
 func Resolve(ctx context.Context, s Store, opts ...Option) (*Image, error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, opError("resolve", ocispec.Descriptor{}, "", err)
@@ -151,13 +145,13 @@ type resolver struct {
 }
 
 // follow resolves desc; depth counts the indexes read so far.
-func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth int64) (*Image, error) {
+func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth int) (*Image, error) {
 	fail := func(err error) (*Image, error) { return nil, opError("resolve", desc, "", err) }
 	mt := desc.MediaType
 	if mt != "" && !isIndexType(mt) && !isManifestType(mt) {
 		return fail(ErrUnsupportedMediaType)
 	}
-	raw, err := readBlob(ctx, r.f, desc, "MaxManifestSize", r.o.limits.MaxManifestSize)
+	raw, err := readBlob(ctx, r.f, desc, "MaxManifestBytes", r.o.limits.MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +181,7 @@ func (r *resolver) follow(ctx context.Context, desc ocispec.Descriptor, depth in
 	}
 	depth++
 	if depth > r.o.limits.MaxIndexDepth {
-		return fail(limitErr(limit.MaxIndexDepth, r.o.limits.MaxIndexDepth))
+		return fail(limitErr(limitval.MaxIndexDepth, r.o.limits.MaxIndexDepth))
 	}
 	if r.visited[desc.Digest] {
 		return fail(fmt.Errorf("%w: index refers to itself", ErrMalformed))
@@ -215,8 +209,8 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 	if m.SchemaVersion != 2 {
 		return fail(fmt.Errorf("%w: manifest schemaVersion %d, want 2", ErrMalformed, m.SchemaVersion))
 	}
-	if int64(len(m.Layers)) > r.o.limits.MaxLayers {
-		return fail(limitErr(limit.MaxLayers, r.o.limits.MaxLayers))
+	if len(m.Layers) > r.o.limits.MaxLayers {
+		return fail(limitErr(limitval.MaxLayers, r.o.limits.MaxLayers))
 	}
 	img := &Image{
 		Descriptor:  desc,
@@ -227,8 +221,8 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 		Indexes:     r.indexes,
 	}
 	switch m.Config.MediaType {
-	case ocispec.MediaTypeImageConfig, MediaTypeDockerConfig:
-		cfg, err := readBlob(ctx, r.f, m.Config, "MaxConfigSize", r.o.limits.MaxConfigSize)
+	case ocispec.MediaTypeImageConfig, mediaTypeDockerConfig:
+		cfg, err := readBlob(ctx, r.f, m.Config, "MaxConfigBytes", r.o.limits.MaxConfigBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -71,8 +71,8 @@ func TestResolvePlatform(t *testing.T) {
 				}
 				return
 			}
-			if img.Digest() != ms[tc.wantIndex].Digest {
-				t.Errorf("chose %s, want manifest %d", img.Digest(), tc.wantIndex)
+			if img.Descriptor.Digest != ms[tc.wantIndex].Digest {
+				t.Errorf("chose %s, want manifest %d", img.Descriptor.Digest, tc.wantIndex)
 			}
 			if len(img.Indexes) != 1 {
 				t.Errorf("Indexes = %v, want the one index", img.Indexes)
@@ -99,8 +99,8 @@ func TestResolveReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Digest() != two.Digest || strings.Join(img.RefNames, ",") != "two,latest" {
-		t.Errorf("got %s %q, want %s [two latest]", img.Digest(), img.RefNames, two.Digest)
+	if img.Descriptor.Digest != two.Digest || strings.Join(img.RefNames, ",") != "two,latest" {
+		t.Errorf("got %s %q, want %s [two latest]", img.Descriptor.Digest, img.RefNames, two.Digest)
 	}
 	_, err = oci.Resolve(ctx, b.s, oci.WithReference("three"))
 	wantErr(t, err, oci.ErrNotFound)
@@ -129,8 +129,8 @@ func TestResolveNested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Digest() != m.Digest || len(img.Indexes) != 2 || img.Indexes[0].Digest != outer.Digest {
-		t.Errorf("got %s via %v", img.Digest(), img.Indexes)
+	if img.Descriptor.Digest != m.Digest || len(img.Indexes) != 2 || img.Indexes[0].Digest != outer.Digest {
+		t.Errorf("got %s via %v", img.Descriptor.Digest, img.Indexes)
 	}
 	if img.Platform == nil || oci.PlatformString(*img.Platform) != "linux/amd64" {
 		t.Errorf("Platform = %v", img.Platform)

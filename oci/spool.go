@@ -31,7 +31,7 @@ type spool struct {
 
 // spoolGzip decompresses the gzip stream in ra (size bytes) into a spool,
 // checking ctx as it goes: a read of ra that blocks (ra is the caller's)
-// does not block cancellation, and is left behind (see package ctxio). More than MaxImageSize decompressed bytes fail
+// does not block cancellation, and is left behind (see package ctxio). More than MaxImageBytes decompressed bytes fail
 // with limit.ErrExceeded before they are written. It returns the spool and the size
 // of its content.
 func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*spool, int64, error) {
@@ -39,7 +39,7 @@ func spoolGzip(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) (*sp
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
 	}
-	r := ctxio.NewReader(ctx, &countingReader{r: zr, limit: lim.MaxImageSize, limitName: "MaxImageSize"})
+	r := ctxio.NewReader(ctx, &countingReader{r: zr, limit: lim.MaxImageBytes, limitName: "MaxImageBytes"})
 	defer func() {
 		r.Close()
 		select {

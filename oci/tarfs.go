@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
@@ -34,7 +35,7 @@ type tarEntry struct {
 // seeks over file contents, so only headers are read; each file is later
 // read in place through an io.SectionReader. A gzip-compressed tar is first
 // decompressed once into a spool (memory, or a temporary file past
-// spoolMemMax bytes; at most MaxImageSize bytes), which is then read the
+// spoolMemMax bytes; at most MaxImageBytes bytes), which is then read the
 // same way: the cost of reading a gzip-compressed archive is linear in its
 // decompressed size, whatever the order of the reads.
 type tarFS struct {
@@ -81,7 +82,7 @@ func indexPlainTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) 
 	t := &tarFS{ra: ra, size: size, entries: map[string]*tarEntry{}}
 	sr := io.NewSectionReader(ra, 0, size)
 	tr := tar.NewReader(sr)
-	var count int64
+	var count int
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -95,7 +96,7 @@ func indexPlainTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) 
 		}
 		count++
 		if count > lim.MaxTarEntries {
-			return nil, limitErr(limit.MaxTarEntries, lim.MaxTarEntries)
+			return nil, limitErr(limitval.MaxTarEntries, lim.MaxTarEntries)
 		}
 		//lint:ignore SA1019 old tar writers still emit TypeRegA ('\x00') for regular files
 		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA || isSparse(hdr) || len(hdr.Name) > maxArchiveName {

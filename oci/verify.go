@@ -37,11 +37,11 @@ func validateDescriptor(desc ocispec.Descriptor, maxName limit.Name, max int64) 
 // with ErrSizeMismatch; at the end of the blob, a short blob fails with
 // ErrSizeMismatch and a wrong digest with ErrDigestMismatch, returned by Read
 // instead of io.EOF. A caller that stops reading early has verified nothing.
-// desc.Size must not exceed the MaxBlobSize limit. The context is checked on
+// desc.Size must not exceed the MaxBlobBytes limit. The context is checked on
 // every Read.
 func FetchVerified(ctx context.Context, f Fetcher, desc ocispec.Descriptor, opts ...Option) (io.ReadCloser, error) {
 	o := newOptions(opts)
-	v, err := fetchVerified(ctx, f, desc, "MaxBlobSize", o.limits.MaxBlobSize)
+	v, err := fetchVerified(ctx, f, desc, "MaxBlobBytes", o.limits.MaxBlobBytes)
 	if err != nil {
 		return nil, err // not a nil *verifyReader in a non-nil interface
 	}

@@ -83,7 +83,7 @@ func TestLimitBoundaries(t *testing.T) {
 		},
 		{
 			name: "MaxAliasExpansion", in: alias, limit: "MaxAliasExpansion", at: 4,
-			set: func(l *Limits, v int64) { l.MaxAliasExpansion = v },
+			set: func(l *Limits, v int64) { l.MaxAliasExpansion = int(v) },
 			// *m adds 3 nodes, *s 1: the second alias crosses 3.
 			want: Position{File: "f.yaml", Line: 6, Column: 4, Offset: int64(strings.Index(alias, "*s"))},
 		},

@@ -6,9 +6,9 @@ import (
 	"sync"
 )
 
-// DefaultDecodeMemory is the memory budget of the documents one parse
+// defaultDecodeMemory is the memory budget of the documents one parse
 // decodes at once, unless WithDecodeMemory says otherwise.
-const DefaultDecodeMemory = 64 << 20
+const defaultDecodeMemory = 64 << 20
 
 // Estimated cost of decoding a document, for the decode budget: bytes per
 // counted node (a yaml.Node, the slices holding it, and what converting it

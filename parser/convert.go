@@ -3,6 +3,7 @@ package parser
 import (
 	"go.yaml.in/yaml/v3"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -56,18 +57,18 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 			}
 		}
 		if c.lim.MaxDepth > 0 && depth-1+e.height > c.lim.MaxDepth {
-			return extent{}, c.limitErr(limit.MaxDepth, int64(c.lim.MaxDepth), n)
+			return extent{}, c.limitErr(limitval.MaxDepth, int64(c.lim.MaxDepth), n)
 		}
 		c.added += e.size
-		if c.lim.MaxAliasExpansion > 0 && c.added > c.lim.MaxAliasExpansion {
-			return extent{}, c.limitErr(limit.MaxAliasExpansion, c.lim.MaxAliasExpansion, n)
+		if c.lim.MaxAliasExpansion > 0 && c.added > int64(c.lim.MaxAliasExpansion) {
+			return extent{}, c.limitErr(limitval.MaxAliasExpansion, int64(c.lim.MaxAliasExpansion), n)
 		}
 		// Few nodes can still expand to many bytes (a large scalar aliased
 		// a few thousand times): the document, expanded, must fit
 		// MaxDocumentBytes, or converting it would allocate without bound.
 		c.bytes += e.bytes
 		if c.lim.MaxDocumentBytes > 0 && int64(len(c.loc.data))+c.bytes > c.lim.MaxDocumentBytes {
-			return extent{}, c.limitErr(limit.MaxDocumentBytes, c.lim.MaxDocumentBytes, n)
+			return extent{}, c.limitErr(limitval.MaxDocumentBytes, c.lim.MaxDocumentBytes, n)
 		}
 		return e, nil
 	case yaml.ScalarNode:
@@ -82,7 +83,7 @@ func (c *checker) walk(n *yaml.Node, depth int) (extent, error) {
 		return extent{}, c.loc.errorf(n, "%w: unexpected node", ErrSyntax)
 	}
 	if c.lim.MaxDepth > 0 && depth > c.lim.MaxDepth {
-		return extent{}, c.limitErr(limit.MaxDepth, int64(c.lim.MaxDepth), n)
+		return extent{}, c.limitErr(limitval.MaxDepth, int64(c.lim.MaxDepth), n)
 	}
 	if n.Anchor != "" {
 		if c.active == nil {

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,7 +42,7 @@ func parseNode(loc locator, lim Limits) (root *yaml.Node, err error) {
 	if err := checkLineBreaks(loc); err != nil {
 		return nil, err
 	}
-	if err := checkNodes(loc, lim, countNodes(loc.data, lim.MaxNodes)); err != nil {
+	if err := checkNodes(loc, lim, countNodes(loc.data, int64(lim.MaxNodes))); err != nil {
 		return nil, err
 	}
 	return parseTree(loc, lim, nil)
@@ -62,7 +62,7 @@ func checkNodes(loc locator, lim Limits, nc nodeCount) error {
 		pos.Line += nc.line - 1
 		pos.Column = nc.off - nc.bol + 1
 	}
-	return &DocumentError{Pos: pos, Err: limitErr(limit.MaxNodes, lim.MaxNodes, pos)}
+	return &DocumentError{Pos: pos, Err: limitErr(limitval.MaxNodes, lim.MaxNodes, pos)}
 }
 
 // parseTree is parseNode once the nodes are counted. It records the
@@ -158,7 +158,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 	if err := checkLineBreaks(loc); err != nil {
 		return fail(err)
 	}
-	nc := countNodes(doc.Data, d.limits.MaxNodes)
+	nc := countNodes(doc.Data, int64(d.limits.MaxNodes))
 	if err := checkNodes(loc, d.limits, nc); err != nil {
 		return fail(err)
 	}

@@ -71,6 +71,6 @@ func (e *DocumentError) Unwrap() error { return e.Err }
 
 // limitErr is the *limit.Error of the limit name of value max, hit at pos.
 // Its Value is max+1: reading stops as soon as the input goes beyond max.
-func limitErr(name limit.Name, max int64, pos Position) *limit.Error {
-	return &limit.Error{Limit: name, Value: max + 1, Max: max, Pos: pos}
+func limitErr[T int | int64](name limit.Name, max T, pos Position) *limit.Error {
+	return &limit.Error{Limit: name, Value: int64(max) + 1, Max: int64(max), Pos: pos}
 }

@@ -136,7 +136,7 @@ func comparePaths(t *testing.T, name string, data []byte, opts ...Option) int {
 		if err != nil {
 			break
 		}
-		if _, ok := fastDecode(d.Data, DefaultOutlineDepth, DefaultLimits().MaxDepth, nil); ok {
+		if _, ok := fastDecode(d.Data, defaultOutlineDepth, DefaultLimits().MaxDepth, nil); ok {
 			n++
 		}
 	}
@@ -214,14 +214,14 @@ func TestFastContentDecided(t *testing.T) {
 		fast  bool
 	}{
 		{"block", head + "      c: 1\n      d: []\n", 1, true},
-		{"built", head + "      c: 1\n", DefaultOutlineDepth, true},
+		{"built", head + "      c: 1\n", defaultOutlineDepth, true},
 		{"no outline", head + "      c: 1\n", -1, true},
 		{"flow mapping", head + "      c: {d: 1}\n", 1, false},
 		{"meta object", "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: p\n", 1, false},
 		{"word key", head + "      yes: 1\n", 1, false},
 		{"null key", head + "      Null: 1\n", -1, false},
 		{"true key", head + "      true: 1\n", 1, true},
-		{"word key built", head + "      yes: 1\n", DefaultOutlineDepth, false},
+		{"word key built", head + "      yes: 1\n", defaultOutlineDepth, false},
 		{"infinity", head + "      c: -.inf\n", 1, false},
 		{"NaN item", head + "      - .NaN\n", 1, false},
 		{"fraction", head + "      c: .5\n", 1, true},

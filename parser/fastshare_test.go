@@ -55,7 +55,7 @@ func same(a, b any) bool {
 func TestOutlinesShareEqualValues(t *testing.T) {
 	t.Parallel()
 	for _, d := range []string{sharedCRD("A", "as"), sharedCRD("B", "bs")} {
-		if _, ok := fastDecode([]byte(d), DefaultOutlineDepth, 0, nil); !ok {
+		if _, ok := fastDecode([]byte(d), defaultOutlineDepth, 0, nil); !ok {
 			t.Fatalf("the fast path does not read the test's CRD:\n%s", d)
 		}
 	}

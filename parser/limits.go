@@ -1,5 +1,7 @@
 package parser
 
+import "github.com/xpkgkit/xpkgkit/internal/limitval"
+
 // Limits bound the resources parsing may use on untrusted input. They follow
 // the convention of package limit: a zero field means that limit's default
 // (DefaultLimits), so that a partly filled Limits never lifts the limits it
@@ -27,7 +29,7 @@ type Limits struct {
 	// MaxAliasExpansion is the most nodes that alias references (*name) may
 	// add to one document when it is expanded. It stops "billion laughs"
 	// documents before they are expanded.
-	MaxAliasExpansion int64
+	MaxAliasExpansion int
 	// MaxNodes bounds the nodes of one document: parsing a document costs
 	// memory for each of its nodes (each scalar, mapping, sequence and
 	// alias costs a few hundred bytes), up to about 160 times the
@@ -44,7 +46,7 @@ type Limits struct {
 	// times their nodes: the largest document of the corpus (a CRD of
 	// 1.7 MB and 35 623 nodes) counts 85 190. At the default, decoding one
 	// document costs at most about 130 MiB (see WithDecodeMemory).
-	MaxNodes int64
+	MaxNodes int
 	// MaxFiles is the most directory entries (files and directories,
 	// hidden ones included; .git is not walked) ParseFS visits in a
 	// package's on-disk format. It bounds the listing, which ParseFS does
@@ -70,28 +72,16 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults returns l with every zero field replaced by its default and
-// every negative one (limit.Unlimited) by 0, which the code reads as no limit.
+// withDefaults returns l with every zero field replaced by its default, and
+// every negative one (limit.Unlimited) by a value no input reaches.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	l.MaxDocumentBytes = orDefault(l.MaxDocumentBytes, d.MaxDocumentBytes)
-	l.MaxTotalBytes = orDefault(l.MaxTotalBytes, d.MaxTotalBytes)
-	l.MaxDocuments = orDefault(l.MaxDocuments, d.MaxDocuments)
-	l.MaxDepth = orDefault(l.MaxDepth, d.MaxDepth)
-	l.MaxAliasExpansion = orDefault(l.MaxAliasExpansion, d.MaxAliasExpansion)
-	l.MaxNodes = orDefault(l.MaxNodes, d.MaxNodes)
-	l.MaxFiles = orDefault(l.MaxFiles, d.MaxFiles)
+	l.MaxDocumentBytes = limitval.Or(l.MaxDocumentBytes, d.MaxDocumentBytes)
+	l.MaxTotalBytes = limitval.Or(l.MaxTotalBytes, d.MaxTotalBytes)
+	l.MaxDocuments = limitval.Or(l.MaxDocuments, d.MaxDocuments)
+	l.MaxDepth = limitval.Or(l.MaxDepth, d.MaxDepth)
+	l.MaxAliasExpansion = limitval.Or(l.MaxAliasExpansion, d.MaxAliasExpansion)
+	l.MaxNodes = limitval.Or(l.MaxNodes, d.MaxNodes)
+	l.MaxFiles = limitval.Or(l.MaxFiles, d.MaxFiles)
 	return l
-}
-
-// orDefault resolves one field: zero takes the default, a negative value
-// (limit.Unlimited) becomes 0, "no limit" inside the package.
-func orDefault[T int | int64](v, def T) T {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
-	}
-	return v
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -22,8 +23,8 @@ func TestLimitsZeroMeansDefault(t *testing.T) {
 	}{
 		{"zero value", Limits{}, d},
 		{"one field", Limits{MaxDocuments: 10}, func() Limits { l := d; l.MaxDocuments = 10; return l }()},
-		{"unlimited depth", Limits{MaxDepth: limit.Unlimited}, func() Limits { l := d; l.MaxDepth = 0; return l }()},
-		{"any negative", Limits{MaxNodes: -7, MaxTotalBytes: 5}, func() Limits { l := d; l.MaxNodes, l.MaxTotalBytes = 0, 5; return l }()},
+		{"unlimited depth", Limits{MaxDepth: limit.Unlimited}, func() Limits { l := d; l.MaxDepth = limitval.None; return l }()},
+		{"any negative", Limits{MaxNodes: -7, MaxTotalBytes: 5}, func() Limits { l := d; l.MaxNodes, l.MaxTotalBytes = limitval.None, 5; return l }()},
 	} {
 		if got := newConfig([]Option{WithLimits(tc.in)}).limits; got != tc.want {
 			t.Errorf("%s: WithLimits(%+v) gives %+v, want %+v", tc.name, tc.in, got, tc.want)

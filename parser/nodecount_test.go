@@ -66,12 +66,12 @@ func TestMaxNodesBoundary(t *testing.T) {
 	doc := prefix + "- a\n- a\n- a\n"
 	n := countNodes([]byte(doc), 0).count
 	stream := "apiVersion: v1\nkind: A\n---\n" + doc
-	lim := Limits{MaxNodes: n}
+	lim := Limits{MaxNodes: int(n)}
 	p, err := Parse(context.Background(), strings.NewReader(stream), WithLimits(lim))
 	if err != nil || len(p.Errors) != 0 || len(p.Objects) != 2 {
 		t.Fatalf("at the limit: %v, %v", err, p.Errors)
 	}
-	lim.MaxNodes = n - 1
+	lim.MaxNodes = int(n - 1)
 	p, err = Parse(context.Background(), strings.NewReader(stream), WithLimits(lim), WithFile("p.yaml"))
 	if err != nil || len(p.Errors) != 1 {
 		t.Fatalf("over the limit: %v, %v", err, p)

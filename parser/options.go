@@ -8,9 +8,9 @@ import (
 	"github.com/xpkgkit/xpkgkit/meta"
 )
 
-// DefaultOutlineDepth is the outline depth used unless WithOutlineDepth says
+// defaultOutlineDepth is the outline depth used unless WithOutlineDepth says
 // otherwise.
-const DefaultOutlineDepth = 6
+const defaultOutlineDepth = 6
 
 // Option configures Parse, ParseFS and NewSplitter.
 type Option func(*config)
@@ -35,7 +35,7 @@ func newConfig(opts []Option) *config {
 	c := &config{
 		metaGroup:    meta.DefaultGroup,
 		limits:       DefaultLimits(),
-		outlineDepth: DefaultOutlineDepth,
+		outlineDepth: defaultOutlineDepth,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -46,7 +46,7 @@ func newConfig(opts []Option) *config {
 		c.concurrency = runtime.GOMAXPROCS(0)
 	}
 	if c.decodeMemory <= 0 {
-		c.decodeMemory = DefaultDecodeMemory
+		c.decodeMemory = defaultDecodeMemory
 	}
 	c.limits = c.limits.withDefaults()
 	return c
@@ -92,7 +92,8 @@ func WithFailFast() Option { return func(c *config) { c.failFast = true } }
 
 // WithOutlineDepth sets how deep Object.Outline goes: mappings and
 // sequences nested deeper than depth (the top-level mapping's values are at
-// depth 1) are present but empty. A negative depth disables outlines.
+// depth 1) are present but empty. The default depth is 6; a negative depth
+// disables outlines.
 func WithOutlineDepth(depth int) Option { return func(c *config) { c.outlineDepth = depth } }
 
 // WithConcurrency sets how many documents are decoded at once
@@ -108,7 +109,7 @@ func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n 
 func WithUsage(u Usage) Option { return func(c *config) { c.used = u } }
 
 // WithDecodeMemory sets the memory budget, in bytes, of the documents one
-// parse decodes at once (DefaultDecodeMemory, 64 MiB, by default; n <= 0
+// parse decodes at once (64 MiB by default; n <= 0
 // restores the default). Each document is charged an estimate of what
 // decoding it costs at its peak, from its size and its node count (see
 // Limits.MaxNodes), before it is parsed, and decoding waits while the

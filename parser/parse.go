@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -225,7 +226,7 @@ func (w *walker) dir(p string, hidden bool) error {
 func (w *walker) entry(dir string, d fs.DirEntry, hidden bool, subdirs []string) ([]string, error) {
 	w.entries++
 	if max := w.lim.MaxFiles; max > 0 && w.entries > max {
-		return nil, limitErr(limit.MaxFiles, int64(max), Position{File: path.Join(dir, d.Name())})
+		return nil, limitErr(limitval.MaxFiles, int64(max), Position{File: path.Join(dir, d.Name())})
 	}
 	if w.entries%256 == 0 {
 		if err := w.ctx.Err(); err != nil {
@@ -399,7 +400,7 @@ func (r *run) stream(file string, in io.Reader) error {
 		var le *limit.Error
 		var de *DocumentError
 		switch {
-		case errors.As(err, &le) && le.Limit == limit.MaxDocumentBytes:
+		case errors.As(err, &le) && le.Limit == limitval.MaxDocumentBytes:
 			r.slots = append(r.slots, &result{err: &DocumentError{Pos: doc.Pos, Err: le}})
 			r.failed.Store(true)
 			continue

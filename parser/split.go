@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -212,7 +213,7 @@ func (s *Splitter) overTotal(num int, off, n int64) error {
 	if num == 1 && s.bomLen > 0 { // columns of line 1 start after the byte order mark
 		pos.Column = max(1, pos.Column-s.bomLen)
 	}
-	return limitErr(limit.MaxTotalBytes, maxTotal, pos)
+	return limitErr(limitval.MaxTotalBytes, maxTotal, pos)
 }
 
 // readLine returns the next line with its line end, its number and the
@@ -370,7 +371,7 @@ func (b *builder) position(num int, off int64, col int) Position {
 func (b *builder) begin() error {
 	s := b.s
 	if max := s.lim.MaxDocuments; max > 0 && s.docs+s.index >= max {
-		return limitErr(limit.MaxDocuments, int64(max), b.pos)
+		return limitErr(limitval.MaxDocuments, int64(max), b.pos)
 	}
 	b.open = true
 	if !b.prefixSet {
@@ -460,7 +461,7 @@ func (b *builder) finish() (Document, error) {
 	if b.tooBig {
 		// Keep the retained buffer small after a huge document.
 		s.buf = nil
-		return d, limitErr(limit.MaxDocumentBytes, s.lim.MaxDocumentBytes, d.Pos)
+		return d, limitErr(limitval.MaxDocumentBytes, s.lim.MaxDocumentBytes, d.Pos)
 	}
 	if len(s.buf) > 0 {
 		d.Data = bytes.Clone(s.buf)

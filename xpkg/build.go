@@ -239,28 +239,11 @@ func fileLayer(name string, data []byte, annotation string) ociwrite.Layer {
 // layout: the image's digest, what a registry reports after a push.
 func (r *BuildResult) Digest() digest.Digest { return r.img.ManifestDescriptor().Digest }
 
-// ConfigDigest returns the digest of the image config (the image ID). It is
-// the same in every form the image is written in, `.xpkg` included.
-func (r *BuildResult) ConfigDigest() digest.Digest { return r.img.ConfigDescriptor().Digest }
-
 // Manifest returns the image's manifest.
 func (r *BuildResult) Manifest() ocispec.Manifest { return r.img.Manifest() }
 
 // Config returns the image config.
 func (r *BuildResult) Config() ocispec.Image { return r.img.Config() }
-
-// BaseLayer returns the descriptor of the layer that holds PackageFile.
-func (r *BuildResult) BaseLayer() ocispec.Descriptor { return r.img.Layers()[0] }
-
-// ExamplesLayer returns the descriptor of the layer that holds
-// ExamplesFile, and false when the package has no examples.
-func (r *BuildResult) ExamplesLayer() (ocispec.Descriptor, bool) {
-	l := r.img.Layers()
-	if len(l) < 2 {
-		return ocispec.Descriptor{}, false
-	}
-	return l[1], true
-}
 
 // Package returns the parsed package, with positions in the source files.
 func (r *BuildResult) Package() *parser.Package { return r.pkg }

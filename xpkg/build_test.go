@@ -173,7 +173,7 @@ func TestBuildIsReproducible(t *testing.T) {
 		got[name] = struct {
 			Digest       digest.Digest `json:"digest"`
 			ConfigDigest digest.Digest `json:"configDigest"`
-		}{results[0].Digest(), results[0].ConfigDigest()}
+		}{results[0].Digest(), results[0].Manifest().Config.Digest}
 	}
 
 	golden := filepath.Join("testdata", "build", "digests.golden.json")
@@ -290,13 +290,9 @@ func TestBuildReadBackWithGoContainerregistry(t *testing.T) {
 				t.Fatalf("%d layers, want 2", len(layers))
 			}
 			want := map[string]string{
-				xpkg.LayerLabel(res.BaseLayer().Digest): xpkg.AnnotationBase,
+				xpkg.LayerLabel(res.Manifest().Layers[0].Digest): xpkg.AnnotationBase,
 			}
-			ex, ok := res.ExamplesLayer()
-			if !ok {
-				t.Fatal("no examples layer")
-			}
-			want[xpkg.LayerLabel(ex.Digest)] = xpkg.AnnotationExamples
+			want[xpkg.LayerLabel(res.Manifest().Layers[1].Digest)] = xpkg.AnnotationExamples
 			if diff := cmp.Diff(want, cfg.Config.Labels); diff != "" {
 				t.Errorf("config labels (-want +got):\n%s", diff)
 			}
@@ -371,7 +367,7 @@ func TestBuildExamples(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			res := mustBuild(t, tc.fsys, tc.opts...)
-			_, ok := res.ExamplesLayer()
+			ok := len(res.Manifest().Layers) == 2
 			if ok != (tc.want != nil) {
 				t.Fatalf("examples layer present = %v, want %v", ok, tc.want != nil)
 			}
@@ -420,7 +416,7 @@ func TestBuildErrors(t *testing.T) {
 		},
 		"parser limit": {
 			fsys: os.DirFS(exampleDir),
-			opts: []xpkg.BuildOption{xpkg.WithParserOptions(parser.WithLimits(parser.Limits{MaxTotalBytes: 100}))},
+			opts: []xpkg.BuildOption{xpkg.WithBuildParserOptions(parser.WithLimits(parser.Limits{MaxTotalBytes: 100}))},
 			want: limit.ErrExceeded,
 		},
 		"cancelled": {
@@ -465,7 +461,7 @@ func TestBuildOptions(t *testing.T) {
 	if plain.Digest() != tagged.Digest() {
 		t.Error("tags changed the digest")
 	}
-	if plain.Digest() == oci.Digest() || plain.ConfigDigest() != oci.ConfigDigest() {
+	if plain.Digest() == oci.Digest() || plain.Manifest().Config.Digest != oci.Manifest().Config.Digest {
 		t.Error("OCI media types should change the manifest digest, not the config digest")
 	}
 	if got := oci.Manifest().MediaType; got != "application/vnd.oci.image.manifest.v1+json" {
@@ -588,11 +584,11 @@ func TestBuildReadBackWithOCI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if img.ConfigDigest() != res.ConfigDigest() {
-				t.Errorf("config digest = %s, want %s", img.ConfigDigest(), res.ConfigDigest())
+			if img.Manifest.Config.Digest != res.Manifest().Config.Digest {
+				t.Errorf("config digest = %s, want %s", img.Manifest.Config.Digest, res.Manifest().Config.Digest)
 			}
-			if form != "xpkg" && img.Digest() != res.Digest() {
-				t.Errorf("digest = %s, want %s", img.Digest(), res.Digest())
+			if form != "xpkg" && img.Descriptor.Digest != res.Digest() {
+				t.Errorf("digest = %s, want %s", img.Descriptor.Digest, res.Digest())
 			}
 			var got []string
 			for _, l := range img.Layers {

@@ -7,7 +7,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -55,25 +54,4 @@ func ExampleSelectLayer() {
 	// base: 111111111111
 	// examples: 222222222222
 	// true 2
-}
-
-// FriendlyName names objects after a reference parsed by oci.ParseReference.
-func ExampleFriendlyName() {
-	ref, err := oci.ParseReference("xpkg.crossplane.io/crossplane-contrib/provider-aws:v1.2.0")
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(ref.Registry)
-	fmt.Println(ref.Repository)
-	fmt.Println(ref.Tag)
-	fmt.Println(xpkg.FriendlyName(ref))
-
-	_, err = xpkg.CheckDependency("crossplane-contrib/provider-aws")
-	fmt.Println(err != nil)
-	// Output:
-	// xpkg.crossplane.io
-	// crossplane-contrib/provider-aws
-	// v1.2.0
-	// provider-aws-v1-2-0
-	// true
 }

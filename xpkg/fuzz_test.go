@@ -25,15 +25,15 @@ import (
 func fuzzLimits() xpkg.Limits {
 	return xpkg.Limits{
 		OCI: oci.Limits{
-			MaxManifestSize: 64 << 10, MaxConfigSize: 64 << 10, MaxBlobSize: 1 << 20,
-			MaxLayerSize: 4 << 20, MaxImageSize: 8 << 20, MaxFileSize: 1 << 20,
+			MaxManifestBytes: 64 << 10, MaxConfigBytes: 64 << 10, MaxBlobBytes: 1 << 20,
+			MaxLayerBytes: 4 << 20, MaxImageBytes: 8 << 20, MaxFileBytes: 1 << 20,
 			MaxTarEntries: 1000, MaxLayers: 16, MaxIndexDepth: 4, MaxZstdWindow: 4 << 20,
 		},
 		Parser: parser.Limits{
 			MaxDocumentBytes: 64 << 10, MaxTotalBytes: 1 << 20, MaxDocuments: 256,
 			MaxDepth: 64, MaxAliasExpansion: 10_000,
 		},
-		MaxReaderSize: 4 << 20,
+		MaxReaderBytes: 4 << 20,
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/testbudget"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/limit"
@@ -61,9 +62,9 @@ func hostileOptions() []xpkg.Option {
 		return nil
 	}
 	var l xpkg.Limits // zero fields take their defaults
-	l.OCI.MaxLayerSize = 128 << 20
-	l.OCI.MaxImageSize = 256 << 20
-	l.OCI.MaxFileSize = 64 << 20
+	l.OCI.MaxLayerBytes = 128 << 20
+	l.OCI.MaxImageBytes = 256 << 20
+	l.OCI.MaxFileBytes = 64 << 20
 	l.Parser.MaxDocuments = 10_000
 	return []xpkg.Option{xpkg.WithLimits(l)}
 }
@@ -423,28 +424,28 @@ func errorClass(err error) (hostile.Class, hostile.Limit, bool) {
 // the hostile limit it implements.
 func hostileLimit(name limit.Name) hostile.Limit {
 	switch name {
-	case limit.MaxManifestSize, limit.MaxConfigSize:
+	case limitval.MaxManifestBytes, limitval.MaxConfigBytes:
 		return hostile.LimitManifestSize
-	case limit.MaxIndexDepth:
+	case limitval.MaxIndexDepth:
 		return hostile.LimitIndexDepth
-	case limit.MaxLayers:
+	case limitval.MaxLayers:
 		return hostile.LimitLayerCount
-	case limit.MaxLayerSize, limit.MaxImageSize, limit.MaxZstdWindow:
+	case limitval.MaxLayerBytes, limitval.MaxImageBytes, limitval.MaxZstdWindow:
 		return hostile.LimitDecompressedSize
-	case limit.MaxTarEntries:
+	case limitval.MaxTarEntries:
 		return hostile.LimitEntryCount
-	case limit.MaxFileSize, limit.MaxTotalBytes, limit.MaxReaderSize:
+	case limitval.MaxFileBytes, limitval.MaxTotalBytes, limitval.MaxReaderBytes:
 		return hostile.LimitStreamSize
-	case limit.MaxDocumentBytes:
+	case limitval.MaxDocumentBytes:
 		return hostile.LimitDocumentSize
-	case limit.MaxDocuments:
+	case limitval.MaxDocuments:
 		return hostile.LimitDocumentCount
-	case limit.MaxDepth:
+	case limitval.MaxDepth:
 		return hostile.LimitDepth
-	case limit.MaxAliasExpansion:
+	case limitval.MaxAliasExpansion:
 		return hostile.LimitAliases
 	}
-	// MaxBlobSize (a compressed blob's claimed size) has no hostile
+	// MaxBlobBytes (a compressed blob's claimed size) has no hostile
 	// counterpart.
 	return hostile.LimitAny
 }

@@ -167,8 +167,8 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 		Package: pkg,
 		Source:  c.sourceName,
 		Image: &Image{
-			ManifestDigest: img.Digest(),
-			ConfigDigest:   img.ConfigDigest(),
+			ManifestDigest: img.Descriptor.Digest,
+			ConfigDigest:   img.Manifest.Config.Digest,
 			Manifest:       img.Manifest,
 			Config:         img.Config,
 			Layers:         annotateLayers(img.Layers, img.Config.Config.Labels),
@@ -210,5 +210,5 @@ func loadExamples(ctx context.Context, f oci.Fetcher, layer ocispec.Descriptor, 
 
 // withConfig passes an already built configuration on as an Option.
 func withConfig(c *openConfig) Option {
-	return openOption(func(dst *openConfig) { *dst = *c })
+	return func(dst *openConfig) { *dst = *c }
 }

@@ -23,21 +23,21 @@ type Limits struct {
 	// nesting depth, alias expansion. It applies to package.yaml and to the
 	// examples.
 	Parser parser.Limits
-	// MaxReaderSize bounds the bytes OpenReader copies to a temporary file
+	// MaxReaderBytes bounds the bytes OpenReader copies to a temporary file
 	// when its reader holds an image (a tar or gzip stream), which must be
 	// read at offsets. Default 1 GiB.
-	MaxReaderSize int64
+	MaxReaderBytes int64
 }
 
 // DefaultLimits returns the limits used when none are given: those of
-// oci.DefaultLimits and parser.DefaultLimits, and 1 GiB for MaxReaderSize.
+// oci.DefaultLimits and parser.DefaultLimits, and 1 GiB for MaxReaderBytes.
 // They are safe for untrusted input and large enough for the largest real
 // Crossplane packages.
 func DefaultLimits() Limits {
 	return Limits{
-		OCI:           oci.DefaultLimits(),
-		Parser:        parser.DefaultLimits(),
-		MaxReaderSize: 1 << 30,
+		OCI:            oci.DefaultLimits(),
+		Parser:         parser.DefaultLimits(),
+		MaxReaderBytes: 1 << 30,
 	}
 }
 
@@ -48,8 +48,8 @@ func DefaultLimits() Limits {
 // here the same way.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	l.OCI.MaxImageSize = limitval.Or(l.OCI.MaxImageSize, d.OCI.MaxImageSize)
-	l.OCI.MaxFileSize = limitval.Or(l.OCI.MaxFileSize, d.OCI.MaxFileSize)
-	l.MaxReaderSize = limitval.Or(l.MaxReaderSize, d.MaxReaderSize)
+	l.OCI.MaxImageBytes = limitval.Or(l.OCI.MaxImageBytes, d.OCI.MaxImageBytes)
+	l.OCI.MaxFileBytes = limitval.Or(l.OCI.MaxFileBytes, d.OCI.MaxFileBytes)
+	l.MaxReaderBytes = limitval.Or(l.MaxReaderBytes, d.MaxReaderBytes)
 	return l
 }

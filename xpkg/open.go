@@ -254,7 +254,7 @@ func Open(ctx context.Context, source string, opts ...Option) (*Package, error) 
 // OpenReader recognises it: a tar or gzip stream is an image (a docker
 // archive, as a .xpkg is, or an OCI layout tar), read at offsets through r
 // with nothing copied; anything else that holds text is a YAML stream. It
-// is the one call an upload handler needs. Limits.MaxReaderSize bounds
+// is the one call an upload handler needs. Limits.MaxReaderBytes bounds
 // size as it bounds what OpenReader copies; the image readers' and the
 // parser's limits apply as for any source. The Package's SourceKind is
 // SourceReader and its Source "<stdin>" unless WithSourceName gives a
@@ -284,7 +284,7 @@ const readerName = "<stdin>"
 // OpenReader loads the package held by r (stdin, an upload), recognised by
 // content: a tar or gzip stream is an image (a docker archive or an OCI
 // layout tar), which is copied to a temporary file (at most
-// Limits.MaxReaderSize bytes) because images are read at offsets, and
+// Limits.MaxReaderBytes bytes) because images are read at offsets, and
 // removed before OpenReader returns; anything else that holds text is a YAML
 // stream, parsed as it is read. The Package's SourceKind is SourceReader and its
 // Source "<stdin>", the name that also names the YAML stream in positions

@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -277,7 +278,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 	if err != nil {
 		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: %w", filepath.Base(name), err)
 	}
-	max := c.limits.OCI.MaxFileSize
+	max := c.limits.OCI.MaxFileBytes
 	lr := &limitedReader{r: ctxio.Check(ctx, zr), n: max}
 	pkg, err := parser.Parse(ctx, lr, c.parseOptions(filepath.Base(name))...)
 	if err != nil && ctx.Err() != nil {
@@ -286,7 +287,7 @@ func openCrossplaneEntry(ctx context.Context, name string, c *openConfig) (*Pack
 		return nil, err
 	}
 	if lr.over {
-		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limit.MaxFileSize, Value: max + 1, Max: max})
+		return nil, fmt.Errorf("xpkg: Crossplane package cache entry %s: decompressed stream over %d bytes: %w", filepath.Base(name), max, &limit.Error{Limit: limitval.MaxFileBytes, Value: max + 1, Max: max})
 	}
 	if err != nil {
 		return nil, err

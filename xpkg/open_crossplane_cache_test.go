@@ -93,7 +93,7 @@ func TestOpenCrossplaneCacheBound(t *testing.T) {
 	dir := t.TempDir()
 	gzipFile(t, filepath.Join(dir, "big.gz"), append([]byte("apiVersion: v1\nkind: ConfigMap\n"), bytes.Repeat([]byte("# a comment line\n"), 1<<16)...))
 	l := xpkg.DefaultLimits()
-	l.OCI.MaxFileSize = 64 << 10
+	l.OCI.MaxFileBytes = 64 << 10
 	_, err := xpkg.Open(context.Background(), filepath.Join(dir, "big.gz"), xpkg.WithLimits(l))
 	if !errors.Is(err, limit.ErrExceeded) {
 		t.Errorf("err = %v, want limit.ErrExceeded", err)

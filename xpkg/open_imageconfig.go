@@ -17,7 +17,7 @@ type Rewriter interface {
 // enforced. Pull secrets are not applied here: give WithRemote a client
 // whose credentials come from imageconfig.Set.Credentials.
 func WithImageConfig(set Rewriter) Option {
-	return openOption(func(oc *openConfig) { oc.images = set })
+	return func(oc *openConfig) { oc.images = set }
 }
 
 // rewrite returns the reference to pull for ref, and the ImageConfig that

@@ -55,9 +55,9 @@ func TestOpenReaderAt(t *testing.T) {
 		t.Errorf("empty: %v, want ErrEmpty", err)
 	}
 	var l xpkg.Limits
-	l.MaxReaderSize = 100
+	l.MaxReaderBytes = 100
 	if _, err := xpkg.OpenReaderAt(ctx, bytes.NewReader(data), int64(len(data)), xpkg.WithLimits(l)); !errors.Is(err, limit.ErrExceeded) {
-		t.Errorf("over MaxReaderSize: %v, want limit.ErrExceeded", err)
+		t.Errorf("over MaxReaderBytes: %v, want limit.ErrExceeded", err)
 	}
 	if _, err := xpkg.OpenReaderAt(ctx, bytes.NewReader(data[:len(data)/2]), int64(len(data)/2)); err == nil {
 		t.Error("a truncated image opened")

@@ -35,7 +35,7 @@ type Pusher interface {
 // path fails with ErrUnknownSource, and says that a registry client would
 // have pulled it.
 func WithRemote(p Puller) Option {
-	return openOption(func(oc *openConfig) { oc.remote = p })
+	return func(oc *openConfig) { oc.remote = p }
 }
 
 // errNoRemote is why a reference is not pulled without WithRemote.

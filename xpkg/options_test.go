@@ -1,13 +1,13 @@
 package xpkg_test
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 	"testing/fstest"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
@@ -19,24 +19,22 @@ import (
 func TestOptionKinds(t *testing.T) {
 	t.Parallel()
 	openOnly := map[string]any{
-		"WithPlatform":    xpkg.WithPlatform(ocispec.Platform{OS: "linux", Architecture: "arm64"}),
-		"WithSourceName":  xpkg.WithSourceName("x"),
-		"WithImagesOnly":  xpkg.WithImagesOnly(),
-		"WithSpoolDir":    xpkg.WithSpoolDir(t.TempDir()),
-		"WithRemote":      xpkg.WithRemote(nil),
-		"WithImageConfig": xpkg.WithImageConfig(&imageconfig.Set{}),
-	}
-	buildOnly := map[string]any{
-
-		"WithoutExamples":   xpkg.WithoutExamples(),
-		"WithExamplesFS":    xpkg.WithExamplesFS(fstest.MapFS{}),
-		"WithTags":          xpkg.WithTags("example.org/a:v1"),
-		"WithOCIMediaTypes": xpkg.WithOCIMediaTypes(),
-		"WithCheck":         xpkg.WithCheck(rules.BuildCheck(linter.WithDisabled("XP401"))),
-	}
-	both := map[string]any{
+		"WithPlatform":      xpkg.WithPlatform(ocispec.Platform{OS: "linux", Architecture: "arm64"}),
+		"WithSourceName":    xpkg.WithSourceName("x"),
+		"WithImagesOnly":    xpkg.WithImagesOnly(),
+		"WithSpoolDir":      xpkg.WithSpoolDir(t.TempDir()),
+		"WithRemote":        xpkg.WithRemote(nil),
+		"WithImageConfig":   xpkg.WithImageConfig(&imageconfig.Set{}),
 		"WithLimits":        xpkg.WithLimits(xpkg.Limits{}),
 		"WithParserOptions": xpkg.WithParserOptions(parser.WithStrictKinds()),
+	}
+	buildOnly := map[string]any{
+		"WithoutExamples":        xpkg.WithoutExamples(),
+		"WithExamplesFS":         xpkg.WithExamplesFS(fstest.MapFS{}),
+		"WithTags":               xpkg.WithTags("example.org/a:v1"),
+		"WithOCIMediaTypes":      xpkg.WithOCIMediaTypes(),
+		"WithCheck":              xpkg.WithCheck(rules.BuildCheck(linter.WithDisabled("XP401"))),
+		"WithBuildParserOptions": xpkg.WithBuildParserOptions(parser.WithStrictKinds()),
 	}
 	for name, o := range openOnly {
 		if _, ok := o.(xpkg.Option); !ok {
@@ -52,11 +50,6 @@ func TestOptionKinds(t *testing.T) {
 		}
 		if _, ok := o.(xpkg.Option); ok {
 			t.Errorf("%s is an Option: Open would ignore it", name)
-		}
-	}
-	for name, o := range both {
-		if _, ok := o.(xpkg.OpenBuildOption); !ok {
-			t.Errorf("%s is not an OpenBuildOption", name)
 		}
 	}
 }

@@ -20,9 +20,6 @@ var (
 	ErrReferenceHasTag = ref.ErrHasTag
 	// ErrReferenceHasDigest: a dependency's reference carries a digest.
 	ErrReferenceHasDigest = ref.ErrHasDigest
-	// ErrInvalidVersion: a dependency version is neither a semver
-	// constraint nor a digest.
-	ErrInvalidVersion = ref.ErrInvalidVersion
 )
 
 // CheckDependency checks a dependency's package reference (spec.dependsOn
@@ -35,17 +32,3 @@ func CheckDependency(s string) (oci.Reference, error) {
 	r, err := ref.CheckDependency(s)
 	return oci.Reference(r), err
 }
-
-// CheckVersionConstraint checks a dependency version: a semantic version
-// constraint (Masterminds syntax, as Crossplane uses, e.g. ">=v1.2.0",
-// "v1", "~1.3") or a digest "sha256:<64 lower-case hex digits>". The error
-// wraps ErrInvalidVersion.
-func CheckVersionConstraint(v string) error { return ref.CheckVersion(v) }
-
-// FriendlyName derives a DNS-1123 label from a reference, to name objects
-// or cache entries after a package: the repository's last component, then
-// the tag or the first 12 hex digits of the digest. Unlike Crossplane's own
-// helper, it lower-cases upper-case letters rather than dropping them and
-// keeps enough of a digest to tell images apart; other characters a label
-// cannot hold become '-', and the result is at most 63 characters.
-func FriendlyName(r oci.Reference) string { return ref.FriendlyName(ref.Reference(r)) }

@@ -10,28 +10,6 @@ import (
 
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-func TestFriendlyName(t *testing.T) {
-	t.Parallel()
-	cases := map[string]string{
-		"xpkg.crossplane.io/crossplane-contrib/provider-aws:v1.2.0": "provider-aws-v1-2-0",
-		"xpkg.crossplane.io/acme/provider-aws:V1.0-RC":              "provider-aws-v1-0-rc",
-		"registry.example.org/acme/cfg@sha256:" + hex64:             "cfg-0123456789ab",
-	}
-	for in, want := range cases {
-		r, err := oci.ParseReference(in)
-		if err != nil {
-			t.Fatalf("oci.ParseReference(%q): %v", in, err)
-		}
-		got := xpkg.FriendlyName(r)
-		if got != want {
-			t.Errorf("FriendlyName(%q) = %q, want %q", in, got, want)
-		}
-		if len(got) > 63 {
-			t.Errorf("FriendlyName(%q) is longer than a DNS label", in)
-		}
-	}
-}
-
 func TestCheckDependency(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -53,20 +31,6 @@ func TestCheckDependency(t *testing.T) {
 			if !errors.Is(err, w) {
 				t.Errorf("CheckDependency(%q) = %v, want it to match %v", tc.in, err, w)
 			}
-		}
-	}
-}
-
-func TestCheckVersionConstraint(t *testing.T) {
-	t.Parallel()
-	for _, ok := range []string{">=v1.2.0", "v1", "~1.3", ">=1.0.0, <2.0.0", "sha256:" + hex64} {
-		if err := xpkg.CheckVersionConstraint(ok); err != nil {
-			t.Errorf("CheckVersionConstraint(%q) = %v, want nil", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "not a version", "sha256:abc", "sha512:" + hex64} {
-		if err := xpkg.CheckVersionConstraint(bad); !errors.Is(err, xpkg.ErrInvalidVersion) {
-			t.Errorf("CheckVersionConstraint(%q) = %v, want ErrInvalidVersion", bad, err)
 		}
 	}
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
-// LegacyStackFile is the file that gives away an image in the defunct v1
+// legacyStackFile is the file that gives away an image in the defunct v1
 // "stack" format, Crossplane's first package format.
-const LegacyStackFile = ".registry/app.yaml"
+const legacyStackFile = ".registry/app.yaml"
 
 // maxMisplaced bounds how many misplaced package.yaml files are named.
 const maxMisplaced = 16
@@ -192,7 +192,7 @@ func annotateLayers(layers []ocispec.Descriptor, labels map[string]string) []oci
 // root, OpenPackageYAML walks the selected layers once more to explain why:
 // it records the files named package.yaml below the root
 // (Facts.MisplacedPackageYAML, e.g. "package/package.yaml") and the defunct
-// stack layout (Facts.LegacyStack, when LegacyStackFile is present), and
+// stack layout (Facts.LegacyStack, when .registry/app.yaml is present), and
 // returns an error matching ErrNoPackageYAML (and oci.ErrNotFound). Other
 // errors are those of oci.ReadFile and oci.ReadLayerFile. Options:
 // WithLimits.
@@ -250,7 +250,7 @@ func (s *Selection) scan(ctx context.Context, f oci.Fetcher, c *openConfig) erro
 				return nil
 			}
 			switch {
-			case name == LegacyStackFile:
+			case name == legacyStackFile:
 				s.Facts.LegacyStack = true
 				s.Facts.LegacyStackPath = name
 			case name != PackageFile && path.Base(name) == PackageFile && !seen[name]:

@@ -190,7 +190,7 @@ func TestSelectionOpenPackageYAML(t *testing.T) {
 			if d := cmp.Diff(tc.wantMisplaced, sel.Facts.MisplacedPackageYAML); d != "" {
 				t.Errorf("MisplacedPackageYAML (-want +got):\n%s", d)
 			}
-			if sel.Facts.LegacyStack != tc.wantLegacy || (tc.wantLegacy && sel.Facts.LegacyStackPath != xpkg.LegacyStackFile) {
+			if sel.Facts.LegacyStack != tc.wantLegacy || (tc.wantLegacy && sel.Facts.LegacyStackPath != ".registry/app.yaml") {
 				t.Errorf("LegacyStack = %v at %q, want %v", sel.Facts.LegacyStack, sel.Facts.LegacyStackPath, tc.wantLegacy)
 			}
 			if sel.Facts.PackageYAMLPath != "" || sel.Facts.Flattened {

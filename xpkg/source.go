@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -237,8 +238,8 @@ func openReader(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 // openReaderAt is OpenReaderAt's detection: an image is read through r
 // where it is, a YAML stream parsed from it.
 func openReaderAt(ctx context.Context, r io.ReaderAt, size int64, c *openConfig) (*Package, []string, error) {
-	if max := c.limits.MaxReaderSize; size > max {
-		return nil, nil, &limit.Error{Limit: limit.MaxReaderSize, Value: size, Max: max}
+	if max := c.limits.MaxReaderBytes; size > max {
+		return nil, nil, &limit.Error{Limit: limitval.MaxReaderBytes, Value: size, Max: max}
 	}
 	head := make([]byte, min(size, sniffSize))
 	if n, err := r.ReadAt(head, 0); err != nil && !(errors.Is(err, io.EOF) && n == len(head)) {
@@ -264,7 +265,7 @@ func openReaderAt(ctx context.Context, r io.ReaderAt, size int64, c *openConfig)
 }
 
 // spoolImage copies an image stream to a temporary file, at most
-// MaxReaderSize bytes, and loads it.
+// MaxReaderBytes bytes, and loads it.
 func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []string, error) {
 	tmp, err := os.CreateTemp(c.spoolDir, "xpkg-*.tar")
 	if err != nil {
@@ -274,7 +275,7 @@ func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 		tmp.Close()
 		os.Remove(tmp.Name())
 	}()
-	max := c.limits.MaxReaderSize
+	max := c.limits.MaxReaderBytes
 	// r is the caller's: a read of it that blocks does not block
 	// cancellation (it is left behind, see package ctxio).
 	cr := ctxio.NewReader(ctx, r)
@@ -284,7 +285,7 @@ func spoolImage(ctx context.Context, r io.Reader, c *openConfig) (*Package, []st
 		return nil, nil, fmt.Errorf("xpkg: spooling the input: %w", err)
 	}
 	if n > max {
-		return nil, nil, &limit.Error{Limit: limit.MaxReaderSize, Value: n, Max: max}
+		return nil, nil, &limit.Error{Limit: limitval.MaxReaderBytes, Value: n, Max: max}
 	}
 	return openImageAt(ctx, tmp, n, c)
 }
@@ -329,7 +330,7 @@ func imageError(ctx context.Context, err error, open func() (io.ReadCloser, erro
 		return notImage()
 	}
 	defer rc.Close()
-	switch st, why := streamState(ctx, rc, c.limits.OCI.MaxImageSize); st {
+	switch st, why := streamState(ctx, rc, c.limits.OCI.MaxImageBytes); st {
 	case streamTruncated:
 		return nil, &ImageTruncatedError{Reason: why, Err: err}
 	default:

@@ -188,8 +188,8 @@ func TestOpenReader(t *testing.T) {
 		{name: "binary", input: []byte{0x7f, 'E', 'L', 'F', 0, 0, 1}, wantErr: xpkg.ErrUnknownSource},
 		{name: "tar of files", input: tarOf(t, "package.yaml", string(pkg.YAML())), wantErr: xpkg.ErrUnknownSource},
 		{
-			name: "image over MaxReaderSize", input: xpkgBytes.Bytes(),
-			opts:    []xpkg.Option{xpkg.WithLimits(xpkg.Limits{MaxReaderSize: 1024})},
+			name: "image over MaxReaderBytes", input: xpkgBytes.Bytes(),
+			opts:    []xpkg.Option{xpkg.WithLimits(xpkg.Limits{MaxReaderBytes: 1024})},
 			wantErr: limit.ErrExceeded,
 		},
 	}
@@ -229,8 +229,8 @@ func TestOpenLimits(t *testing.T) {
 		limits xpkg.Limits
 		want   error
 	}{
-		{"oci layer size", xpkgFile, xpkg.Limits{OCI: oci.Limits{MaxLayerSize: 100}}, limit.ErrExceeded},
-		{"oci manifest size", img.LayoutDir(t), xpkg.Limits{OCI: oci.Limits{MaxManifestSize: 10}}, limit.ErrExceeded},
+		{"oci layer size", xpkgFile, xpkg.Limits{OCI: oci.Limits{MaxLayerBytes: 100}}, limit.ErrExceeded},
+		{"oci manifest size", img.LayoutDir(t), xpkg.Limits{OCI: oci.Limits{MaxManifestBytes: 10}}, limit.ErrExceeded},
 		{"parser documents in an image", xpkgFile, xpkg.Limits{Parser: parser.Limits{MaxDocuments: 2}}, limit.ErrExceeded},
 		{"parser documents in a stream", yamlFile, xpkg.Limits{Parser: parser.Limits{MaxDocuments: 2}}, limit.ErrExceeded},
 		{"parser bytes in a directory", pkg.Dir(t), xpkg.Limits{Parser: parser.Limits{MaxTotalBytes: 100}}, limit.ErrExceeded},
@@ -255,7 +255,7 @@ func TestOpenLimits(t *testing.T) {
 func TestDefaultLimits(t *testing.T) {
 	t.Parallel()
 	l := xpkg.DefaultLimits()
-	if l.OCI != oci.DefaultLimits() || l.Parser != parser.DefaultLimits() || l.MaxReaderSize <= 0 {
+	if l.OCI != oci.DefaultLimits() || l.Parser != parser.DefaultLimits() || l.MaxReaderBytes <= 0 {
 		t.Errorf("DefaultLimits() = %+v", l)
 	}
 }

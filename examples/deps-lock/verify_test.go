@@ -131,8 +131,8 @@ spec:
 		t.Fatalf("lock: %s", out.String())
 	}
 	p := lock.Packages[0]
-	if p.Package != declared || p.Verified != resolved.Digest().String() || p.Verified != p.Digest || p.VerifiedBy != "signed/release-key" || !strings.HasPrefix(p.Resolved, mirror) {
-		t.Errorf("locked %+v, want %s verified at %s, resolved from %s", p, declared, resolved.Digest(), mirror)
+	if p.Package != declared || p.Verified != resolved.Descriptor.Digest.String() || p.Verified != p.Digest || p.VerifiedBy != "signed/release-key" || !strings.HasPrefix(p.Resolved, mirror) {
+		t.Errorf("locked %+v, want %s verified at %s, resolved from %s", p, declared, resolved.Descriptor.Digest, mirror)
 	}
 	if n := upstream.Load(); n != 0 {
 		t.Errorf("%d requests to a registry other than the mirror", n)

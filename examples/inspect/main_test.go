@@ -56,8 +56,8 @@ func TestRun(t *testing.T) {
 			name: "xpkg", args: []string{xpkgFile},
 			want: append([]string{
 				"(xpkg)", "Tag", "xpkg.example.org/acme/provider-example:v1.0.0",
-				"Layers:", res.BaseLayer().Digest.String(), "base, holds package.yaml", "examples (upbound)",
-				"package.yaml:", "base layer " + res.BaseLayer().Digest.String(),
+				"Layers:", res.Manifest().Layers[0].Digest.String(), "base, holds package.yaml", "examples (upbound)",
+				"package.yaml:", "base layer " + res.Manifest().Layers[0].Digest.String(),
 			}, common...),
 		},
 		{name: "stdin", args: []string{"-"}, stdin: string(yaml), want: []string{"(reader)", "no single meta object (0 found)", "CustomResourceDefinition  1"}},

@@ -89,9 +89,9 @@ const (
 // uploads from anyone sets them: zero fields keep their defaults.
 func registryLimits() xpkg.Limits {
 	var l xpkg.Limits
-	l.MaxReaderSize = 256 << 20
-	l.OCI.MaxLayerSize = 256 << 20
-	l.OCI.MaxImageSize = 512 << 20
+	l.MaxReaderBytes = 256 << 20
+	l.OCI.MaxLayerBytes = 256 << 20
+	l.OCI.MaxImageBytes = 512 << 20
 	l.OCI.MaxTarEntries = 10_000
 	l.Parser.MaxDocumentBytes = 4 << 20
 	l.Parser.MaxDocuments = 20_000

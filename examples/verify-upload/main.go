@@ -45,6 +45,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sigstore/sigstore-go/pkg/root"
+
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -179,7 +181,11 @@ func newHandler(icFiles, keys []string, trustedRoot string, newClient func() (*r
 		if err != nil {
 			return nil, fmt.Errorf("--trusted-root: %w", err)
 		}
-		h.opts = append(h.opts, verify.WithTrustedRootJSON(data))
+		tr, err := root.NewTrustedRootFromJSON(data)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-root: %w", err)
+		}
+		h.opts = append(h.opts, verify.WithTrustedMaterial(tr))
 	}
 	if h.newClient == nil {
 		h.newClient = func() (*remote.Client, error) { return remote.New(remote.WithUserAgent("verify-upload")) }
@@ -199,10 +205,10 @@ var classes = []struct {
 	{verify.ErrNoSignature, "no-signature"},
 	{verify.ErrIdentityMismatch, "identity-mismatch"},
 	{verify.ErrUntrustedRoot, "untrusted-root"},
-	{verify.ErrDigestMismatch, "digest-mismatch"},
+	{verify.ErrSubjectMismatch, "digest-mismatch"},
 	{verify.ErrInvalidSignature, "invalid-signature"},
 	{verify.ErrMissingAttestation, "missing-attestation"},
-	{verify.ErrMalformed, "malformed"},
+	{verify.ErrMalformedSignature, "malformed"},
 	{verify.ErrNoMatchingAuthority, "no-matching-authority"},
 	{verify.ErrPolicy, "policy"},
 }
@@ -255,7 +261,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		answer(w, http.StatusBadGateway, map[string]string{"error": err.Error()})
 	default:
-		answer(w, http.StatusOK, map[string]any{"ref": ref, "digest": res.Digest(), "pinned": res.PinnedReference(),
+		answer(w, http.StatusOK, map[string]any{"ref": ref, "digest": res.Descriptor.Digest, "pinned": res.PinnedReference(),
 			"imageConfig": res.ImageConfig, "authority": res.Authority, "signatures": res.Signatures})
 	}
 }

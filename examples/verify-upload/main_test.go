@@ -101,8 +101,8 @@ spec:
 		if resp.StatusCode != tc.code || (tc.class != "" && body["class"] != tc.class) {
 			t.Errorf("%s: %d %v, want %d %s", tc.ref, resp.StatusCode, body, tc.code, tc.class)
 		}
-		if tc.code == http.StatusOK && body["digest"] != signed.Digest().String() {
-			t.Errorf("digest %v, want %s", body["digest"], signed.Digest())
+		if tc.code == http.StatusOK && body["digest"] != signed.Descriptor.Digest.String() {
+			t.Errorf("digest %v, want %s", body["digest"], signed.Descriptor.Digest)
 		}
 	}
 }

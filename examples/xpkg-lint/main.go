@@ -52,5 +52,5 @@ func (a verifier) Verify(ctx context.Context, ref string, images *imageconfig.Se
 	if res == nil {
 		return "", "", true, errors.New("no result")
 	}
-	return res.Digest().String(), res.ImageConfig + "/" + res.Authority, true, nil
+	return res.Descriptor.Digest.String(), res.ImageConfig + "/" + res.Authority, true, nil
 }

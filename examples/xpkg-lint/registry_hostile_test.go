@@ -226,8 +226,8 @@ func TestRegistryCostCLI(t *testing.T) {
 		if r.code == cliExitOK {
 			t.Errorf("exit 0 with every tag listing endless")
 		}
-		if got := n.Load(); got > remote.DefaultMaxRequestsPerHost {
-			t.Errorf("%d requests, over MaxRequestsPerHost %d", got, remote.DefaultMaxRequestsPerHost)
+		if got := n.Load(); got > int64(remote.DefaultLimits().MaxRequestsPerHost) {
+			t.Errorf("%d requests, over MaxRequestsPerHost %d", got, remote.DefaultLimits().MaxRequestsPerHost)
 		}
 		t.Logf("%d requests", n.Load())
 	})
@@ -279,7 +279,7 @@ func TestRegistryCostCLI(t *testing.T) {
 		cacheDir := t.TempDir()
 		blobs := filepath.Join(cacheDir, "blobs", "sha256")
 		os.MkdirAll(blobs, 0o755)
-		fifos := []string{img.Digest().Encoded(), img.ConfigDigest().Encoded()}
+		fifos := []string{img.Digest().Encoded(), img.Manifest().Config.Digest.Encoded()}
 		for _, l := range img.Manifest().Layers {
 			fifos = append(fifos, l.Digest.Encoded())
 		}

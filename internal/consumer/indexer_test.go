@@ -30,8 +30,8 @@ const (
 // index is a registry indexer: it reads an upload from a reader, images
 // only, under tight limits, and returns a verdict and the diagnostics.
 func index(ctx context.Context, upload io.Reader, spool string) (verdict, []linter.Diagnostic, error) {
-	limits := xpkg.Limits{MaxReaderSize: 64 << 20}
-	limits.OCI.MaxLayerSize = 64 << 20
+	limits := xpkg.Limits{MaxReaderBytes: 64 << 20}
+	limits.OCI.MaxLayerBytes = 64 << 20
 	limits.Parser.MaxDocuments = 10_000
 	pkg, err := xpkg.OpenReader(ctx, upload,
 		xpkg.WithImagesOnly(), xpkg.WithSpoolDir(spool), xpkg.WithLimits(limits))

@@ -174,7 +174,7 @@ func ociCostCases() []Case {
 		{
 			Name: "layer-sparse-package-yaml",
 			Description: "A 2 KB gzip layer holding package.yaml as a PAX sparse file of 500 MiB: the valid " +
-				"package, then a hole. The hole costs nothing in the layer, so MaxLayerSize never sees it; " +
+				"package, then a hole. The hole costs nothing in the layer, so MaxLayerBytes never sees it; " +
 				"a sparse package file is refused (or its expanded size counted against a limit).",
 			Kind:         KindXpkg,
 			Expect:       class(ClassMalformed),

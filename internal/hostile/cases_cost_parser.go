@@ -57,7 +57,7 @@ func parserCostCases() []Case {
 			Description: "A package.yaml whose second document is one line of 600 MiB that never ends ('yes | tr -d \\n'), " +
 				"gzip'd in a .xpkg. The splitter's line reader checked neither the context nor the byte limits and read on " +
 				"forever; now the line is read without being buffered past the document size, and the image reader's " +
-				"MaxFileSize (or the parser's MaxTotalBytes) stops it.",
+				"MaxFileBytes (or the parser's MaxTotalBytes) stops it.",
 			Kind:         KindXpkg,
 			Expect:       limit(LimitStreamSize),
 			Alternatives: []Outcome{limit(LimitAny)},

@@ -25,7 +25,7 @@ const (
 	// nearLimitDocs is how many such documents the near-limit case holds.
 	nearLimitDocs = 4
 	// endlessLineBytes is the length of the line without an end: past the
-	// image reader's MaxFileSize (512 MiB).
+	// image reader's MaxFileBytes (512 MiB).
 	endlessLineBytes = 600 << 20
 	// manyFiles is the number of one-document files of the package
 	// directory case.

@@ -167,13 +167,13 @@ func decodeSchema(v any) (*spec.Schema, error) {
 func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (*node, error) {
 	c.nodes++
 	if c.nodes > c.lim.MaxNodes {
-		return nil, limitErr(limit.MaxNodes, c.lim.MaxNodes, "schema at "+path)
+		return nil, limitErr(limitval.MaxNodes, c.lim.MaxNodes, "schema at "+path)
 	}
 	if depth > c.lim.MaxDepth {
-		return nil, limitErr(limit.MaxDepth, c.lim.MaxDepth, "schema at "+path)
+		return nil, limitErr(limitval.MaxDepth, c.lim.MaxDepth, "schema at "+path)
 	}
 	if len(s.Enum) > c.lim.MaxEnum {
-		return nil, limitErr(limit.MaxEnum, c.lim.MaxEnum, "schema at "+path)
+		return nil, limitErr(limitval.MaxEnum, c.lim.MaxEnum, "schema at "+path)
 	}
 	n := &node{nullable: s.Nullable, s: s}
 	// A CRD may not use $ref (the API server refuses such a CRD), and
@@ -320,11 +320,11 @@ func (c *converter) convert(s *spec.Schema, path string, depth, combDepth int) (
 			return nil
 		}
 		if combDepth+1 > c.lim.MaxCombinatorDepth {
-			return limitErr(limit.MaxCombinatorDepth, c.lim.MaxCombinatorDepth, "schema at "+path+"."+what)
+			return limitErr(limitval.MaxCombinatorDepth, c.lim.MaxCombinatorDepth, "schema at "+path+"."+what)
 		}
 		c.branches += len(list)
 		if c.branches > c.lim.MaxCombinatorBranches {
-			return limitErr(limit.MaxCombinatorBranches, c.lim.MaxCombinatorBranches, "schema at "+path+"."+what)
+			return limitErr(limitval.MaxCombinatorBranches, c.lim.MaxCombinatorBranches, "schema at "+path+"."+what)
 		}
 		for i := range list {
 			sub, err := c.convert(&list[i], fmt.Sprintf("%s.%s[%d]", path, what, i), depth+1, combDepth+1)

@@ -70,7 +70,7 @@ type KindSchema struct {
 }
 
 // Schema returns the schema of the kind gvk (the release's schema for
-// PackageKindsAt). The error wraps ErrUnknownKind when no definition serves
+// PackageKindsAt). The error wraps ErrNoDefinition when no definition serves
 // gvk, ErrUnknownField when the definition's version has no schema, and
 // ErrInvalidSchema when its schema cannot be read.
 //
@@ -82,7 +82,7 @@ func (v *Validator) Schema(ctx context.Context, gvk schema.GroupVersionKind) (*K
 	}
 	e, ok := v.byGVK[gvk]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownKind, bounded(gvk.String()))
+		return nil, fmt.Errorf("%w: %s", ErrNoDefinition, bounded(gvk.String()))
 	}
 	var (
 		raw  any

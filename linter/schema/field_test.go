@@ -45,7 +45,7 @@ func TestField(t *testing.T) {
 		{name: "composition mode", v: lschema.PackageKinds(), gvk: comp, path: []string{"spec", "mode"}, wantType: "string", wantEnum: 1},
 		{name: "kubernetes ref", v: lschema.PackageKinds(), gvk: crd, path: []string{"spec", "names"}, wantType: "object", wantProp: "kind", required: true},
 		{name: "unknown field", v: defs, gvk: bucket, path: []string{"spec", "nope"}, wantErr: lschema.ErrUnknownField},
-		{name: "unknown kind", v: defs, gvk: comp, wantErr: lschema.ErrUnknownKind},
+		{name: "unknown kind", v: defs, gvk: comp, wantErr: lschema.ErrNoDefinition},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,15 +15,15 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
-	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
 // Sentinel errors of validation.
 var (
-	// ErrUnknownKind: no definition of the Validator serves the object's
+	// ErrNoDefinition: no definition of the Validator serves the object's
 	// group, version and kind.
-	ErrUnknownKind = errors.New("no definition serves this kind")
+	ErrNoDefinition = errors.New("no definition serves this kind")
 	// ErrInvalidSchema: the definition's schema cannot be used (it does not
 	// decode, or a pattern does not compile).
 	ErrInvalidSchema = errors.New("invalid schema")
@@ -340,7 +340,7 @@ func WithTypesOnly() ValidateOption { return func(c *validateConfig) { c.typesOn
 // Validate validates obj, a decoded object (maps, lists, strings, bools,
 // int64 and float64, as from JSON or YAML), against the schema of the
 // version of its apiVersion and kind. It returns an error wrapping
-// ErrUnknownKind when no definition declares them, ErrInvalidSchema or
+// ErrNoDefinition when no definition declares them, ErrInvalidSchema or
 // a *limit.Error when the schema cannot be used, ErrInvalidObject when obj has no
 // apiVersion or kind.
 func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...ValidateOption) (*Result, error) {
@@ -355,7 +355,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 	gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
 	e, ok := v.byGVK[gvk]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownKind, bounded(gvk.String()))
+		return nil, fmt.Errorf("%w: %s", ErrNoDefinition, bounded(gvk.String()))
 	}
 	var cfg validateConfig
 	for _, o := range opts {
@@ -514,7 +514,7 @@ func (v *Validator) compile(ctx context.Context, e *entry) (*compiled, error) {
 	// A compile costs about as much as validating one value per node,
 	// several times over.
 	if v.cost.used.Add(int64(2*c.nodes)) > v.cost.max {
-		return nil, limitErr(limit.MaxCost, v.cost.max, "validation, compiling the schema")
+		return nil, limitErr(limitval.MaxCost, v.cost.max, "validation, compiling the schema")
 	}
 	e.c = c
 	v.retained = append(v.retained, e)

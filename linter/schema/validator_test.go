@@ -101,8 +101,8 @@ func TestValidateErrors(t *testing.T) {
 	t.Parallel()
 	v := lschema.New(parse(t, "testdata/defs.yaml").Objects)
 	ctx := context.Background()
-	if _, err := v.Validate(ctx, map[string]any{"apiVersion": "example.org/v9", "kind": "Bucket"}); !errors.Is(err, lschema.ErrUnknownKind) {
-		t.Errorf("unknown version: %v, want ErrUnknownKind", err)
+	if _, err := v.Validate(ctx, map[string]any{"apiVersion": "example.org/v9", "kind": "Bucket"}); !errors.Is(err, lschema.ErrNoDefinition) {
+		t.Errorf("unknown version: %v, want ErrNoDefinition", err)
 	}
 	if _, err := v.Validate(ctx, map[string]any{"kind": "Bucket"}); !errors.Is(err, lschema.ErrInvalidObject) {
 		t.Errorf("no apiVersion: %v, want ErrInvalidObject", err)

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
 
-	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 )
 
 // walker does what the API server does to a custom resource, in the API
@@ -72,7 +72,7 @@ func (w *walker) flush(path []string) {
 	p := int64(w.pending)
 	w.pending = 0
 	if w.cost != nil && w.cost.used.Add(p) > w.cost.max {
-		w.err = limitErr(limit.MaxCost, w.cost.max, "validation at object field "+quotePath(path))
+		w.err = limitErr(limitval.MaxCost, w.cost.max, "validation at object field "+quotePath(path))
 		return
 	}
 	if w.ctx != nil {

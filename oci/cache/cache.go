@@ -67,8 +67,8 @@ const AnnotationResolved = "io.xpkgkit.cache.resolved"
 
 // Defaults and bounds.
 const (
-	// DefaultMaxSize is the default size bound: 2 GiB.
-	DefaultMaxSize = 2 << 30
+	// DefaultMaxBytes is the default size bound: 2 GiB.
+	DefaultMaxBytes = 2 << 30
 	// DefaultTagTTL is how long a resolved tag is trusted by default.
 	DefaultTagTTL = 5 * time.Minute
 	// MaxIndexEntries is how many references index.json keeps: the most
@@ -109,19 +109,25 @@ type Cache struct {
 }
 
 // Option configures Open.
-type Option func(*Cache)
+type Option func(*config)
 
-// WithMaxSize bounds the bytes of the cached blobs and of the temporary
-// files being written (default DefaultMaxSize). When a new blob takes the
+type config struct {
+	maxBytes int64
+	ttl      time.Duration
+}
+
+// WithMaxBytes bounds the bytes of the cached blobs and of the temporary
+// files being written (default DefaultMaxBytes; zero or less means the
+// default). When a new blob takes the
 // cache over it, the least recently used blobs are removed until it is
 // well under it (seven eighths of the bound). A blob larger than the
 // bound is not cached.
-func WithMaxSize(n int64) Option { return func(c *Cache) { c.maxSize = n } }
+func WithMaxBytes(n int64) Option { return func(c *config) { c.maxBytes = n } }
 
 // WithTagTTL sets how long a resolved tag is answered from the cache
 // (default DefaultTagTTL). Zero or less means never: every tag is resolved
 // again, and only digests are answered from the cache.
-func WithTagTTL(d time.Duration) Option { return func(c *Cache) { c.ttl = d } }
+func WithTagTTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
 
 // DefaultDir returns the default cache directory, shared by every tool:
 // os.UserCacheDir()/xpkgkit.
@@ -136,18 +142,19 @@ func DefaultDir() (string, error) {
 // Open opens the cache at dir, creating the directory and its oci-layout
 // and index.json files when they are missing, and scans it once: the
 // temporary files that interrupted writes left are removed, and the size
-// is counted. Options: WithMaxSize, WithTagTTL. The Cache holds the
+// is counted. Options: WithMaxBytes, WithTagTTL. The Cache holds the
 // directory open until Close.
 func Open(dir string, opts ...Option) (*Cache, error) {
-	c := &Cache{dir: dir, maxSize: DefaultMaxSize, ttl: DefaultTagTTL, now: time.Now}
+	cfg := config{maxBytes: DefaultMaxBytes, ttl: DefaultTagTTL}
 	for _, o := range opts {
 		if o != nil {
-			o(c)
+			o(&cfg)
 		}
 	}
-	if c.maxSize <= 0 {
-		c.maxSize = DefaultMaxSize
+	if cfg.maxBytes <= 0 {
+		cfg.maxBytes = DefaultMaxBytes
 	}
+	c := &Cache{dir: dir, maxSize: cfg.maxBytes, ttl: cfg.ttl, now: time.Now}
 	if err := os.MkdirAll(filepath.Join(dir, ocispec.ImageBlobsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
@@ -215,8 +222,8 @@ func blobPath(d digest.Digest) string {
 	return path.Join(ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded())
 }
 
-// Has reports whether the cache holds a blob of desc's digest and size.
-func (c *Cache) Has(desc ocispec.Descriptor) bool {
+// has reports whether the cache holds a blob of desc's digest and size.
+func (c *Cache) has(desc ocispec.Descriptor) bool {
 	if desc.Digest.Validate() != nil {
 		return false
 	}
@@ -287,10 +294,10 @@ func (r *hitReader) Close() error { return r.f.Close() }
 // written to a temporary file, checked against desc's digest and size, and
 // renamed into place. A blob already cached is not written again.
 func (c *Cache) Put(ctx context.Context, desc ocispec.Descriptor, r io.Reader) error {
-	if c.Has(desc) || desc.Size > c.maxSize {
+	if c.has(desc) || desc.Size > c.maxSize {
 		return nil
 	}
-	v, err := oci.FetchVerified(ctx, readerFetcher{r}, desc, oci.WithLimits(oci.Limits{MaxBlobSize: c.maxSize}))
+	v, err := oci.FetchVerified(ctx, readerFetcher{r}, desc, oci.WithLimits(oci.Limits{MaxBlobBytes: c.maxSize}))
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}

@@ -254,7 +254,7 @@ func TestTagTTL(t *testing.T) {
 
 func TestEvictLRU(t *testing.T) {
 	t.Parallel()
-	c := open(t, cache.WithMaxSize(250))
+	c := open(t, cache.WithMaxBytes(250))
 	ctx := context.Background()
 	var ds []ocispec.Descriptor
 	for i := range 3 {
@@ -314,7 +314,7 @@ func TestLayoutReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	img, err := oci.Resolve(ctx, src, oci.WithReference(ref))
-	if err != nil || img.Digest() != md.Digest {
+	if err != nil || img.Descriptor.Digest != md.Digest {
 		t.Fatalf("oci.Resolve of the cache: %v", err)
 	}
 	if _, err := oci.Resolve(ctx, c, oci.WithReference(ref)); err != nil {

@@ -17,7 +17,7 @@ import (
 func Example() {
 	dir, _ := os.MkdirTemp("", "xpkgkit-cache")
 	defer os.RemoveAll(dir)
-	c, err := cache.Open(dir, cache.WithMaxSize(64<<20))
+	c, err := cache.Open(dir, cache.WithMaxBytes(64<<20))
 	if err != nil {
 		fmt.Println(err)
 		return

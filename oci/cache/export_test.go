@@ -1,5 +1,7 @@
 package cache
 
+import ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
 // Work returns how many scans of the blob directory the cache made and how
 // many index.json entries it wrote.
 func (c *Cache) Work() (scans, indexEntries int) {
@@ -10,3 +12,6 @@ func (c *Cache) Work() (scans, indexEntries int) {
 
 // JournalFile is the journal file's name, for the tests.
 const JournalFile = journalFile
+
+// Has reports whether the cache holds desc's blob, for the tests.
+func (c *Cache) Has(desc ocispec.Descriptor) bool { return c.has(desc) }

@@ -201,7 +201,7 @@ func cacheWorstCases() []cacheWorstCase {
 				os.WriteFile(filepath.Join(blobs, fmt.Sprintf(".tmp-interrupted%d", i)), make([]byte, 100_000), 0o644)
 			}
 			os.WriteFile(filepath.Join(dir, ".tmp-index"), []byte("{"), 0o644)
-			c, _ := cache.Open(dir, cache.WithMaxSize(1<<20))
+			c, _ := cache.Open(dir, cache.WithMaxBytes(1<<20))
 			if left, _ := filepath.Glob(filepath.Join(blobs, ".tmp-*")); len(left) != 0 {
 				t.Errorf("temporary files of interrupted pulls after Open: %q", left)
 			}

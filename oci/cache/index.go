@@ -333,7 +333,7 @@ func (c *Cache) LookupTag(ctx context.Context, ref string) (ocispec.Descriptor, 
 		d = c.tags.entries[i]
 	}
 	c.mu.Unlock()
-	if !ok || !c.Has(d) {
+	if !ok || !c.has(d) {
 		return ocispec.Descriptor{}, false, fmt.Errorf("cache: %q: %w", ref, oci.ErrNotFound)
 	}
 	fresh := isDigestRef(ref)

@@ -184,8 +184,8 @@ func TestRandomIndex(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ResolveDescriptor(%s): %v", p, err)
 				}
-				if img.Digest() != idx.Manifests[i].Digest {
-					t.Errorf("%s resolved to %s, want %s", p, img.Digest(), idx.Manifests[i].Digest)
+				if img.Descriptor.Digest != idx.Manifests[i].Digest {
+					t.Errorf("%s resolved to %s, want %s", p, img.Descriptor.Digest, idx.Manifests[i].Digest)
 				}
 			}
 			gidx, err := layout.ImageIndexFromPath(writeLayout(t, blobs, root))

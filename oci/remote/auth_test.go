@@ -51,8 +51,8 @@ func TestTLSBasicAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Digest() != want.Digest() {
-		t.Errorf("digest %s, want %s", img.Digest(), want.Digest())
+	if img.Descriptor.Digest != want.Descriptor.Digest {
+		t.Errorf("digest %s, want %s", img.Descriptor.Digest, want.Descriptor.Digest)
 	}
 	if got := readPackageYAML(t, r, img); string(got) != packageYAML {
 		t.Errorf("package.yaml = %q", got)
@@ -60,7 +60,7 @@ func TestTLSBasicAuth(t *testing.T) {
 
 	// The caller's own credential function.
 	own, _ := remote.New(remote.WithCredentials(staticCreds(reg.Host)), remote.WithHTTPClient(reg.HTTPClient()))
-	if _, _, err := own.Pull(ctx, reg.Host+"/org/pkg@"+want.Digest().String()); err != nil {
+	if _, _, err := own.Pull(ctx, reg.Host+"/org/pkg@"+want.Descriptor.Digest.String()); err != nil {
 		t.Errorf("pull by digest with a CredentialFunc: %v", err)
 	}
 
@@ -109,8 +109,8 @@ func TestCredentialHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Digest() != want.Digest() {
-		t.Errorf("digest %s, want %s", img.Digest(), want.Digest())
+	if img.Descriptor.Digest != want.Descriptor.Digest {
+		t.Errorf("digest %s, want %s", img.Descriptor.Digest, want.Descriptor.Digest)
 	}
 }
 
@@ -131,8 +131,8 @@ func TestTokenAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Digest() != want.Digest() {
-		t.Errorf("digest %s, want %s", img.Digest(), want.Digest())
+	if img.Descriptor.Digest != want.Descriptor.Digest {
+		t.Errorf("digest %s, want %s", img.Descriptor.Digest, want.Descriptor.Digest)
 	}
 	if got := readPackageYAML(t, r, img); string(got) != packageYAML {
 		t.Errorf("package.yaml = %q", got)

@@ -13,6 +13,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/oci/cache"
 )
 
@@ -45,11 +46,51 @@ type config struct {
 	cache        *cache.Cache
 	offline      bool
 	userAgent    string
-	maxTags      int
-	maxPerHost   int64
-	maxRequests  int64
+	limits       Limits
 	maxRetryTime time.Duration
-	maxTagPages  int
+}
+
+// Limits bound what a Client asks of registries and reads from them over
+// its life. They follow the convention of package limit: a zero field
+// means its default (DefaultLimits), so that a partly filled Limits never
+// lifts the limits it does not mention; limit.Unlimited (any negative
+// value) means no limit. A limit exceeded is a *limit.Error naming the
+// field (it matches limit.ErrExceeded).
+type Limits struct {
+	// MaxRequests bounds the HTTP requests the client sends over its life,
+	// to all hosts together (a package can name many hosts that are one
+	// server); past it every request fails. Default 100 000.
+	MaxRequests int
+	// MaxRequestsPerHost bounds the HTTP requests the client sends to one
+	// host (a registry, or the token service it names) over its life; past
+	// it every request to that host fails. Default 20 000.
+	MaxRequestsPerHost int
+	// MaxTags bounds the tags one Tags call returns. Default 100 000.
+	MaxTags int
+	// MaxTagPages bounds the pages of a tag listing Tags reads: a registry
+	// whose pages each link to another never ends otherwise. Default
+	// 1 000.
+	MaxTagPages int
+	// MaxReferrers bounds the referrers one Referrers call returns (an
+	// image may have many referrers of other kinds). Default 1 000.
+	MaxReferrers int
+}
+
+// DefaultLimits returns the limits used when none are given.
+func DefaultLimits() Limits {
+	return Limits{MaxRequests: 100_000, MaxRequestsPerHost: 20_000, MaxTags: 100_000, MaxTagPages: 1_000, MaxReferrers: 1_000}
+}
+
+// withDefaults returns l with every zero field replaced by its default, and
+// every negative one (limit.Unlimited) by a value no input reaches.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	l.MaxRequests = limitval.Or(l.MaxRequests, d.MaxRequests)
+	l.MaxRequestsPerHost = limitval.Or(l.MaxRequestsPerHost, d.MaxRequestsPerHost)
+	l.MaxTags = limitval.Or(l.MaxTags, d.MaxTags)
+	l.MaxTagPages = limitval.Or(l.MaxTagPages, d.MaxTagPages)
+	l.MaxReferrers = limitval.Or(l.MaxReferrers, d.MaxReferrers)
+	return l
 }
 
 // WithCredentials makes fn the source of credentials, instead of Docker's
@@ -107,30 +148,16 @@ func WithUserAgent(ua string) Option {
 	return func(c *config) { c.userAgent = ua }
 }
 
-// WithMaxTags bounds how many tags Tags returns before it fails with
-// limit.ErrExceeded. Default 100 000.
-func WithMaxTags(n int) Option {
-	return func(c *config) { c.maxTags = n }
-}
-
-// WithMaxRequestsPerHost bounds the HTTP requests the client sends to one
-// host (a registry, or the token service it names) over its life; past it
-// every request to that host fails with an error wrapping limit.ErrExceeded.
-// Default DefaultMaxRequestsPerHost.
-func WithMaxRequestsPerHost(n int64) Option {
-	return func(c *config) { c.maxPerHost = n }
-}
-
-// WithMaxRequests bounds the HTTP requests the client sends over its life,
-// to all hosts together; past it every request fails with an error
-// wrapping limit.ErrExceeded. Default DefaultMaxRequests.
-func WithMaxRequests(n int64) Option {
-	return func(c *config) { c.maxRequests = n }
+// WithLimits sets the limits; zero fields keep their defaults, and
+// limit.Unlimited lifts a limit.
+func WithLimits(l Limits) Option {
+	return func(c *config) { c.limits = l }
 }
 
 // WithMaxRetryTime bounds the time the client waits before retrying
 // requests, in total over all hosts and its life (default
-// DefaultMaxRetryTime).
+// DefaultMaxRetryTime). It is a retry policy, not one of the Limits: less
+// than zero means no retries.
 // Whatever the bound, one request is retried at most 3 times, and a host
 // two of whose requests in a row still fail after their retries (HTTP 429
 // or 5xx, a network error) is remembered: every later request to it fails
@@ -138,13 +165,6 @@ func WithMaxRequests(n int64) Option {
 // no retries.
 func WithMaxRetryTime(d time.Duration) Option {
 	return func(c *config) { c.maxRetryTime = d }
-}
-
-// WithMaxTagPages bounds the pages of a tag listing Tags reads before it
-// fails with limit.ErrExceeded (default DefaultMaxTagPages): a registry whose
-// pages each link to another never ends otherwise.
-func WithMaxTagPages(n int) Option {
-	return func(c *config) { c.maxTagPages = n }
 }
 
 // Client reaches registries. It is safe for concurrent use, and meant to be
@@ -163,31 +183,19 @@ type Client struct {
 
 // New returns a Client. Options: WithCredentials, WithDockerConfig,
 // WithAnonymous, WithPlainHTTP, WithHTTPClient, WithCache, WithOffline,
-// WithUserAgent, WithMaxTags, WithMaxRequestsPerHost, WithMaxRequests,
-// WithMaxRetryTime, WithMaxTagPages.
+// WithUserAgent, WithLimits, WithMaxRetryTime.
 func New(opts ...Option) (*Client, error) {
-	c := &Client{cfg: config{maxTags: 100_000}}
+	c := &Client{}
 	for _, o := range opts {
 		if o != nil {
 			o(&c.cfg)
 		}
 	}
-	if c.cfg.maxTags <= 0 {
-		c.cfg.maxTags = 100_000
-	}
-	if c.cfg.maxPerHost <= 0 {
-		c.cfg.maxPerHost = DefaultMaxRequestsPerHost
-	}
-	if c.cfg.maxRequests <= 0 {
-		c.cfg.maxRequests = DefaultMaxRequests
-	}
+	c.cfg.limits = c.cfg.limits.withDefaults()
 	if c.cfg.maxRetryTime < 0 {
 		c.cfg.maxRetryTime = 0
 	} else if c.cfg.maxRetryTime == 0 {
 		c.cfg.maxRetryTime = DefaultMaxRetryTime
-	}
-	if c.cfg.maxTagPages <= 0 {
-		c.cfg.maxTagPages = DefaultMaxTagPages
 	}
 	base := c.cfg.httpClient
 	if base == nil {
@@ -198,7 +206,7 @@ func New(opts ...Option) (*Client, error) {
 	if tr == nil {
 		tr = http.DefaultTransport
 	}
-	c.guard = newGuard(tr, c.cfg.maxPerHost, c.cfg.maxRequests, c.cfg.maxRetryTime)
+	c.guard = newGuard(tr, c.cfg.limits.MaxRequestsPerHost, c.cfg.limits.MaxRequests, c.cfg.maxRetryTime)
 	hc.Transport = c.guard
 	c.auth = &auth.Client{
 		Client:     &hc,
@@ -212,9 +220,6 @@ func New(opts ...Option) (*Client, error) {
 	c.auth.SetUserAgent(ua)
 	return c, nil
 }
-
-// Cache returns the client's cache; nil when it has none.
-func (c *Client) Cache() *cache.Cache { return c.cfg.cache }
 
 // credential is the auth.CredentialFunc of the client. The credentials it
 // gives are remembered so that errors can redact them; an error of the

@@ -6,7 +6,7 @@
 // function), the HTTP transport with bounded retries, the plain-HTTP policy
 // and, optionally, a verified local cache (package oci/cache). A Repository
 // is one repository of a registry; it is an oci.Fetcher, so every reader of
-// package oci (Resolve, ReadFile, ReadLayerFile, OpenLayer) reads from a
+// package oci (Resolve, ReadFile, ReadLayerFile, WalkLayer) reads from a
 // registry exactly as it reads from a local store, with the same limits and
 // the same streaming digest and size verification, and fetches only the
 // blobs it reads:
@@ -28,9 +28,9 @@
 // life (WithMaxRetryTime); a host two of whose requests in a row still fail
 // is remembered, and every later request to it fails at once with
 // ErrUnavailable. The requests
-// sent to one host (WithMaxRequestsPerHost) and to all (WithMaxRequests),
-// and the pages of a tag listing
-// (WithMaxTagPages) are bounded too, for the client's life: a long-running
+// sent to one host and to all, the tags and the pages of a tag listing,
+// and the referrers listed are bounded too (Limits, WithLimits), for the
+// client's life: a long-running
 // service uses a Client per unit of work (one upload, one lint). Every call
 // honours its context, so a stalled registry is cancelled by cancelling the
 // context.

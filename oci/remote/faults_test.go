@@ -167,7 +167,7 @@ func TestDigestMismatchResolve(t *testing.T) {
 	}
 }
 
-// TestManifestTooLarge: a manifest over MaxManifestSize is refused from
+// TestManifestTooLarge: a manifest over MaxManifestBytes is refused from
 // its size, before its bytes are requested.
 func TestManifestTooLarge(t *testing.T) {
 	t.Parallel()
@@ -190,8 +190,8 @@ func TestManifestTooLarge(t *testing.T) {
 		t.Fatalf("err = %v, want limit.ErrExceeded", err)
 	}
 	var le *limit.Error
-	if !errors.As(err, &le) || le.Limit != "MaxManifestSize" {
-		t.Errorf("err = %v, want MaxManifestSize", err)
+	if !errors.As(err, &le) || le.Limit != "MaxManifestBytes" {
+		t.Errorf("err = %v, want MaxManifestBytes", err)
 	}
 	if n := gets.Load(); n != 0 {
 		t.Errorf("%d GETs of the manifest, want 0", n)
@@ -214,8 +214,8 @@ func TestRetryAfter429(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pull after one 429: %v", err)
 	}
-	if img.Digest() != f.built.ManifestDescriptor().Digest {
-		t.Errorf("digest %s", img.Digest())
+	if img.Descriptor.Digest != f.built.ManifestDescriptor().Digest {
+		t.Errorf("digest %s", img.Descriptor.Digest)
 	}
 	if n := calls.Load(); n < 3 { // 429, then HEAD and GET
 		t.Errorf("%d manifest requests, want the 429 retried", n)

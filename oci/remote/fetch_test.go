@@ -132,7 +132,7 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 			if err != nil || !bytes.Equal(got, []byte(packageYAML)) {
 				t.Fatalf("package.yaml = %q, %v", got, err)
 			}
-			wantGets := []string{want.ConfigDigest().String()}
+			wantGets := []string{want.Manifest.Config.Digest.String()}
 			for _, l := range tc.want {
 				wantGets = append(wantGets, want.Layers[l].Digest.String())
 			}

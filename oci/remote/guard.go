@@ -14,26 +14,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
-// Defaults of the bounds a Client keeps towards registries.
-const (
-	// DefaultMaxRequestsPerHost is how many HTTP requests a Client sends
-	// to one host (registry or token service) in its life by default.
-	DefaultMaxRequestsPerHost = 20_000
-	// DefaultMaxRequests is how many HTTP requests a Client sends in its
-	// life by default, to all hosts together (a package can name many
-	// hosts that are one server).
-	DefaultMaxRequests = 100_000
-	// DefaultMaxRetryTime is how long a Client waits in total, over all
-	// hosts, before retrying requests by default.
-	DefaultMaxRetryTime = 10 * time.Second
-	// DefaultMaxTagPages is how many pages of a tag listing Tags reads by
-	// default.
-	DefaultMaxTagPages = 1_000
-)
+// DefaultMaxRetryTime is how long a Client waits in total, over all hosts,
+// before retrying requests by default (WithMaxRetryTime).
+const DefaultMaxRetryTime = 10 * time.Second
 
 // retry policy of one request: at most maxRetries retries, waiting
 // retryBase, twice that, ... (each wait at most maxRetryWait; a
@@ -60,10 +48,10 @@ const (
 // so that errors can redact them.
 type guard struct {
 	next         http.RoundTripper
-	maxPerHost   int64
-	maxRequests  int64
+	maxPerHost   int
+	maxRequests  int
 	maxRetryTime time.Duration
-	requests     int64         // sent to all hosts
+	requests     int           // sent to all hosts
 	retryTime    time.Duration // waited before retries, over all hosts
 	mu           sync.Mutex
 	hosts        map[string]*hostState
@@ -71,7 +59,7 @@ type guard struct {
 }
 
 type hostState struct {
-	requests int64
+	requests int
 	strikes  int   // requests that failed after their retries, in a row
 	failed   error // set once the host kept failing: later requests fail with it
 }
@@ -82,7 +70,7 @@ type hostState struct {
 // is down costs two requests' retries.
 const failStrikes = 2
 
-func newGuard(next http.RoundTripper, maxPerHost, maxRequests int64, maxRetryTime time.Duration) *guard {
+func newGuard(next http.RoundTripper, maxPerHost, maxRequests int, maxRetryTime time.Duration) *guard {
 	return &guard{next: next, maxPerHost: maxPerHost, maxRequests: maxRequests, maxRetryTime: maxRetryTime, hosts: map[string]*hostState{}}
 }
 
@@ -189,10 +177,10 @@ func (g *guard) admit(host string) error {
 		return st.failed
 	}
 	if st.requests >= g.maxPerHost {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limit.MaxRequestsPerHost, Max: g.maxPerHost})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limitval.MaxRequestsPerHost, Max: int64(g.maxPerHost)})
 	}
 	if g.requests >= g.maxRequests {
-		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limit.MaxRequests, Max: g.maxRequests})
+		return fmt.Errorf("%s: %w", safetext.Token(host), &limit.Error{Limit: limitval.MaxRequests, Max: int64(g.maxRequests)})
 	}
 	st.requests++
 	g.requests++

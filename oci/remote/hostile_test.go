@@ -110,8 +110,8 @@ func registryWorstCases() []registryWorstCase {
 			if !errors.As(err, &le) || le.Limit != "MaxTagPages" {
 				t.Fatalf("err = %v, want MaxTagPages", err)
 			}
-			if got := n.Load(); got > remote.DefaultMaxTagPages+2 {
-				t.Errorf("%d requests, want at most %d", got, remote.DefaultMaxTagPages+2)
+			if got := n.Load(); got > int64(remote.DefaultLimits().MaxTagPages)+2 {
+				t.Errorf("%d requests, want at most %d", got, remote.DefaultLimits().MaxTagPages+2)
 			}
 		}},
 		{"registry-cost-tag-flood", "pagination", func(t *testing.T) {
@@ -169,7 +169,7 @@ func registryWorstCases() []registryWorstCase {
 			host, n := hostileRegistry(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Error(w, `{"errors":[{"code":"MANIFEST_UNKNOWN"}]}`, http.StatusNotFound)
 			})
-			c, _ := remote.New(remote.WithAnonymous(), remote.WithMaxRequestsPerHost(50))
+			c, _ := remote.New(remote.WithAnonymous(), remote.WithLimits(remote.Limits{MaxRequestsPerHost: 50}))
 			var limited int
 			for i := range 200 {
 				_, _, err := c.Pull(context.Background(), fmt.Sprintf("%s/dep%d:v1", host, i))
@@ -190,7 +190,7 @@ func registryWorstCases() []registryWorstCase {
 				w.Header().Set("Link", fmt.Sprintf(`</v2/test/pkg/tags/list?last=%d>; rel="next"`, time.Now().UnixNano()))
 				fmt.Fprint(w, `{"tags":[]}`)
 			})
-			c, _ := remote.New(remote.WithAnonymous(), remote.WithPlainHTTP(true), remote.WithHTTPClient(oneServer(host)), remote.WithMaxRequests(2000))
+			c, _ := remote.New(remote.WithAnonymous(), remote.WithPlainHTTP(true), remote.WithHTTPClient(oneServer(host)), remote.WithLimits(remote.Limits{MaxRequests: 2000}))
 			for i := range 200 {
 				_, err := c.Tags(context.Background(), fmt.Sprintf("h%d.example:5000/test/pkg", i))
 				if !errors.Is(err, limit.ErrExceeded) {

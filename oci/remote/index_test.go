@@ -36,8 +36,8 @@ func TestPullIndex(t *testing.T) {
 		Versioned: specs.Versioned{SchemaVersion: 2},
 		MediaType: ocispec.MediaTypeImageIndex,
 		Manifests: []ocispec.Descriptor{
-			{MediaType: arm.Descriptor.MediaType, Digest: arm.Digest(), Size: arm.Descriptor.Size, Platform: &ocispec.Platform{OS: "linux", Architecture: "arm64"}},
-			{MediaType: amd.Descriptor.MediaType, Digest: amd.Digest(), Size: amd.Descriptor.Size, Platform: &ocispec.Platform{OS: "linux", Architecture: "amd64"}},
+			{MediaType: arm.Descriptor.MediaType, Digest: arm.Descriptor.Digest, Size: arm.Descriptor.Size, Platform: &ocispec.Platform{OS: "linux", Architecture: "arm64"}},
+			{MediaType: amd.Descriptor.MediaType, Digest: amd.Descriptor.Digest, Size: amd.Descriptor.Size, Platform: &ocispec.Platform{OS: "linux", Architecture: "amd64"}},
 		},
 	}
 	raw, _ := json.Marshal(idx)
@@ -55,12 +55,12 @@ func TestPullIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Digest() != amd.Digest() || len(img.Indexes) != 1 || img.Indexes[0].Digest != desc.Digest {
-		t.Errorf("default platform: got %s via %v, want %s via the index", img.Digest(), img.Indexes, amd.Digest())
+	if img.Descriptor.Digest != amd.Descriptor.Digest || len(img.Indexes) != 1 || img.Indexes[0].Digest != desc.Digest {
+		t.Errorf("default platform: got %s via %v, want %s via the index", img.Descriptor.Digest, img.Indexes, amd.Descriptor.Digest)
 	}
 	img, _, err = c.Pull(ctx, repo+":v1", oci.WithPlatform(ocispec.Platform{OS: "linux", Architecture: "arm64"}))
-	if err != nil || img.Digest() != arm.Digest() {
-		t.Errorf("arm64: got %v, %v; want %s", img, err, arm.Digest())
+	if err != nil || img.Descriptor.Digest != arm.Descriptor.Digest {
+		t.Errorf("arm64: got %v, %v; want %s", img, err, arm.Descriptor.Digest)
 	}
 	_, _, err = c.Pull(ctx, repo+":v1", oci.WithPlatform(ocispec.Platform{OS: "linux", Architecture: "s390x"}))
 	if !errors.Is(err, oci.ErrNoMatchingPlatform) {
@@ -70,8 +70,8 @@ func TestPullIndex(t *testing.T) {
 	if err != nil {
 		t.Errorf("depth 1 (the index alone): %v", err)
 	}
-	_, _, err = c.Pull(ctx, repo+":v1", oci.WithLimits(oci.Limits{MaxConfigSize: 8}))
+	_, _, err = c.Pull(ctx, repo+":v1", oci.WithLimits(oci.Limits{MaxConfigBytes: 8}))
 	if !errors.Is(err, limit.ErrExceeded) {
-		t.Errorf("MaxConfigSize 8: err = %v, want limit.ErrExceeded", err)
+		t.Errorf("MaxConfigBytes 8: err = %v, want limit.ErrExceeded", err)
 	}
 }

@@ -44,7 +44,7 @@ func (r *Repository) Tag(ctx context.Context, desc ocispec.Descriptor, tag strin
 // hold yet (a blob it holds is not uploaded again), then the manifest, then
 // the tags. Pushing the same image twice uploads no blob the second time.
 // Every blob read from f is verified, and the manifest is bounded by
-// oci.Limits.MaxManifestSize (opts: oci.WithLimits).
+// oci.Limits.MaxManifestBytes (opts: oci.WithLimits).
 func (r *Repository) PushImage(ctx context.Context, f oci.Fetcher, desc ocispec.Descriptor, tags []string, opts ...oci.Option) error {
 	if len(tags) == 0 {
 		return r.fail("push", desc.Digest.String(), fmt.Errorf("%w: no tag to push to", oci.ErrInvalidReference))

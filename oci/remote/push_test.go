@@ -69,7 +69,7 @@ func TestRetryConnectionReset(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pull after a reset: %v", err)
 	}
-	if img.Digest() != f.built.ManifestDescriptor().Digest || calls.Load() < 2 {
-		t.Errorf("digest %s after %d manifest requests", img.Digest(), calls.Load())
+	if img.Descriptor.Digest != f.built.ManifestDescriptor().Digest || calls.Load() < 2 {
+		t.Errorf("digest %s after %d manifest requests", img.Descriptor.Digest, calls.Load())
 	}
 }

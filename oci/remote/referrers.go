@@ -7,13 +7,10 @@ import (
 	"sync/atomic"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"oras.land/oras-go/v2/errdef"
 )
-
-// DefaultMaxReferrers is how many referrers Referrers returns by default
-// before it fails with limit.ErrExceeded.
-const DefaultMaxReferrers = 1_000
 
 // maxReferrerPages bounds the pages of a referrers listing: a registry
 // whose pages each link to another never ends otherwise.
@@ -30,13 +27,11 @@ const maxMetadataBytes = 4 << 20
 // for a registry without it, through the referrers tag schema (the index
 // tagged "sha256-<hex>"). No referrer is fetched. Each page of the listing
 // is bounded like a manifest (4 MiB: a larger one fails with a
-// *limit.Error of MaxManifestSize); more than max referrers (0:
-// DefaultMaxReferrers), or more than 100 pages, fail with
+// *limit.Error of MaxManifestBytes); more than the client's
+// Limits.MaxReferrers, or more than 100 pages, fail with
 // limit.ErrExceeded too. No cache is consulted: referrers change.
-func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string, max int) ([]ocispec.Descriptor, error) {
-	if max <= 0 {
-		max = DefaultMaxReferrers
-	}
+func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
+	max := r.c.cfg.limits.MaxReferrers
 	repo, err := r.remote(ctx)
 	if err != nil {
 		return nil, r.fail("referrers", subject.Digest.String(), err)
@@ -54,21 +49,21 @@ func (r *Repository) Referrers(ctx context.Context, subject ocispec.Descriptor, 
 			return err
 		}
 		if pages++; pages > maxReferrerPages {
-			return &limit.Error{Limit: limit.MaxReferrerPages, Value: int64(pages), Max: maxReferrerPages}
+			return &limit.Error{Limit: limitval.MaxReferrerPages, Value: int64(pages), Max: maxReferrerPages}
 		}
 		if len(out)+len(page) > max {
-			return &limit.Error{Limit: limit.MaxReferrers, Value: int64(len(out) + len(page)), Max: int64(max)}
+			return &limit.Error{Limit: limitval.MaxReferrers, Value: int64(len(out) + len(page)), Max: int64(max)}
 		}
 		out = append(out, page...)
 		return nil
 	})
 	switch {
 	case errors.Is(err, errdef.ErrTooManyPages):
-		err = &limit.Error{Limit: limit.MaxReferrerPages, Value: maxReferrerPages + 1, Max: maxReferrerPages}
+		err = &limit.Error{Limit: limitval.MaxReferrerPages, Value: maxReferrerPages + 1, Max: maxReferrerPages}
 	case errors.Is(err, errdef.ErrSizeExceedsLimit), err != nil && full.Load():
 		// The referrers tag's index over the manifest bound (oras-go
 		// read its size), or a page of the API cut at it.
-		err = &limit.Error{Limit: limit.MaxManifestSize, Max: maxMetadataBytes}
+		err = &limit.Error{Limit: limitval.MaxManifestBytes, Max: maxMetadataBytes}
 	}
 	if err != nil {
 		return nil, r.fail("referrers", subject.Digest.String(), err)

@@ -12,7 +12,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/limit"
-	"github.com/xpkgkit/xpkgkit/oci/remote"
 )
 
 // referrerWorstCases are the hostile referrers listings: pages without
@@ -41,7 +40,7 @@ func referrerWorstCases() []registryWorstCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = repo.Referrers(context.Background(), subject, "", 0)
+		_, err = repo.Referrers(context.Background(), subject, "")
 		var le *limit.Error
 		if !errors.As(err, &le) || string(le.Limit) != lim {
 			t.Fatalf("err = %v, want %s", err, lim)
@@ -60,7 +59,7 @@ func referrerWorstCases() []registryWorstCase {
 		}},
 		{"registry-cost-referrer-page-over-bound", "bodies", func(t *testing.T) {
 			// One page of 6 MB: oras-go stops reading at 4 MiB.
-			run(t, listing(30_000), "MaxManifestSize", 3)
+			run(t, listing(30_000), "MaxManifestBytes", 3)
 		}},
 	}
 }
@@ -77,10 +76,8 @@ func TestReferrersAbsent(t *testing.T) {
 		http.NotFound(w, r)
 	})
 	repo, _ := anonClient(t).Repository(host + "/test/pkg")
-	refs, err := repo.Referrers(context.Background(), ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString("s"), Size: 1}, "", 0)
+	refs, err := repo.Referrers(context.Background(), ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString("s"), Size: 1}, "")
 	if err != nil || len(refs) != 0 {
 		t.Fatalf("referrers %v, err %v; want none", refs, err)
 	}
 }
-
-var _ = remote.DefaultMaxReferrers

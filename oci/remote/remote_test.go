@@ -27,8 +27,8 @@ func TestPullPlain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if img.Digest() != want.Digest() || img.ConfigDigest() != want.ConfigDigest() {
-		t.Errorf("pulled %s (config %s), pushed %s (config %s)", img.Digest(), img.ConfigDigest(), want.Digest(), want.ConfigDigest())
+	if img.Descriptor.Digest != want.Descriptor.Digest || img.Manifest.Config.Digest != want.Manifest.Config.Digest {
+		t.Errorf("pulled %s (config %s), pushed %s (config %s)", img.Descriptor.Digest, img.Manifest.Config.Digest, want.Descriptor.Digest, want.Manifest.Config.Digest)
 	}
 	got := readPackageYAML(t, repo, img)
 	local, err := os.ReadFile(filepath.Join(testcorpus.Path(t, "provider-kubernetes"), "package.yaml"))
@@ -71,7 +71,7 @@ func TestInvalidReference(t *testing.T) {
 		}
 	}
 	r, err := c.Repository("127.0.0.1:5000/org/pkg:v1")
-	if err != nil || r.Name() != "127.0.0.1:5000/org/pkg" || r.Registry() != "127.0.0.1:5000" {
+	if err != nil || r.Name() != "127.0.0.1:5000/org/pkg" {
 		t.Errorf("Repository: %v, %v", r, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 	orasremote "oras.land/oras-go/v2/registry/remote"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
@@ -55,9 +56,6 @@ func parseReference(ref string) (oci.Reference, error) {
 
 // Name returns the repository's name, "host[:port]/path".
 func (r *Repository) Name() string { return r.ref.Registry + "/" + r.ref.Repository }
-
-// Registry returns the registry host, with its port if any.
-func (r *Repository) Registry() string { return r.ref.Registry }
 
 // fail wraps err in an *Error for op on reference.
 func (r *Repository) fail(op, reference string, err error) error {
@@ -179,24 +177,24 @@ func (f fetcherFunc) Fetch(ctx context.Context, desc ocispec.Descriptor) (io.Rea
 
 // Tags returns the repository's tags, in the registry's order (lexical for
 // the distribution reference implementation), following every page of the
-// listing. More than the client's WithMaxTags fails with limit.ErrExceeded.
+// listing. More than the client's Limits.MaxTags fails with limit.ErrExceeded.
 func (r *Repository) Tags(ctx context.Context) ([]string, error) {
 	repo, err := r.remote(ctx)
 	if err != nil {
 		return nil, r.fail("tags", "", err)
 	}
 	var tags []string
-	max := r.c.cfg.maxTags
+	max := r.c.cfg.limits.MaxTags
 	pages := 0
 	err = repo.Tags(ctx, "", func(page []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if pages++; pages > r.c.cfg.maxTagPages {
-			return &limit.Error{Limit: limit.MaxTagPages, Max: int64(r.c.cfg.maxTagPages)}
+		if pages++; pages > r.c.cfg.limits.MaxTagPages {
+			return &limit.Error{Limit: limitval.MaxTagPages, Max: int64(r.c.cfg.limits.MaxTagPages)}
 		}
 		if len(tags)+len(page) > max {
-			return &limit.Error{Limit: limit.MaxTags, Max: int64(max)}
+			return &limit.Error{Limit: limitval.MaxTags, Max: int64(max)}
 		}
 		tags = append(tags, page...)
 		return nil

@@ -15,7 +15,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
-	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
@@ -64,7 +63,7 @@ func (c *cacheSource) load(ctx context.Context) error {
 			return
 		}
 		if len(entries) > maxDirEntries {
-			c.err = limitErr(limit.MaxDirEntries, len(entries), maxDirEntries, c.dir)
+			c.err = limitErr(limitval.MaxDirEntries, len(entries), maxDirEntries, c.dir)
 			return
 		}
 		for i, e := range entries {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/internal/safefile"
-	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -89,7 +89,7 @@ func indexDir(ctx context.Context, dir string) (map[string]map[string]string, er
 			return err
 		}
 		if n++; n > maxDirEntries {
-			return limitErr(limit.MaxDirEntries, n, maxDirEntries, dir)
+			return limitErr(limitval.MaxDirEntries, n, maxDirEntries, dir)
 		}
 		if n%256 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -253,7 +253,7 @@ func imageDigest(ctx context.Context, path string, limits xpkg.Limits) (string, 
 	if err != nil {
 		return "", err
 	}
-	return img.Digest().String(), nil
+	return img.Descriptor.Digest.String(), nil
 }
 
 func openImage(ctx context.Context, path string, limits xpkg.Limits) (*oci.Source, error) {
@@ -297,7 +297,7 @@ func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, ta
 	if err != nil {
 		return nil, err
 	}
-	s.Name, s.Version, s.Digest, s.Source = name, tag, img.Digest().String(), source
+	s.Name, s.Version, s.Digest, s.Source = name, tag, img.Descriptor.Digest.String(), source
 	return s, nil
 }
 

@@ -40,7 +40,7 @@ type Limits struct {
 	// that fails (0.7 µs each), and 0.25 s before v2.3. A real graph makes
 	// far fewer: a constraint that a package's newest tag satisfies costs
 	// one comparison, and only one that no tag satisfies reads them all.
-	MaxVersionChecks int64
+	MaxVersionChecks int
 }
 
 // DefaultLimits returns the default limits.
@@ -402,7 +402,7 @@ func (s *resolution) expand(ctx context.Context) error {
 		for _, p := range level {
 			nEdges += len(p.Dependencies)
 			if nEdges > lim.MaxEdges {
-				return limitErr(limit.MaxEdges, nEdges, lim.MaxEdges, p.Name)
+				return limitErr(limitval.MaxEdges, nEdges, lim.MaxEdges, p.Name)
 			}
 			for i := range p.Dependencies {
 				d := &p.Dependencies[i]
@@ -418,7 +418,7 @@ func (s *resolution) expand(ctx context.Context) error {
 			}
 		}
 		if len(s.order) > lim.MaxPackages {
-			return limitErr(limit.MaxPackages, len(s.order), lim.MaxPackages, "")
+			return limitErr(limitval.MaxPackages, len(s.order), lim.MaxPackages, "")
 		}
 		if err := s.listTags(ctx, fresh); err != nil {
 			return err
@@ -518,7 +518,7 @@ func (s *resolution) listTags(ctx context.Context, names []string) error {
 		case err != nil:
 			t.err = err
 		case len(tags) > s.r.cfg.limits.MaxTags:
-			t.err = limitErr(limit.MaxTags, len(tags), s.r.cfg.limits.MaxTags, todo[i])
+			t.err = limitErr(limitval.MaxTags, len(tags), s.r.cfg.limits.MaxTags, todo[i])
 		default:
 			t.vs = sortedVersions(tags)
 		}
@@ -719,8 +719,8 @@ func (s *resolution) check(ctx context.Context, name string, vs []tagVersion, c 
 func (s *resolution) spend(ctx context.Context, n int64) error {
 	before := s.work
 	s.work += n
-	if s.work > s.r.cfg.limits.MaxVersionChecks {
-		return limitErr(limit.MaxVersionChecks, s.work, s.r.cfg.limits.MaxVersionChecks, "")
+	if s.work > int64(s.r.cfg.limits.MaxVersionChecks) {
+		return limitErr(limitval.MaxVersionChecks, s.work, int64(s.r.cfg.limits.MaxVersionChecks), "")
 	}
 	if before>>12 != s.work>>12 {
 		return ctx.Err()

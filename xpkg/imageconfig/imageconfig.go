@@ -25,8 +25,7 @@
 //     cmd/crossplane/core/core.go, mgr.GetClient()), whose order is not
 //     defined, so a cluster may pick either. xpkgkit keeps the first by
 //     metadata.name (the order in which the API server itself lists
-//     cluster-scoped objects), so its answer is deterministic; Ties reports
-//     such ambiguities so a tool can warn about them.
+//     cluster-scoped objects), so its answer is deterministic.
 //
 // Verification is parsed and exposed (VerificationFor); package xpkg/verify
 // enforces it (checks signatures), for the programs that import it.
@@ -109,8 +108,12 @@ func posString(p parser.Position) string {
 // Unwrap returns the class of the error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Limits bound what a Set reads. A zero field takes its default;
-// limit.Unlimited (any negative value) lifts that limit.
+// Limits bound what a Set reads.
+// They follow the convention of package limit: a zero field means its
+// default (DefaultLimits), so that a partly filled Limits never lifts the
+// limits it does not mention; limit.Unlimited (any negative value) means no
+// limit. A limit exceeded is a *limit.Error naming the field (it matches
+// limit.ErrExceeded).
 type Limits struct {
 	// MaxBytes bounds the bytes read, over all the streams of a ParseAll
 	// (default 4 MiB).
@@ -125,7 +128,7 @@ type Limits struct {
 	MaxMatchImages int
 	// MaxPrefixBytes bounds a matchImages or rewriteImage prefix (default
 	// 1 024; a full reference is at most a few hundred bytes).
-	MaxPrefixBytes int
+	MaxPrefixBytes int64
 }
 
 // DefaultLimits returns the default Limits.
@@ -250,7 +253,7 @@ type prefixIndex struct {
 }
 
 func (s *Set) buildIndex() {
-	for p := range Purpose(numPurposes) {
+	for p := range purpose(numPurposes) {
 		x := prefixIndex{first: map[string]int{}, count: map[string]int{}}
 		for i := range s.configs {
 			c := &s.configs[i]
@@ -275,8 +278,8 @@ func (s *Set) buildIndex() {
 	}
 }
 
-// Configs returns the ImageConfigs of the set, sorted by name.
-func (s *Set) Configs() []ImageConfig {
+// configList returns the ImageConfigs of the set, sorted by name.
+func (s *Set) configList() []ImageConfig {
 	if s == nil {
 		return nil
 	}
@@ -379,7 +382,7 @@ func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error)
 // read reads one stream within budget bytes, and returns the bytes read.
 func (s *Set) read(ctx context.Context, r io.Reader, file string, l Limits, budget int64, seen map[string]parser.Position) (int64, error) {
 	if budget <= 0 {
-		return 0, &Error{Pos: parser.Position{File: file}, Msg: fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes), Err: &limit.Error{Limit: limit.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes}}
+		return 0, &Error{Pos: parser.Position{File: file}, Msg: fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes), Err: &limit.Error{Limit: limitval.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes}}
 	}
 	pl := parser.DefaultLimits()
 	pl.MaxTotalBytes = budget
@@ -403,9 +406,9 @@ func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen 
 		if err != nil {
 			var le *limit.Error
 			if errors.As(err, &le) {
-				if le.Limit == limit.MaxTotalBytes { // the budget left of MaxBytes
+				if le.Limit == limitval.MaxTotalBytes { // the budget left of MaxBytes
 					msg := fmt.Sprintf("more than %d bytes over all inputs", l.MaxBytes)
-					return &Error{Pos: le.Pos, Msg: msg, Err: &limit.Error{Limit: limit.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes, Pos: le.Pos}}
+					return &Error{Pos: le.Pos, Msg: msg, Err: &limit.Error{Limit: limitval.MaxBytes, Value: l.MaxBytes + 1, Max: l.MaxBytes, Pos: le.Pos}}
 				}
 				return &Error{Pos: le.Pos, Msg: le.Reason(), Err: le}
 			}
@@ -430,7 +433,7 @@ func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen 
 			return &Error{Pos: doc.Pos, Field: "metadata.name", Msg: fmt.Sprintf("ImageConfig %s is defined twice (first at %s)", safetext.Quote(ic.Name), posString(p)), Err: ErrInvalid}
 		}
 		if len(s.configs) >= l.MaxConfigs {
-			return &Error{Pos: doc.Pos, Msg: fmt.Sprintf("more than %d ImageConfigs", l.MaxConfigs), Err: &limit.Error{Limit: limit.MaxConfigs, Value: int64(l.MaxConfigs) + 1, Max: int64(l.MaxConfigs), Pos: doc.Pos}}
+			return &Error{Pos: doc.Pos, Msg: fmt.Sprintf("more than %d ImageConfigs", l.MaxConfigs), Err: &limit.Error{Limit: limitval.MaxConfigs, Value: int64(l.MaxConfigs) + 1, Max: int64(l.MaxConfigs), Pos: doc.Pos}}
 		}
 		seen[ic.Name] = doc.Pos
 		s.configs = append(s.configs, ic)
@@ -467,7 +470,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 		return bad("spec.matchImages", "should have at least one element (the CRD's validation rule)", ErrInvalid)
 	}
 	if len(o.Spec.MatchImages) > l.MaxMatchImages {
-		return bad("spec.matchImages", fmt.Sprintf("%d entries, more than %d", len(o.Spec.MatchImages), l.MaxMatchImages), limitErr(limit.MaxMatchImages, len(o.Spec.MatchImages), l.MaxMatchImages, doc.Pos))
+		return bad("spec.matchImages", fmt.Sprintf("%d entries, more than %d", len(o.Spec.MatchImages), l.MaxMatchImages), limitErr(limitval.MaxMatchImages, len(o.Spec.MatchImages), l.MaxMatchImages, doc.Pos))
 	}
 	for i, m := range o.Spec.MatchImages {
 		field := fmt.Sprintf("spec.matchImages[%d]", i)
@@ -477,8 +480,8 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 		if m.Type != "Prefix" {
 			return bad(field+".type", fmt.Sprintf("unsupported value %s: only \"Prefix\"", safetext.Quote(m.Type)), ErrInvalid)
 		}
-		if len(m.Prefix) > l.MaxPrefixBytes {
-			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, len(m.Prefix), l.MaxPrefixBytes, doc.Pos))
+		if int64(len(m.Prefix)) > l.MaxPrefixBytes {
+			return bad(field+".prefix", fmt.Sprintf("%d bytes, more than %d", len(m.Prefix), l.MaxPrefixBytes), limitErr(limitval.MaxPrefixBytes, int64(len(m.Prefix)), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.MatchImages = append(ic.MatchImages, m)
 	}
@@ -487,8 +490,8 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 			// Crossplane: RewritePath fails with "rewrite prefix is missing".
 			return bad("spec.rewriteImage.prefix", "is empty: Crossplane fails every pull this ImageConfig matches (\"rewrite prefix is missing\")", ErrInvalid)
 		}
-		if len(ri.Prefix) > l.MaxPrefixBytes {
-			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), limitErr(limit.MaxPrefixBytes, len(ri.Prefix), l.MaxPrefixBytes, doc.Pos))
+		if int64(len(ri.Prefix)) > l.MaxPrefixBytes {
+			return bad("spec.rewriteImage.prefix", fmt.Sprintf("%d bytes, more than %d", len(ri.Prefix), l.MaxPrefixBytes), limitErr(limitval.MaxPrefixBytes, int64(len(ri.Prefix)), l.MaxPrefixBytes, doc.Pos))
 		}
 		ic.RewritePrefix = ri.Prefix
 	}
@@ -511,7 +514,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 // longest prefix of ref (the first by name among those of that length),
 // the length of that prefix, and how many ImageConfigs have it; -1 when
 // none matches. An empty prefix never matches.
-func (s *Set) best(ref string, purpose Purpose) (idx, length, ties int) {
+func (s *Set) best(ref string, purpose purpose) (idx, length, ties int) {
 	if s == nil || purpose < 0 || purpose >= numPurposes {
 		return -1, 0, 0
 	}
@@ -527,24 +530,13 @@ func (s *Set) best(ref string, purpose Purpose) (idx, length, ties int) {
 	return -1, 0, 0
 }
 
-// longest returns the length of c's longest prefix of ref (0: none).
-func longest(c *ImageConfig, ref string) int {
-	n := 0
-	for _, m := range c.MatchImages {
-		if len(m.Prefix) > n && strings.HasPrefix(ref, m.Prefix) {
-			n = len(m.Prefix)
-		}
-	}
-	return n
-}
-
 // Rewrite returns the reference Crossplane pulls ref from: ref with the
 // longest matching prefix of the winning ImageConfig (among those with a
 // rewriteImage) replaced by its rewriteImage.prefix, and that
 // ImageConfig's name. ok is false, and ref is returned as it is, when no
 // ImageConfig rewrites ref.
 func (s *Set) Rewrite(ref string) (rewritten, name string, ok bool) {
-	i, n, _ := s.best(ref, PurposeRewrite)
+	i, n, _ := s.best(ref, purposeRewrite)
 	if i < 0 {
 		return ref, "", false
 	}
@@ -555,7 +547,7 @@ func (s *Set) Rewrite(ref string) (rewritten, name string, ok bool) {
 // PullSecretFor returns the pull secret Crossplane adds when it pulls ref
 // (the reference after any rewrite), and the ImageConfig that names it.
 func (s *Set) PullSecretFor(ref string) (secret, name string, ok bool) {
-	i, _, _ := s.best(ref, PurposePullSecret)
+	i, _, _ := s.best(ref, purposePullSecret)
 	if i < 0 {
 		return "", "", false
 	}
@@ -566,52 +558,34 @@ func (s *Set) PullSecretFor(ref string) (secret, name string, ok bool) {
 // reference after any rewrite) and the ImageConfig that states it; package
 // xpkg/verify enforces it.
 func (s *Set) VerificationFor(ref string) (v *Verification, name string, ok bool) {
-	i, _, _ := s.best(ref, PurposeVerification)
+	i, _, _ := s.best(ref, purposeVerification)
 	if i < 0 {
 		return nil, "", false
 	}
 	return s.configs[i].Verification, s.configs[i].Name, true
 }
 
-// Purpose is what an ImageConfig is selected for.
-type Purpose int
+// purpose is what an ImageConfig is selected for.
+type purpose int
 
 // Purposes.
 const (
-	PurposeRewrite Purpose = iota
-	PurposePullSecret
-	PurposeVerification
+	purposeRewrite purpose = iota
+	purposePullSecret
+	purposeVerification
 	numPurposes
 )
 
-func (p Purpose) valid(c *ImageConfig) bool {
+func (p purpose) valid(c *ImageConfig) bool {
 	switch p {
-	case PurposeRewrite:
+	case purposeRewrite:
 		return c.RewritePrefix != ""
-	case PurposePullSecret:
+	case purposePullSecret:
 		return c.PullSecret != ""
-	case PurposeVerification:
+	case purposeVerification:
 		return c.Verification != nil
 	}
 	return false
-}
-
-// Ties returns the names of the ImageConfigs that match ref for purpose
-// with the same longest prefix, when there are several: Crossplane picks
-// an arbitrary one of them, xpkgkit the first by name. nil when the choice
-// is not ambiguous.
-func (s *Set) Ties(ref string, purpose Purpose) []string {
-	_, n, ties := s.best(ref, purpose)
-	if ties < 2 {
-		return nil
-	}
-	var names []string
-	for i := range s.configs {
-		if purpose.valid(&s.configs[i]) && longest(&s.configs[i], ref) == n {
-			names = append(names, s.configs[i].Name)
-		}
-	}
-	return names
 }
 
 // SecretFunc returns the credential held in the pull secret secret for the
@@ -645,6 +619,6 @@ func (s *Set) Credentials(secrets SecretFunc, fallback remote.CredentialFunc) re
 }
 
 // limitErr is the *limit.Error of a value over the limit name of value max.
-func limitErr(name limit.Name, value, max int, pos parser.Position) *limit.Error {
+func limitErr[T int | int64](name limit.Name, value, max T, pos parser.Position) *limit.Error {
 	return &limit.Error{Limit: name, Value: int64(value), Max: int64(max), Pos: pos}
 }

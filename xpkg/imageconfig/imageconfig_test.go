@@ -67,17 +67,6 @@ func TestRewrite(t *testing.T) {
 	}
 }
 
-func TestTies(t *testing.T) {
-	t.Parallel()
-	s := mustParse(t, ic("zeta", rw("z/"), "xpkg.crossplane.io/")+ic("alpha", rw("a/"), "xpkg.crossplane.io/")+ic("beta", rw("b/"), "xpkg.crossplane.io/acme/"))
-	if got := s.Ties("xpkg.crossplane.io/p:v1", imageconfig.PurposeRewrite); strings.Join(got, ",") != "alpha,zeta" {
-		t.Errorf("Ties = %v", got)
-	}
-	if got := s.Ties("xpkg.crossplane.io/acme/p:v1", imageconfig.PurposeRewrite); got != nil {
-		t.Errorf("Ties = %v, want none", got)
-	}
-}
-
 func TestPullSecretAndVerification(t *testing.T) {
 	t.Parallel()
 	yaml := ic("auth", "  registry:\n    authentication:\n      pullSecretRef:\n        name: mirror-creds\n", "mirror.local/") +
@@ -228,7 +217,6 @@ func FuzzParse(f *testing.F) {
 		}
 		s.PullSecretFor(ref)
 		s.VerificationFor(ref)
-		s.Ties(ref, imageconfig.PurposeRewrite)
 	})
 }
 

@@ -23,6 +23,7 @@ import (
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
@@ -66,7 +67,7 @@ type budget struct {
 // MaxTotalBytes.
 func (b *budget) spend(n int64) error {
 	if b.used+n > b.max {
-		return &limit.Error{Limit: limit.MaxTotalBytes, Value: b.used + n, Max: b.max}
+		return &limit.Error{Limit: limitval.MaxTotalBytes, Value: b.used + n, Max: b.max}
 	}
 	b.used += n
 	return nil
@@ -76,7 +77,7 @@ func (b *budget) spend(n int64) error {
 // verification, as MaxSignatures does.
 func overBudget(err error) bool {
 	var le *limit.Error
-	return errors.As(err, &le) && le.Limit == limit.MaxTotalBytes
+	return errors.As(err, &le) && le.Limit == limitval.MaxTotalBytes
 }
 
 // collect finds the signature artefacts attached to desc: cosign bundle
@@ -95,9 +96,9 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 	// some registries (go-containerregistry's) report a referrer's config
 	// media type as its artifact type, which for a bundle is the empty
 	// descriptor's. The manifest's own artifactType decides.
-	// At most remote.DefaultMaxReferrers are listed (an image may have
+	// At most the client's remote.Limits.MaxReferrers are listed (an image may have
 	// many referrers of other kinds); at most MaxSignatures are fetched.
-	refs, err := repo.Referrers(ctx, desc, "", 0)
+	refs, err := repo.Referrers(ctx, desc, "")
 	if err != nil && !errors.Is(err, oci.ErrNotFound) {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 			continue
 		}
 		if fetched++; fetched > l.MaxSignatures {
-			return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
+			return nil, &limit.Error{Limit: limitval.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 		}
 		c := v.bundleCandidate(ctx, repo, b, desc, r)
 		if c != nil && overBudget(c.err) {
@@ -148,7 +149,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 				continue
 			}
 			if fetched++; fetched > l.MaxSignatures {
-				return nil, &limit.Error{Limit: limit.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
+				return nil, &limit.Error{Limit: limitval.MaxSignatures, Value: int64(fetched), Max: int64(l.MaxSignatures)}
 			}
 			c := v.legacyCandidate(ctx, repo, b, layer, fmt.Sprintf("%s layer %d", tag, i))
 			if overBudget(c.err) {
@@ -163,15 +164,15 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 // fetchManifest reads and decodes a signature manifest within the limit.
 func (v *Verifier) fetchManifest(ctx context.Context, repo *remote.Repository, b *budget, d ocispec.Descriptor) (*ocispec.Manifest, error) {
 	if d.MediaType != ocispec.MediaTypeImageManifest && d.MediaType != "application/vnd.docker.distribution.manifest.v2+json" {
-		return nil, classed(ErrMalformed, "manifest media type %s", safetext.Quote(d.MediaType))
+		return nil, classed(ErrMalformedSignature, "manifest media type %s", safetext.Quote(d.MediaType))
 	}
-	data, err := v.fetch(ctx, repo, b, d, v.cfg.limits.MaxManifestBytes, limit.MaxManifestBytes)
+	data, err := v.fetch(ctx, repo, b, d, v.cfg.limits.MaxManifestBytes, limitval.MaxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, classed(ErrMalformed, "manifest %s: %s", d.Digest, safetext.Reason(err))
+		return nil, classed(ErrMalformedSignature, "manifest %s: %s", d.Digest, safetext.Reason(err))
 	}
 	return &m, nil
 }
@@ -205,7 +206,7 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 		return nil // another kind of referrer
 	}
 	if m.Subject == nil || m.Subject.Digest != subject.Digest {
-		c.err = classed(ErrDigestMismatch, "the referrer's subject is not %s", subject.Digest)
+		c.err = classed(ErrSubjectMismatch, "the referrer's subject is not %s", subject.Digest)
 		return c
 	}
 	var layer *ocispec.Descriptor
@@ -216,17 +217,17 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 		}
 	}
 	if layer == nil {
-		c.err = classed(ErrMalformed, "no layer of media type %s", BundleArtifactType)
+		c.err = classed(ErrMalformedSignature, "no layer of media type %s", BundleArtifactType)
 		return c
 	}
-	data, err := v.fetch(ctx, repo, b, *layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
+	data, err := v.fetch(ctx, repo, b, *layer, v.cfg.limits.MaxBlobBytes, limitval.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c
 	}
 	var bun bundle.Bundle
 	if err := bun.UnmarshalJSON(data); err != nil {
-		c.err = classed(ErrMalformed, "bundle %s: %s", layer.Digest, safetext.Reason(err))
+		c.err = classed(ErrMalformedSignature, "bundle %s: %s", layer.Digest, safetext.Reason(err))
 		return c
 	}
 	c.entity = &bun
@@ -244,10 +245,10 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 	c := &candidate{format: "legacy", source: source}
 	sig, err := base64.StdEncoding.DecodeString(layer.Annotations[annSignature])
 	if layer.MediaType == simpleSigningMediaType && (err != nil || len(sig) == 0) {
-		c.err = classed(ErrMalformed, "no base64 %s annotation", annSignature)
+		c.err = classed(ErrMalformedSignature, "no base64 %s annotation", annSignature)
 		return c
 	}
-	payload, err := v.fetch(ctx, repo, b, layer, v.cfg.limits.MaxBlobBytes, limit.MaxBlobBytes)
+	payload, err := v.fetch(ctx, repo, b, layer, v.cfg.limits.MaxBlobBytes, limitval.MaxBlobBytes)
 	if err != nil {
 		c.err = err
 		return c
@@ -259,7 +260,7 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 		// its own signature.
 		var env dsse.Envelope
 		if err := json.Unmarshal(payload, &env); err != nil || len(env.Signatures) != 1 {
-			c.err = classed(ErrMalformed, "DSSE envelope: not JSON with one signature")
+			c.err = classed(ErrMalformedSignature, "DSSE envelope: not JSON with one signature")
 			return c
 		}
 		e.envelope = &env
@@ -269,7 +270,7 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 	if p := layer.Annotations[annCert]; p != "" {
 		certs, err := cryptoutils.UnmarshalCertificatesFromPEM([]byte(p))
 		if err != nil || len(certs) == 0 {
-			c.err = classed(ErrMalformed, "%s annotation: not a PEM certificate", annCert)
+			c.err = classed(ErrMalformedSignature, "%s annotation: not a PEM certificate", annCert)
 			return c
 		}
 		e.cert = certs[0]
@@ -278,7 +279,7 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 	if p := layer.Annotations[annBundle]; p != "" {
 		entry, err := rekorBundleEntry([]byte(p))
 		if err != nil {
-			c.err = classed(ErrMalformed, "%s annotation: %s", annBundle, safetext.Reason(err))
+			c.err = classed(ErrMalformedSignature, "%s annotation: %s", annBundle, safetext.Reason(err))
 			return c
 		}
 		e.entries = []*tlog.Entry{entry}
@@ -288,7 +289,7 @@ func (v *Verifier) legacyCandidate(ctx context.Context, repo *remote.Repository,
 			SignedRFC3161Timestamp []byte `json:"SignedRFC3161Timestamp"`
 		}
 		if err := json.Unmarshal([]byte(p), &ts); err != nil || len(ts.SignedRFC3161Timestamp) == 0 {
-			c.err = classed(ErrMalformed, "%s annotation: not a timestamp", annRFC3161)
+			c.err = classed(ErrMalformedSignature, "%s annotation: not a timestamp", annRFC3161)
 			return c
 		}
 		e.timestamps = [][]byte{ts.SignedRFC3161Timestamp}
@@ -402,14 +403,14 @@ func simpleSigningDigest(payload []byte) (digest.Digest, error) {
 		} `json:"critical"`
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
-		return "", classed(ErrMalformed, "simple-signing payload: %s", safetext.Reason(err))
+		return "", classed(ErrMalformedSignature, "simple-signing payload: %s", safetext.Reason(err))
 	}
 	if p.Critical.Type != cosignSignatureType {
-		return "", classed(ErrMalformed, "simple-signing payload of type %s, not %q", safetext.Quote(p.Critical.Type), cosignSignatureType)
+		return "", classed(ErrMalformedSignature, "simple-signing payload of type %s, not %q", safetext.Quote(p.Critical.Type), cosignSignatureType)
 	}
 	d, err := digest.Parse(p.Critical.Image.Digest)
 	if err != nil {
-		return "", classed(ErrMalformed, "simple-signing payload: docker-manifest-digest %s", safetext.Quote(p.Critical.Image.Digest))
+		return "", classed(ErrMalformedSignature, "simple-signing payload: docker-manifest-digest %s", safetext.Quote(p.Critical.Image.Digest))
 	}
 	return d, nil
 }

@@ -42,8 +42,8 @@
 //
 // Every failure is typed: ErrNoSignature, ErrNoMatchingAuthority with the
 // failure of each signature for each authority (ErrIdentityMismatch,
-// ErrUntrustedRoot, ErrDigestMismatch, ErrInvalidSignature,
-// ErrMissingAttestation, ErrMalformed), or ErrPolicy. Reads are bounded
+// ErrUntrustedRoot, ErrSubjectMismatch, ErrInvalidSignature,
+// ErrMissingAttestation, ErrMalformedSignature), or ErrPolicy. Reads are bounded
 // (Limits): the referrers listed, the signature artefacts fetched, each
 // signature manifest and each bundle or payload blob, and all of them
 // together, each verified against its descriptor as it streams.

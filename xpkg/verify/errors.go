@@ -32,18 +32,18 @@ var (
 	// was made (expired, not yet valid), or its transparency-log or
 	// timestamp evidence is not signed by a trusted log or authority.
 	ErrUntrustedRoot = errors.New("verify: certificate or log evidence not trusted")
-	// ErrDigestMismatch: a valid signature is for another digest than the
+	// ErrSubjectMismatch: a valid signature is for another digest than the
 	// package's, or a reference's digest is not what the registry has.
-	ErrDigestMismatch = errors.New("verify: signature is for another digest")
+	ErrSubjectMismatch = errors.New("verify: signature is for another digest")
 	// ErrInvalidSignature: a signature does not verify against the
 	// authority's key or its certificate's key.
 	ErrInvalidSignature = errors.New("verify: signature does not verify")
 	// ErrMissingAttestation: an authority requires an attestation of a
 	// predicate type that no verified attestation has.
 	ErrMissingAttestation = errors.New("verify: required attestation missing")
-	// ErrMalformed: a signature artefact cannot be read (not JSON, a
+	// ErrMalformedSignature: a signature artefact cannot be read (not JSON, a
 	// bundle the sigstore libraries reject, a missing annotation).
-	ErrMalformed = errors.New("verify: malformed signature artefact")
+	ErrMalformedSignature = errors.New("verify: malformed signature artefact")
 	// ErrPolicy: the policy cannot be applied (an authority with neither
 	// key nor keyless, a key the caller did not provide, keyless without a
 	// trusted root, an invalid regular expression).
@@ -57,7 +57,7 @@ type Error struct {
 	// Digest is the digest the reference resolved to; "" when resolving
 	// failed.
 	Digest digest.Digest
-	// Class is ErrNoSignature, ErrNoMatchingAuthority, ErrDigestMismatch,
+	// Class is ErrNoSignature, ErrNoMatchingAuthority, ErrSubjectMismatch,
 	// ErrPolicy or another failure of the whole verification.
 	Class error
 	// Failures are the failures of each signature for each authority, in
@@ -76,8 +76,8 @@ type Failure struct {
 	// "sha256-<hex>.sig layer 0".
 	Source string
 	// Err is one of the classes (ErrIdentityMismatch, ErrUntrustedRoot,
-	// ErrDigestMismatch, ErrInvalidSignature, ErrMissingAttestation,
-	// ErrMalformed, ErrPolicy) wrapping the detail.
+	// ErrSubjectMismatch, ErrInvalidSignature, ErrMissingAttestation,
+	// ErrMalformedSignature, ErrPolicy) wrapping the detail.
 	Err error
 }
 
@@ -130,7 +130,7 @@ func (e *Error) Error() string {
 // Crossplane's signature verification refuses it: no signature at all
 // (ErrNoSignature), signatures of which none verifies for any authority
 // (ErrNoMatchingAuthority), or a reference or signature for another digest
-// (ErrDigestMismatch). It is false when the verification could not be
+// (ErrSubjectMismatch). It is false when the verification could not be
 // made: the policy cannot be applied (ErrPolicy, among the failures too: a
 // key the caller did not give, keyless without a trusted root) or the
 // registry could not be read (no class). A program that reports
@@ -140,7 +140,7 @@ func (e *Error) Refused() bool {
 	if e.Class == nil || errors.Is(e, ErrPolicy) {
 		return false
 	}
-	return errors.Is(e.Class, ErrNoSignature) || errors.Is(e.Class, ErrNoMatchingAuthority) || errors.Is(e.Class, ErrDigestMismatch)
+	return errors.Is(e.Class, ErrNoSignature) || errors.Is(e.Class, ErrNoMatchingAuthority) || errors.Is(e.Class, ErrSubjectMismatch)
 }
 
 // Unwrap returns the class, the underlying error and every failure.

@@ -18,6 +18,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/oci/remote"
@@ -63,7 +64,7 @@ func referrersTag(d digest.Digest) string { return strings.Replace(d.String(), "
 // so its listing is a tag anyone who may push can write) lists, as a
 // referrer of an unsigned package, the genuine bundle referrer of another,
 // signed package. The bundle verifies, but for the other digest:
-// ErrDigestMismatch, never a verified package.
+// ErrSubjectMismatch, never a verified package.
 func TestHostileBundleForAnotherDigest(t *testing.T) {
 	t.Parallel()
 	e := newInProcess(t, false)
@@ -79,8 +80,8 @@ func TestHostileBundleForAnotherDigest(t *testing.T) {
 	ref.ArtifactType = verify.BundleArtifactType
 	pushIndex(t, r, []ocispec.Descriptor{ref}, referrersTag(unsigned.Digest))
 	_, err := v.Verify(context.Background(), e.host+"/hostile/another:unsigned", keyPolicy())
-	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrDigestMismatch) {
-		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrDigestMismatch", err)
+	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrSubjectMismatch) {
+		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrSubjectMismatch", err)
 	}
 }
 
@@ -128,8 +129,8 @@ func TestHostileSignatureManifest(t *testing.T) {
 		e.count.take()
 		_, err := v.Verify(context.Background(), e.host+"/hostile/many:v1", keyPolicy())
 		var le *limit.Error
-		if !errors.As(err, &le) || le.Limit != limit.MaxSignatures {
-			t.Fatalf("%v, want limit %s", err, limit.MaxSignatures)
+		if !errors.As(err, &le) || le.Limit != limitval.MaxSignatures {
+			t.Fatalf("%v, want limit %s", err, limitval.MaxSignatures)
 		}
 		if n, max := blobGets(e.count.take()), verify.DefaultLimits().MaxSignatures; n > max {
 			t.Errorf("%d payloads read, want at most %d", n, max)
@@ -180,8 +181,8 @@ func TestHostileSignatureManifest(t *testing.T) {
 		e.count.take()
 		_, err := v.Verify(context.Background(), e.host+"/hostile/large:v1", keyPolicy())
 		var le *limit.Error
-		if !errors.As(err, &le) || le.Limit != limit.MaxManifestBytes || !errors.Is(err, verify.ErrNoMatchingAuthority) {
-			t.Fatalf("%v, want ErrNoMatchingAuthority for limit %s", err, limit.MaxManifestBytes)
+		if !errors.As(err, &le) || le.Limit != limitval.MaxManifestBytes || !errors.Is(err, verify.ErrNoMatchingAuthority) {
+			t.Fatalf("%v, want ErrNoMatchingAuthority for limit %s", err, limitval.MaxManifestBytes)
 		}
 		for _, rq := range e.count.take() {
 			if rq == "GET /v2/hostile/large/manifests/"+sm.Digest.String() {
@@ -275,7 +276,7 @@ func TestSwappedLayerBlob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	desc, err := pinned.Resolve(context.Background(), res.Digest().String())
+	desc, err := pinned.Resolve(context.Background(), res.Descriptor.Digest.String())
 	if err != nil || desc.Digest != img.Digest {
 		t.Fatalf("resolve %s: %v %v", res.PinnedReference(), desc, err)
 	}
@@ -290,7 +291,7 @@ func TestSwappedLayerBlob(t *testing.T) {
 }
 
 // TestHostileDigestAnswer: a registry that answers another digest for a
-// digest reference fails with ErrDigestMismatch, after that one request.
+// digest reference fails with ErrSubjectMismatch, after that one request.
 func TestHostileDigestAnswer(t *testing.T) {
 	t.Parallel()
 	other := digest.FromString("another manifest")
@@ -309,8 +310,8 @@ func TestHostileDigestAnswer(t *testing.T) {
 	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem))
 	_, err := v.Verify(context.Background(), e.host+"/acme/p@"+digest.FromString("asked for").String(), keyPolicy())
 	var ve *verify.Error
-	if !errors.As(err, &ve) || ve.Class != verify.ErrDigestMismatch || !errors.Is(err, oci.ErrDigestMismatch) {
-		t.Fatalf("%v, want the class ErrDigestMismatch", err)
+	if !errors.As(err, &ve) || ve.Class != verify.ErrSubjectMismatch || !errors.Is(err, oci.ErrDigestMismatch) {
+		t.Fatalf("%v, want the class ErrSubjectMismatch", err)
 	}
 	if n := len(e.count.take()); n != 1 {
 		t.Errorf("%d requests, want the one HEAD", n)
@@ -381,8 +382,8 @@ func TestHostileTotalBytes(t *testing.T) {
 	v := newVerifier(t, e, verify.WithPublicKey("cosign", "cosign.pub", k.pem), verify.WithLimits(verify.Limits{MaxTotalBytes: total}))
 	_, err := v.Verify(context.Background(), e.host+"/acme/p:v1", keyPolicy())
 	var le *limit.Error
-	if !errors.As(err, &le) || le.Limit != limit.MaxTotalBytes {
-		t.Fatalf("%v, want limit %s", err, limit.MaxTotalBytes)
+	if !errors.As(err, &le) || le.Limit != limitval.MaxTotalBytes {
+		t.Fatalf("%v, want limit %s", err, limitval.MaxTotalBytes)
 	}
 	if n := served.Load(); n > total {
 		t.Errorf("%d bytes of signature artefacts served, want at most %d", n, total)

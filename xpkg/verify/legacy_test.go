@@ -23,7 +23,7 @@ import (
 )
 
 // TestLegacyKeyed: a legacy ".sig" signature made with a key verifies; one
-// copied onto a re-tagged image fails with ErrDigestMismatch.
+// copied onto a re-tagged image fails with ErrSubjectMismatch.
 func TestLegacyKeyed(t *testing.T) {
 	t.Parallel()
 	e := newInProcess(t, true)
@@ -44,8 +44,8 @@ func TestLegacyKeyed(t *testing.T) {
 	other, _ := pushImage(t, r, "v1", "b")
 	attachLegacy(t, r, other.Digest, sig)
 	_, err = v.Verify(context.Background(), e.host+"/legacy:v1", keyPolicy())
-	if !errors.Is(err, verify.ErrDigestMismatch) {
-		t.Fatalf("%v, want ErrDigestMismatch", err)
+	if !errors.Is(err, verify.ErrSubjectMismatch) {
+		t.Fatalf("%v, want ErrSubjectMismatch", err)
 	}
 	// A digest reference still verifies the signed image.
 	if _, err := v.Verify(context.Background(), e.host+"/legacy@"+img.Digest.String(), keyPolicy()); err != nil {
@@ -128,15 +128,15 @@ func TestLegacyAttestations(t *testing.T) {
 	// Attestations about another image.
 	other, _ := pushImage(t, r, "v2", "b")
 	attachAttestations(t, r, other.Digest, keyedAttestation(t, k, img.Digest, slsa))
-	if _, err := v.Verify(ctx, e.host+"/att-legacy:v2", keyPolicy(slsa)); !errors.Is(err, verify.ErrDigestMismatch) || !errors.Is(err, verify.ErrMissingAttestation) {
-		t.Fatalf("%v, want ErrDigestMismatch and ErrMissingAttestation", err)
+	if _, err := v.Verify(ctx, e.host+"/att-legacy:v2", keyPolicy(slsa)); !errors.Is(err, verify.ErrSubjectMismatch) || !errors.Is(err, verify.ErrMissingAttestation) {
+		t.Fatalf("%v, want ErrSubjectMismatch and ErrMissingAttestation", err)
 	}
 }
 
 // TestLegacyPayloadType: a legacy signature by the authority's key over a
 // simple-signing payload of another type than cosign's (an "atomic
 // container signature" naming the same digest) is not a cosign signature:
-// ErrMalformed, as sigstore's payload package (cosign's) rejects it.
+// ErrMalformedSignature, as sigstore's payload package (cosign's) rejects it.
 func TestLegacyPayloadType(t *testing.T) {
 	t.Parallel()
 	e := newInProcess(t, true)
@@ -147,8 +147,8 @@ func TestLegacyPayloadType(t *testing.T) {
 	other := strings.Replace(string(simpleSigning("x", img.Digest)), "cosign container image signature", "atomic container signature", 1)
 	attachLegacy(t, r, img.Digest, keyedLegacy(t, k, []byte(other)))
 	_, err := v.Verify(context.Background(), e.host+"/legacy/type:v1", keyPolicy())
-	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrMalformed) {
-		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrMalformed", err)
+	if !errors.Is(err, verify.ErrNoMatchingAuthority) || !errors.Is(err, verify.ErrMalformedSignature) {
+		t.Fatalf("%v, want ErrNoMatchingAuthority and ErrMalformedSignature", err)
 	}
 }
 

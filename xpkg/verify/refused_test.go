@@ -18,7 +18,7 @@ func TestErrorRefused(t *testing.T) {
 	}{
 		{"no signature", &Error{Class: ErrNoSignature}, true},
 		{"no authority verifies", &Error{Class: ErrNoMatchingAuthority, Failures: []*Failure{{Authority: "a", Err: ErrIdentityMismatch}}}, true},
-		{"digest mismatch", &Error{Class: ErrDigestMismatch}, true},
+		{"digest mismatch", &Error{Class: ErrSubjectMismatch}, true},
 		{"policy", &Error{Class: ErrPolicy}, false},
 		{"a failure of policy", &Error{Class: ErrNoMatchingAuthority, Failures: []*Failure{{Authority: "a", Err: ErrPolicy}}}, false},
 		{"registry", &Error{Err: errors.New("connection refused")}, false},

@@ -36,14 +36,17 @@ const (
 	CosignSignPredicateType = "https://sigstore.dev/cosign/sign/v1"
 )
 
-// Limits bound what a verification reads. A zero field takes its default;
-// limit.Unlimited (any negative value) means no limit, as in every Limits
-// of the module.
+// Limits bound what a verification reads.
+// They follow the convention of package limit: a zero field means its
+// default (DefaultLimits), so that a partly filled Limits never lifts the
+// limits it does not mention; limit.Unlimited (any negative value) means no
+// limit. A limit exceeded is a *limit.Error naming the field (it matches
+// limit.ErrExceeded).
 type Limits struct {
 	// MaxSignatures bounds the signature artefacts fetched: referrers
 	// that may be bundles plus layers of the legacy signature manifest
 	// (default 64). Referrers of other artifact types are not fetched;
-	// at most remote.DefaultMaxReferrers are listed.
+	// at most the client's remote.Limits.MaxReferrers are listed.
 	MaxSignatures int
 	// MaxManifestBytes bounds a referrer's or the legacy signature's
 	// manifest (default 4 MiB, the distribution spec's floor).
@@ -80,90 +83,115 @@ func (l Limits) withDefaults() Limits {
 // Secret; outside one the caller maps the names to files or data.
 type KeyFunc func(ctx context.Context, secret, key string) ([]byte, error)
 
-// Option configures a Verifier.
-type Option func(*config) error
+// Option configures a Verifier. An option that reads a file or parses
+// data (WithPublicKeyFile, WithTrustedRootFile) does
+// so in New, which returns its error.
+type Option func(*config)
 
 type config struct {
 	client  *remote.Client
-	keys    map[string][]byte
+	keys    map[string][]byte // resolved by New from keySrcs
+	keySrcs []keySource       // in the order given: a later one for the same key wins
 	keyFunc KeyFunc
+	trust   trustSource // the last trusted-root option given
 	trusted root.TrustedMaterial
 	limits  Limits
+}
+
+// keySource is the public key of one key.secretRef: its PEM, or the file
+// that holds it.
+type keySource struct {
+	id   string // "secret/key"
+	pem  []byte
+	path string
+}
+
+// trustSource is the trusted root as an option gave it: material, or the
+// file that holds its JSON.
+type trustSource struct {
+	tm   root.TrustedMaterial
+	path string
 }
 
 // WithClient reads registries through c (its credentials, transport,
 // bounds). The default is a client with Docker's credentials.
 func WithClient(c *remote.Client) Option {
-	return func(cfg *config) error { cfg.client = c; return nil }
+	return func(cfg *config) { cfg.client = c }
 }
 
 // WithPublicKey gives the PEM public key that an authority's
 // key.secretRef {name: secret, key: key} stands for.
 func WithPublicKey(secret, key string, pem []byte) Option {
-	return func(cfg *config) error {
-		if cfg.keys == nil {
-			cfg.keys = map[string][]byte{}
-		}
-		cfg.keys[secret+"/"+key] = pem
-		return nil
-	}
+	return func(cfg *config) { cfg.keySrcs = append(cfg.keySrcs, keySource{id: secret + "/" + key, pem: pem}) }
 }
 
 // WithPublicKeyFile reads the PEM public key that an authority's
-// key.secretRef {name: secret, key: key} stands for from path.
+// key.secretRef {name: secret, key: key} stands for from path, in New.
 func WithPublicKeyFile(secret, key, path string) Option {
-	return func(cfg *config) error {
-		b, err := readBounded(path, 1<<20)
-		if err != nil {
-			return fmt.Errorf("%w: public key %s: %w", ErrPolicy, safetext.QuotePath(path), err)
-		}
-		return WithPublicKey(secret, key, b)(cfg)
-	}
+	return func(cfg *config) { cfg.keySrcs = append(cfg.keySrcs, keySource{id: secret + "/" + key, path: path}) }
 }
 
 // WithKeyFunc looks up the public keys that WithPublicKey and
 // WithPublicKeyFile did not give.
 func WithKeyFunc(fn KeyFunc) Option {
-	return func(cfg *config) error { cfg.keyFunc = fn; return nil }
+	return func(cfg *config) { cfg.keyFunc = fn }
 }
 
-// WithTrustedRootJSON sets the Sigstore trusted root (the JSON of
-// trusted_root.json: Fulcio certificate authorities, Rekor logs, CT logs,
-// timestamp authorities) that keyless authorities verify against. Nothing
-// is fetched: verification works offline. Without a trusted root, a
-// keyless authority fails with ErrPolicy.
-func WithTrustedRootJSON(data []byte) Option {
-	return func(cfg *config) error {
-		tr, err := root.NewTrustedRootFromJSON(data)
-		if err != nil {
-			return fmt.Errorf("%w: trusted root: %s", ErrPolicy, safetext.Reason(err))
-		}
-		cfg.trusted = tr
-		return nil
-	}
-}
-
-// WithTrustedRootFile reads the trusted root of WithTrustedRootJSON from
-// path.
+// WithTrustedRootFile sets the Sigstore trusted root (trusted_root.json:
+// Fulcio certificate authorities, Rekor logs, CT logs, timestamp
+// authorities) that keyless authorities verify against, read from path
+// and parsed in New. Nothing is fetched: verification works offline.
+// Without a trusted root, a keyless authority fails with ErrPolicy. Of the
+// trusted-root options (this one and WithTrustedMaterial), the last one
+// given applies.
 func WithTrustedRootFile(path string) Option {
-	return func(cfg *config) error {
-		b, err := readBounded(path, 16<<20)
-		if err != nil {
-			return fmt.Errorf("%w: trusted root %s: %w", ErrPolicy, safetext.QuotePath(path), err)
-		}
-		return WithTrustedRootJSON(b)(cfg)
-	}
+	return func(cfg *config) { cfg.trust = trustSource{path: path} }
 }
 
 // WithTrustedMaterial sets the trusted material of keyless authorities
 // directly (a sigstore-go root.TrustedRoot, or a test's virtual Sigstore).
 func WithTrustedMaterial(tm root.TrustedMaterial) Option {
-	return func(cfg *config) error { cfg.trusted = tm; return nil }
+	return func(cfg *config) { cfg.trust = trustSource{tm: tm} }
 }
 
 // WithLimits sets the limits (zero fields: defaults).
 func WithLimits(l Limits) Option {
-	return func(cfg *config) error { cfg.limits = l; return nil }
+	return func(cfg *config) { cfg.limits = l }
+}
+
+// resolve reads the key files and the trusted root the options named, in
+// the order they were given.
+func (cfg *config) resolve() error {
+	for _, k := range cfg.keySrcs {
+		pem := k.pem
+		if k.path != "" {
+			b, err := readBounded(k.path, 1<<20)
+			if err != nil {
+				return fmt.Errorf("%w: public key %s: %w", ErrPolicy, safetext.QuotePath(k.path), err)
+			}
+			pem = b
+		}
+		if cfg.keys == nil {
+			cfg.keys = map[string][]byte{}
+		}
+		cfg.keys[k.id] = pem
+	}
+	t := cfg.trust
+	switch {
+	case t.tm != nil:
+		cfg.trusted = t.tm
+	case t.path != "":
+		b, err := readBounded(t.path, 16<<20)
+		if err != nil {
+			return fmt.Errorf("%w: trusted root %s: %w", ErrPolicy, safetext.QuotePath(t.path), err)
+		}
+		tr, err := root.NewTrustedRootFromJSON(b)
+		if err != nil {
+			return fmt.Errorf("%w: trusted root: %s", ErrPolicy, safetext.Reason(err))
+		}
+		cfg.trusted = tr
+	}
+	return nil
 }
 
 // readBounded reads a key or trusted-root file through the file layer: a
@@ -183,18 +211,18 @@ type Verifier struct {
 }
 
 // New returns a Verifier. Options: WithClient, WithPublicKey,
-// WithPublicKeyFile, WithKeyFunc, WithTrustedRootJSON,
+// WithPublicKeyFile, WithKeyFunc,
 // WithTrustedRootFile, WithTrustedMaterial, WithLimits. Errors wrap
 // ErrPolicy.
 func New(opts ...Option) (*Verifier, error) {
 	v := &Verifier{pubKeys: map[string]signature.Verifier{}}
 	for _, o := range opts {
-		if o == nil {
-			continue
+		if o != nil {
+			o(&v.cfg)
 		}
-		if err := o(&v.cfg); err != nil {
-			return nil, err
-		}
+	}
+	if err := v.cfg.resolve(); err != nil {
+		return nil, err
 	}
 	v.cfg.limits = v.cfg.limits.withDefaults()
 	if v.cfg.client == nil {
@@ -225,9 +253,6 @@ type Result struct {
 	// Signatures are the signatures that verified for Authority.
 	Signatures []Signature
 }
-
-// Digest returns the verified digest.
-func (r *Result) Digest() digest.Digest { return r.Descriptor.Digest }
 
 // PinnedReference returns "repository@digest", the reference every later
 // read of the verified package must use.
@@ -286,13 +311,13 @@ func (v *Verifier) Verify(ctx context.Context, ref string, policy *imageconfig.V
 	}
 	desc, err := repo.Resolve(ctx, reference)
 	if errors.Is(err, oci.ErrDigestMismatch) {
-		return fail("", ErrDigestMismatch, err) // the registry answered another digest
+		return fail("", ErrSubjectMismatch, err) // the registry answered another digest
 	}
 	if err != nil {
 		return fail("", nil, err)
 	}
 	if d, perr := digest.Parse(reference); perr == nil && d != desc.Digest {
-		return fail(desc.Digest, ErrDigestMismatch, fmt.Errorf("the registry resolved %s to %s", d, desc.Digest))
+		return fail(desc.Digest, ErrSubjectMismatch, fmt.Errorf("the registry resolved %s to %s", d, desc.Digest))
 	}
 	wantAtt := false
 	for _, a := range auths {
@@ -593,11 +618,11 @@ func (v *Verifier) verifyOne(a authority, c *candidate, want digest.Digest) (Sig
 			return Signature{}, err
 		}
 		if got != want {
-			return Signature{}, classed(ErrDigestMismatch, "signs %s, not %s", got, want)
+			return Signature{}, classed(ErrSubjectMismatch, "signs %s, not %s", got, want)
 		}
 	case c.dsse:
 		if res.Statement == nil {
-			return Signature{}, classed(ErrMalformed, "DSSE envelope without an in-toto statement")
+			return Signature{}, classed(ErrMalformedSignature, "DSSE envelope without an in-toto statement")
 		}
 		s.PredicateType = res.Statement.GetPredicateType()
 		match := false
@@ -608,7 +633,7 @@ func (v *Verifier) verifyOne(a authority, c *candidate, want digest.Digest) (Sig
 			}
 		}
 		if !match {
-			return Signature{}, classed(ErrDigestMismatch, "the statement's subjects are not %s", want)
+			return Signature{}, classed(ErrSubjectMismatch, "the statement's subjects are not %s", want)
 		}
 	}
 	return s, nil
@@ -630,7 +655,7 @@ func classifyVerify(err error, keyed bool, c *candidate) error {
 	case !keyed && !c.cert && strings.Contains(msg, "must provide timestamp"):
 		return classed(ErrInvalidSignature, "%s", msg)
 	case strings.Contains(msg, "artifact") && strings.Contains(msg, "digest"):
-		return classed(ErrDigestMismatch, "%s", msg)
+		return classed(ErrSubjectMismatch, "%s", msg)
 	}
 	return classed(ErrInvalidSignature, "%s", msg)
 }

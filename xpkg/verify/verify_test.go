@@ -44,7 +44,7 @@ func TestKeyedBundle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("referrers API %v: %v", referrersAPI, err)
 		}
-		if res.Digest() != img.Digest || res.Authority != "key" || len(res.Signatures) != 1 || res.Signatures[0].Format != "bundle" {
+		if res.Descriptor.Digest != img.Digest || res.Authority != "key" || len(res.Signatures) != 1 || res.Signatures[0].Format != "bundle" {
 			t.Errorf("result %+v", res)
 		}
 		if want := e.host + "/crossplane/provider-nop@" + img.Digest.String(); res.PinnedReference() != want {
@@ -97,7 +97,7 @@ func TestKeyedTamper(t *testing.T) {
 			img, _ := pushImage(t, r, "v1", "a")
 			attachBundle(t, r, img, keyedBundle(t, k, digest.FromString("another image"), verify.CosignSignPredicateType), verify.CosignSignPredicateType)
 			return e.host + "/" + repo + ":v1"
-		}, []error{verify.ErrNoMatchingAuthority, verify.ErrDigestMismatch}},
+		}, []error{verify.ErrNoMatchingAuthority, verify.ErrSubjectMismatch}},
 		{"swapped layer", func(t *testing.T, repo string) string {
 			r := e.repo(t, repo)
 			img, _ := pushImage(t, r, "v0", "original layer")
@@ -105,7 +105,7 @@ func TestKeyedTamper(t *testing.T) {
 			swapped, _ := pushImage(t, r, "v1", "swapped layer")
 			attachBundle(t, r, swapped, bundle, verify.CosignSignPredicateType)
 			return e.host + "/" + repo + ":v1"
-		}, []error{verify.ErrNoMatchingAuthority, verify.ErrDigestMismatch}},
+		}, []error{verify.ErrNoMatchingAuthority, verify.ErrSubjectMismatch}},
 		{"other key", func(t *testing.T, repo string) string {
 			r := e.repo(t, repo)
 			img, _ := pushImage(t, r, "v1", "a")

@@ -76,10 +76,6 @@ func fileLayer(name string, data []byte, annotation string) ociwrite.Layer {
 // layout.
 func (i *Image) Digest() digest.Digest { return i.built.ManifestDescriptor().Digest }
 
-// ConfigDigest returns the digest of the image's config, the same in every
-// form it is written in.
-func (i *Image) ConfigDigest() digest.Digest { return i.built.ConfigDescriptor().Digest }
-
 // Manifest returns the image's manifest.
 func (i *Image) Manifest() ocispec.Manifest { return i.built.Manifest() }
 

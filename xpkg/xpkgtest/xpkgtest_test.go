@@ -159,8 +159,8 @@ func TestWrittenForms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ri.ConfigDigest() != img.ConfigDigest() {
-				t.Errorf("config digest = %s, want %s", ri.ConfigDigest(), img.ConfigDigest())
+			if ri.Manifest.Config.Digest != img.Manifest().Config.Digest {
+				t.Errorf("config digest = %s, want %s", ri.Manifest.Config.Digest, img.Manifest().Config.Digest)
 			}
 			got := []string{ri.Layers[0].Annotations[xpkg.AnnotationKey], ri.Layers[1].Annotations[xpkg.AnnotationKey]}
 			if diff := cmp.Diff([]string{xpkg.AnnotationBase, xpkg.AnnotationExamples}, got); diff != "" {

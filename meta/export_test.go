@@ -1,0 +1,7 @@
+package meta
+
+// For the tests.
+var (
+	CapabilityMatches = capabilityMatches
+	GroupVersionKinds = groupVersionKinds
+)

@@ -1,0 +1,5 @@
+package imageconfig
+
+// Configs returns the ImageConfigs of the set, sorted by name, for the
+// tests.
+func (s *Set) Configs() []ImageConfig { return s.configList() }
