@@ -182,7 +182,7 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 	}
 	var run []*Rule
 	for _, r := range active {
-		if r.Scope != scope || !r.AppliesTo(kind) {
+		if r.Scope != scope || !r.appliesTo(kind) {
 			continue
 		}
 		if !c.hasInputs(r.Requires) {

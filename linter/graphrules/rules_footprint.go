@@ -259,7 +259,7 @@ func checkActivationMissing(p *graphPass) {
 					continue
 				}
 				p.reportRef(c, r, "Composition %s composes %s %s, served by the MRD %s, which is inactive at install and which none of the graph's MRAPs (%s) activates",
-					quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(a.MRDs[i].Name), list(names, quote))
+					quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind), quote(a.MRDs[i].Name), list(names, quote))
 			}
 		}
 	}
