@@ -321,7 +321,7 @@ func match(ctx context.Context, g *Graph, rel target.Release) (*Activation, erro
 		p := ActivationPolicy{Object: m.Object}
 		for _, e := range m.Entries {
 			if !matched[ids[k]] {
-				p.Unmatched = append(p.Unmatched, ActivationEntry{Pattern: e.Pattern, Pos: e.Pos, Field: e.Field})
+				p.Unmatched = append(p.Unmatched, ActivationEntry(e))
 			}
 			k++
 		}
