@@ -114,7 +114,7 @@ func lintGraph(ctx context.Context, c *config, p *xpkg.Package) (ds, silenced []
 	if err != nil {
 		return nil, nil, "", err
 	}
-	if root.MetaName == "" {
+	if root.Meta == nil || root.Meta.Name == "" {
 		return nil, nil, "", nil // no single meta object: the linter says so
 	}
 	if p.SourceKind == xpkg.SourceRegistry {

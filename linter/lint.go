@@ -33,11 +33,10 @@ type Result struct {
 	// Rules lists the IDs of the rules that ran, in rule-set order.
 	Rules []string
 	// Target is the Crossplane release line the verdicts follow, such as
-	// "v2.3" (WithCrossplaneVersion, else DefaultCrossplaneVersion, v2.4).
-	Target string
-	// TargetNote is set when the version given is outside the release
-	// lines the linter knows: it says which line judged it instead.
-	TargetNote string
+	// "v2.3" (WithCrossplaneVersion, else DefaultCrossplaneVersion, v2.4),
+	// with a Note when the version given is outside the lines the linter
+	// knows; the rules saw the same (Pass.Target).
+	Target Target
 	// Tallies adds up the counts the rules that ran kept (Pass.Tally), by
 	// key; nil when none counted anything.
 	Tallies map[string]int
@@ -182,7 +181,7 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 	}
 	var run []*Rule
 	for _, r := range active {
-		if r.Scope != scope || !r.AppliesTo(kind) {
+		if r.Scope != scope || !r.appliesTo(kind) {
 			continue
 		}
 		if !c.hasInputs(r.Requires) {
@@ -226,7 +225,7 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 		return nil, err
 	}
 
-	res := &Result{Kind: kind, Target: c.resolved.Line, TargetNote: c.resolved.Note}
+	res := &Result{Kind: kind, Target: Target{Line: c.resolved.Line, Note: c.resolved.Note}}
 	ran := map[string]bool{}
 	var diags []Diagnostic
 	for i, p := range passes {

@@ -65,7 +65,7 @@ func WithSeverity(idOrName string, s Severity) Option {
 // depends on the version follow the release line of that version
 // (Pass.Target; for the built-in rules see RULES.md, "By target"). Any
 // patch or pre-release maps to its line; a version newer than every line
-// the linter knows is judged as the newest, and Result.TargetNote says so. Without it the rules follow
+// the linter knows is judged as the newest, and Result.Target.Note says so. Without it the rules follow
 // DefaultCrossplaneVersion, the newest stable line. A version that is not
 // valid semver makes the run fail.
 func WithCrossplaneVersion(v string) Option {

@@ -105,9 +105,9 @@ func (r *Rule) Title() string {
 	return strings.TrimSpace(title)
 }
 
-// AppliesTo reports whether the rule runs for a package of kind k; the
+// appliesTo reports whether the rule runs for a package of kind k; the
 // empty kind stands for a package of unknown kind.
-func (r *Rule) AppliesTo(k meta.Kind) bool {
+func (r *Rule) appliesTo(k meta.Kind) bool {
 	return len(r.Kinds) == 0 || slices.Contains(r.Kinds, k)
 }
 

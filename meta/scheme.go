@@ -17,7 +17,7 @@ import (
 var ErrInvalidGroup = register.ErrInvalidGroup
 
 // ErrKindConflict is returned (wrapped) by the version packages'
-// AddToSchemeWithGroup when the scheme already maps one of their kinds to
+// AddToScheme when the scheme already maps one of their kinds to
 // another Go type.
 var ErrKindConflict = register.ErrConflict
 
@@ -46,11 +46,16 @@ func NewScheme(opts ...SchemeOption) (*runtime.Scheme, error) {
 			o(&c)
 		}
 	}
+	if err := register.ValidateGroup(c.group); err != nil {
+		// The version packages' AddToScheme read "" as DefaultGroup;
+		// WithGroup("") is refused.
+		return nil, fmt.Errorf("meta scheme: %w", err)
+	}
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme, string) error{
-		v1.AddToSchemeWithGroup,
-		v1alpha1.AddToSchemeWithGroup,
-		v1beta1.AddToSchemeWithGroup,
+		v1.AddToScheme,
+		v1alpha1.AddToScheme,
+		v1beta1.AddToScheme,
 	} {
 		if err := add(s, c.group); err != nil {
 			return nil, fmt.Errorf("meta scheme: %w", err)

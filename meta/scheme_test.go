@@ -88,7 +88,7 @@ func TestNewSchemeInvalidGroup(t *testing.T) {
 	}
 }
 
-func TestAddToSchemeWithGroup(t *testing.T) {
+func TestAddToScheme(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
 		setup   func(s *runtime.Scheme)
@@ -96,22 +96,22 @@ func TestAddToSchemeWithGroup(t *testing.T) {
 		wantErr error
 	}{
 		"Twice": {
-			setup: func(s *runtime.Scheme) { _ = v1.AddToScheme(s) },
-			add:   v1.AddToScheme,
+			setup: func(s *runtime.Scheme) { _ = v1.AddToScheme(s, "") },
+			add:   func(s *runtime.Scheme) error { return v1.AddToScheme(s, "") },
 		},
 		"SameTypesTwoGroups": {
-			setup: func(s *runtime.Scheme) { _ = v1alpha1.AddToScheme(s) },
-			add:   func(s *runtime.Scheme) error { return v1alpha1.AddToSchemeWithGroup(s, forkGroup) },
+			setup: func(s *runtime.Scheme) { _ = v1alpha1.AddToScheme(s, "") },
+			add:   func(s *runtime.Scheme) error { return v1alpha1.AddToScheme(s, forkGroup) },
 		},
 		"Conflict": {
 			setup: func(s *runtime.Scheme) {
 				s.AddKnownTypeWithName(v1beta1.GroupVersion("").WithKind("Function"), &v1.Function{})
 			},
-			add:     v1beta1.AddToScheme,
+			add:     func(s *runtime.Scheme) error { return v1beta1.AddToScheme(s, "") },
 			wantErr: meta.ErrKindConflict,
 		},
 		"InvalidGroup": {
-			add:     func(s *runtime.Scheme) error { return v1.AddToSchemeWithGroup(s, "-bad-") },
+			add:     func(s *runtime.Scheme) error { return v1.AddToScheme(s, "-bad-") },
 			wantErr: meta.ErrInvalidGroup,
 		},
 	}
@@ -133,7 +133,7 @@ func TestAddToSchemeWithGroup(t *testing.T) {
 	}
 	t.Run("NilScheme", func(t *testing.T) {
 		t.Parallel()
-		if err := v1.AddToScheme(nil); err == nil {
+		if err := v1.AddToScheme(nil, ""); err == nil {
 			t.Error("AddToScheme(nil): want an error")
 		}
 	})

@@ -41,7 +41,7 @@ func ExampleSelectLayer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("flattened:", sel.Flattened())
+	fmt.Println("flattened:", sel.BaseLayer == nil)
 	fmt.Println("base:", sel.BaseLayer.Digest.Encoded()[:12])
 	fmt.Println("examples:", sel.ExamplesLayer.Digest.Encoded()[:12])
 

@@ -127,7 +127,7 @@ func FuzzSelectLayer(f *testing.F) {
 				t.Fatalf("one base layer: selection %+v", sel)
 			}
 		default:
-			if !sel.Flattened() || len(sel.Layers) != len(mf.Layers) {
+			if sel.BaseLayer != nil || len(sel.Layers) != len(mf.Layers) {
 				t.Fatalf("no base layer: selection %+v does not flatten", sel)
 			}
 		}

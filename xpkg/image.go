@@ -22,10 +22,9 @@ type Image struct {
 	// digest is that of the Docker schema 2 manifest package oci synthesises
 	// for it, which differs from the digest of the same image in a layout.
 	ManifestDigest digest.Digest
-	// ConfigDigest is the digest of the image config, the image ID: the
-	// same in a .xpkg file and in an OCI layout.
-	ConfigDigest digest.Digest
-	// Manifest is the image manifest, as written (or synthesised).
+	// Manifest is the image manifest, as written (or synthesised). Its
+	// Config.Digest is the image ID: the same in a .xpkg file and in an
+	// OCI layout.
 	Manifest ocispec.Manifest
 	// Config is the image config; zero when the config is not an image
 	// config.
@@ -43,20 +42,13 @@ type Image struct {
 	Tags []string
 	// Format is the form the image was stored in; zero for OpenImage.
 	Format oci.Format
-	// BaseLayer is the layer annotated io.crossplane.xpkg: base (the first,
-	// when several are); nil when package.yaml came from the flattened
-	// filesystem.
-	BaseLayer *ocispec.Descriptor
-	// PackageLayer is the layer package.yaml was read from: BaseLayer, or
-	// the layer of the flattened filesystem that held it. It is nil when the
-	// image has no package.yaml at its root (Facts says what it has).
-	PackageLayer *ocispec.Descriptor
-	// ExamplesLayer is the layer annotated io.crossplane.xpkg with
-	// AnnotationExamples; nil when there is none.
-	ExamplesLayer *ocispec.Descriptor
-	// Facts are the facts the image lint rules (XP5xx) read;
-	// linter/rules.LintPackage passes them to the linter.
-	Facts ImageFacts
+	// Selection is how the package was found in the image: its base,
+	// package and examples layers and the image facts the image lint rules
+	// (XP5xx) read (linter/rules.LintPackage passes them to the linter).
+	// PackageLayer is nil when the image has no package.yaml at its root
+	// (Facts says what it has). Its Layers, the layers package.yaml is
+	// read from, are shadowed by Image.Layers, every layer of the image.
+	Selection
 }
 
 // OpenImage loads the package held by an image the caller has resolved
@@ -168,16 +160,12 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 		Source:  c.sourceName,
 		Image: &Image{
 			ManifestDigest: img.Descriptor.Digest,
-			ConfigDigest:   img.Manifest.Config.Digest,
 			Manifest:       img.Manifest,
 			Config:         img.Config,
 			Layers:         annotateLayers(img.Layers, img.Config.Config.Labels),
 			Platform:       img.Platform,
 			Tags:           img.RefNames,
-			BaseLayer:      sel.BaseLayer,
-			PackageLayer:   sel.PackageLayer,
-			ExamplesLayer:  sel.ExamplesLayer,
-			Facts:          sel.Facts,
+			Selection:      *sel,
 		},
 	}
 	if sel.ExamplesLayer != nil {

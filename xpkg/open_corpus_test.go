@@ -107,9 +107,9 @@ func TestOpenCorpus(t *testing.T) {
 						t.Errorf("%s: facts %+v, want one base layer holding package.yaml", f.name, im.Facts)
 					}
 					if configDigest == "" {
-						configDigest = im.ConfigDigest.String()
-					} else if im.ConfigDigest.String() != configDigest {
-						t.Errorf("%s: ConfigDigest = %s, want %s as in the other forms", f.name, im.ConfigDigest, configDigest)
+						configDigest = im.Manifest.Config.Digest.String()
+					} else if im.Manifest.Config.Digest.String() != configDigest {
+						t.Errorf("%s: ConfigDigest = %s, want %s as in the other forms", f.name, im.Manifest.Config.Digest, configDigest)
 					}
 				}
 				res := mustLint(t, p)

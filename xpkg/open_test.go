@@ -126,8 +126,8 @@ func TestOpenFixtureDetails(t *testing.T) {
 				return
 			}
 			im := p.Image
-			if im.ConfigDigest != img.Manifest().Config.Digest {
-				t.Errorf("ConfigDigest = %s, want %s", im.ConfigDigest, img.Manifest().Config.Digest)
+			if im.Manifest.Config.Digest != img.Manifest().Config.Digest {
+				t.Errorf("ConfigDigest = %s, want %s", im.Manifest.Config.Digest, img.Manifest().Config.Digest)
 			}
 			if f.kind == xpkg.SourceOCILayout && im.ManifestDigest != img.Digest() {
 				t.Errorf("ManifestDigest = %s, want %s", im.ManifestDigest, img.Digest())

@@ -77,10 +77,6 @@ type Selection struct {
 	PackageLayer *ocispec.Descriptor
 }
 
-// Flattened reports whether package.yaml is read from the flattened
-// filesystem, because no layer is annotated base.
-func (s *Selection) Flattened() bool { return s.BaseLayer == nil }
-
 // SelectLayer decides where the package.yaml of an image is to be read
 // from, given its layers (bottom first, as in a manifest: oci.Image.Layers)
 // and its config's labels (oci.Image.Config.Config.Labels; nil when there

@@ -123,9 +123,6 @@ func TestSelectLayer(t *testing.T) {
 			if d := cmp.Diff(tc.wantBase, s.BaseLayer); d != "" {
 				t.Errorf("Base (-want +got):\n%s", d)
 			}
-			if s.Flattened() != (tc.wantBase == nil) {
-				t.Errorf("Flattened() = %v", s.Flattened())
-			}
 			if d := cmp.Diff(tc.wantLayers, s.Layers); d != "" {
 				t.Errorf("Layers (-want +got):\n%s", d)
 			}

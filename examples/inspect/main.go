@@ -146,7 +146,7 @@ func summarise(out io.Writer, pkg *xpkg.Package) {
 		return
 	}
 	fmt.Fprintf(w, "Image:\t%s\n", img.ManifestDigest)
-	fmt.Fprintf(w, "  Config\t%s\n", img.ConfigDigest)
+	fmt.Fprintf(w, "  Config\t%s\n", img.Manifest.Config.Digest)
 	if img.Platform != nil {
 		fmt.Fprintf(w, "  Platform\t%s\n", oci.PlatformString(*img.Platform))
 	}

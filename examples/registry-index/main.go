@@ -270,7 +270,7 @@ func read(ctx context.Context, dir, path string) Entry {
 	e.Format = formatName(pkg.Image.Format)
 	e.Tags = pkg.Image.Tags
 	e.Digest = pkg.Image.ManifestDigest.String()
-	e.ConfigDigest = pkg.Image.ConfigDigest.String()
+	e.ConfigDigest = pkg.Image.Manifest.Config.Digest.String()
 	if m := pkg.Pkg(); m != nil {
 		e.Name = m.GetName()
 		e.Kind = pkg.Meta[0].Kind

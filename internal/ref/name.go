@@ -83,3 +83,40 @@ func Label(s string) string {
 	}
 	return strings.TrimRight(b.String(), "-")
 }
+
+// InstalledName returns the name Crossplane gives a package it installs
+// as a dependency, which a Composition's functionRef must name for a
+// Function: the repository of pkgRef made a DNS label by Crossplane's own
+// rules (internal/xpkg/name.go ToDNSLabel, applied by the resolver's
+// NewPackage), so xpkg.crossplane.io/crossplane-contrib/function-auto-ready
+// is installed as crossplane-contrib-function-auto-ready (the graph rules
+// check a functionRef against it; xpkg/deps names revisions after it). It is "" when
+// pkgRef is not a valid reference.
+func InstalledName(pkgRef string) string {
+	r, err := Parse(pkgRef)
+	if err != nil {
+		return ""
+	}
+	return crossplaneDNSLabel(r.Repository)
+}
+
+// crossplaneDNSLabel follows Crossplane's ToDNSLabel: of the first 63
+// bytes, keep lower-case letters and digits, turn '.', '/', ':' and '-'
+// into '-' except at the first, the 63rd and the last byte, drop the rest,
+// then trim '-' from both ends.
+func crossplaneDNSLabel(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			b.WriteByte(c)
+		}
+		if strings.IndexByte("./:-", c) >= 0 && i != 0 && i != 62 && i != len(s)-1 {
+			b.WriteByte('-')
+		}
+		if i == 62 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}

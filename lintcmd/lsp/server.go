@@ -17,18 +17,18 @@ import (
 
 // Defaults of a Server.
 const (
-	// DefaultMaxMessageSize caps one JSON-RPC message: a larger one (a
+	// defaultMaxMessageSize caps one JSON-RPC message: a larger one (a
 	// document of more than 16 MiB sent whole) is skipped and logged.
-	DefaultMaxMessageSize = 16 << 20
-	// DefaultDebounce is how long the server waits after an edit before it
+	defaultMaxMessageSize = 16 << 20
+	// defaultDebounce is how long the server waits after an edit before it
 	// lints: edits within it make one lint.
-	DefaultDebounce = 150 * time.Millisecond
-	// DefaultRequestTimeout bounds each request (hover, completion,
+	defaultDebounce = 150 * time.Millisecond
+	// defaultRequestTimeout bounds each request (hover, completion,
 	// definition, code actions).
-	DefaultRequestTimeout = 10 * time.Second
-	// DefaultRuleDocs is where rule docs are linked from: RULES.md, each
+	defaultRequestTimeout = 10 * time.Second
+	// defaultRuleDocs is where rule docs are linked from: RULES.md, each
 	// rule at the anchor "#xp102-allowed-kind".
-	DefaultRuleDocs = "https://github.com/xpkgkit/xpkgkit/blob/main/linter/RULES.md"
+	defaultRuleDocs = "https://github.com/xpkgkit/xpkgkit/blob/main/linter/RULES.md"
 	// maxInFlight bounds the requests handled at once.
 	maxInFlight = 4
 	// maxDocuments bounds the documents the server keeps open.
@@ -46,12 +46,8 @@ var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 // target Crossplane release. Build it with New and run it with Serve; one
 // Server serves one client.
 type Server struct {
-	rules          []*linter.Rule
-	ck             *lintcmd.Checker
-	maxMessage     int64
-	debounce       time.Duration
-	requestTimeout time.Duration
-	ruleDocs       string
+	config
+	ck *lintcmd.Checker
 
 	out *writer
 
@@ -72,13 +68,22 @@ type Server struct {
 }
 
 // Option configures a Server.
-type Option func(*Server)
+type Option func(*config)
+
+// config is what the options set.
+type config struct {
+	rules          []*linter.Rule
+	maxMessage     int64
+	debounce       time.Duration
+	requestTimeout time.Duration
+	ruleDocs       string
+}
 
 // WithRules adds rules to the server's rule set, beside the built-in
 // rules, as lintcmd.WithRules adds them to xpkg-lint: they run, may be
 // disabled, and their docs are shown on hover.
 func WithRules(rules ...*linter.Rule) Option {
-	return func(s *Server) {
+	return func(s *config) {
 		for _, r := range rules {
 			if r != nil {
 				s.rules = append(s.rules, r)
@@ -88,10 +93,10 @@ func WithRules(rules ...*linter.Rule) Option {
 }
 
 // WithMaxMessageSize caps the size of one JSON-RPC message the server
-// reads (DefaultMaxMessageSize). A larger message is skipped without being
+// reads (16 MiB by default). A larger message is skipped without being
 // held in memory; a larger document is therefore not linted.
 func WithMaxMessageSize(n int64) Option {
-	return func(s *Server) {
+	return func(s *config) {
 		if n > 0 {
 			s.maxMessage = n
 		}
@@ -99,29 +104,31 @@ func WithMaxMessageSize(n int64) Option {
 }
 
 // WithDebounce sets how long the server waits after an edit before it
-// lints (DefaultDebounce); zero lints at once.
+// lints (150 ms by default); zero lints at once.
 func WithDebounce(d time.Duration) Option {
-	return func(s *Server) {
+	return func(s *config) {
 		if d >= 0 {
 			s.debounce = d
 		}
 	}
 }
 
-// WithRequestTimeout bounds each request (DefaultRequestTimeout).
+// WithRequestTimeout bounds each request (hover, completion, definition,
+// code actions; 10 s by default).
 func WithRequestTimeout(d time.Duration) Option {
-	return func(s *Server) {
+	return func(s *config) {
 		if d > 0 {
 			s.requestTimeout = d
 		}
 	}
 }
 
-// WithRuleDocs sets the page rule docs are linked from (DefaultRuleDocs):
+// WithRuleDocs sets the page rule docs are linked from (by default
+// linter/RULES.md on the repository's main branch):
 // each diagnostic's link is the page with the anchor of its rule
 // ("#xp102-allowed-kind").
 func WithRuleDocs(url string) Option {
-	return func(s *Server) {
+	return func(s *config) {
 		if url = strings.TrimSpace(url); url != "" {
 			s.ruleDocs = url
 		}
@@ -131,14 +138,14 @@ func WithRuleDocs(url string) Option {
 // New returns a server with the built-in rules (linter/rules.Builtin and the
 // API server's, as xpkg-lint runs them) and the options applied.
 func New(opts ...Option) *Server {
-	s := &Server{
-		maxMessage:     DefaultMaxMessageSize,
-		debounce:       DefaultDebounce,
-		requestTimeout: DefaultRequestTimeout,
-		ruleDocs:       DefaultRuleDocs,
-	}
+	s := &Server{config: config{
+		maxMessage:     defaultMaxMessageSize,
+		debounce:       defaultDebounce,
+		requestTimeout: defaultRequestTimeout,
+		ruleDocs:       defaultRuleDocs,
+	}}
 	for _, o := range opts {
-		o(s)
+		o(&s.config)
 	}
 	s.ck = lintcmd.New(lintcmd.WithName("xpkg-lsp"), lintcmd.WithRules(s.rules...))
 	return s

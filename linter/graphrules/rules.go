@@ -9,6 +9,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/xpkgkit/xpkgkit/internal/ref"
 	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/schema"
@@ -455,7 +456,7 @@ func checkFunctions(p *graphPass) {
 			if !isFn {
 				continue
 			}
-			if name := deps.InstalledName(e.Dep.Package); name != "" && !names[name] {
+			if name := ref.InstalledName(e.Dep.Package); name != "" && !names[name] {
 				names[name] = true
 				sorted = append(sorted, name)
 			}
@@ -477,7 +478,7 @@ func checkFunctions(p *graphPass) {
 				if len(sorted) > 0 {
 					have = "the graph's Functions are " + list(sorted, quote)
 				}
-				p.reportRef(c, f, "Composition %s calls function %s, which no Function of the graph is named (Crossplane names a Function installed as a dependency after its repository); %s", quote(c.Name), quote(f.Name), have)
+				p.reportRef(c, f, "Composition %s calls function %s, which no Function of the graph is named (Crossplane names a Function installed as a dependency after its repository); %s", quote(c.Object.Name), quote(f.Name), have)
 			}
 		}
 	}
@@ -558,19 +559,19 @@ func checkComposedTypes(p *graphPass) {
 				}
 				if slices.Contains(crossplaneGroups, group) {
 					if vs, ok := crossplaneTypes[group+"/"+r.Kind]; !ok {
-						p.reportRef(c, r, "Composition %s composes %s %s, which Crossplane does not serve", quote(c.Name), quote(r.APIVersion), quote(r.Kind))
+						p.reportRef(c, r, "Composition %s composes %s %s, which Crossplane does not serve", quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind))
 					} else if !slices.Contains(vs, version) {
-						p.reportRef(c, r, "Composition %s composes %s %s, but Crossplane serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(vs, quote))
+						p.reportRef(c, r, "Composition %s composes %s %s, but Crossplane serves %s only at %s", quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(vs, quote))
 					}
 					continue
 				}
 				sv, ok := served[gk{group, r.Kind}]
 				switch {
 				case !ok:
-					p.reportRef(c, r, "Composition %s composes %s %s, which no CRD, XRD or MRD of the graph serves", quote(c.Name), quote(r.APIVersion), quote(r.Kind))
+					p.reportRef(c, r, "Composition %s composes %s %s, which no CRD, XRD or MRD of the graph serves", quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind))
 					continue
 				case !slices.Contains(sv.versions, version):
-					p.reportRef(c, r, "Composition %s composes %s %s, but the graph serves %s only at %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(sv.versions, quote))
+					p.reportRef(c, r, "Composition %s composes %s %s, but the graph serves %s only at %s", quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind), quote(r.Kind), list(sv.versions, quote))
 					continue
 				}
 				if r.Base == nil || len(sv.node.Package.Definitions()) == 0 {
@@ -588,7 +589,7 @@ func checkComposedTypes(p *graphPass) {
 				reported := 0
 				for _, viol := range res.Violations {
 					if reported == maxViolationsPerBase {
-						p.reportRefSeverity(min(p.Rule.Severity, linter.SeverityWarning), c, r, "Composition %s: the base of %s %s has %d more schema violations", quote(c.Name), quote(r.APIVersion), quote(r.Kind), len(res.Violations)-reported)
+						p.reportRefSeverity(min(p.Rule.Severity, linter.SeverityWarning), c, r, "Composition %s: the base of %s %s has %d more schema violations", quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind), len(res.Violations)-reported)
 						break
 					}
 					reported++
@@ -598,7 +599,7 @@ func checkComposedTypes(p *graphPass) {
 						// wrong type is certain to be refused.
 						sev = min(sev, linter.SeverityWarning)
 					}
-					p.reportRefSeverity(sev, c, r, "Composition %s: the base of %s %s does not match %s at %s: %s", quote(c.Name), quote(r.APIVersion), quote(r.Kind), res.Definition, viol.Field(), shorten(viol.Message))
+					p.reportRefSeverity(sev, c, r, "Composition %s: the base of %s %s does not match %s at %s: %s", quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind), res.Definition, viol.Field(), shorten(viol.Message))
 				}
 			}
 		}

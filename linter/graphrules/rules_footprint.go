@@ -232,7 +232,7 @@ func checkActivationMissing(p *graphPass) {
 	served := map[gk]bool{}  // some MRD of the kind is active
 	for i, d := range a.MRDs {
 		k := gk{d.Group, d.Kind}
-		if d.Active || d.Activated {
+		if d.Active {
 			served[k] = true
 			continue
 		}
@@ -242,7 +242,7 @@ func checkActivationMissing(p *graphPass) {
 	}
 	names := make([]string, 0, len(a.Policies))
 	for _, m := range a.Policies {
-		names = append(names, m.Name)
+		names = append(names, m.Object.Name)
 	}
 	for _, n := range p.g.Nodes {
 		cs := n.Package.Compositions()
@@ -259,7 +259,7 @@ func checkActivationMissing(p *graphPass) {
 					continue
 				}
 				p.reportRef(c, r, "Composition %s composes %s %s, served by the MRD %s, which is inactive at install and which none of the graph's MRAPs (%s) activates",
-					quote(c.Name), quote(r.APIVersion), quote(r.Kind), quote(a.MRDs[i].Name), list(names, quote))
+					quote(c.Object.Name), quote(r.APIVersion), quote(r.Kind), quote(a.MRDs[i].Name), list(names, quote))
 			}
 		}
 	}
@@ -271,16 +271,13 @@ func checkActivationUnmatched(p *graphPass) {
 		return
 	}
 	for _, m := range a.Policies {
-		for _, e := range m.Entries {
+		for _, e := range m.Unmatched {
 			if p.Context().Err() != nil {
 				return
 			}
-			if e.Matched {
-				continue
-			}
 			d := linter.Diagnostic{Pos: e.Pos, Field: e.Field, Object: m.Object}
 			if !p.AtCap() {
-				d.Message = fmt.Sprintf("MRAP %s activates %s, which matches no MRD of the graph (%d MRDs)", quote(m.Name), quote(e.Pattern), len(a.MRDs))
+				d.Message = fmt.Sprintf("MRAP %s activates %s, which matches no MRD of the graph (%d MRDs)", quote(m.Object.Name), quote(e.Pattern), len(a.MRDs))
 			}
 			p.Report(d)
 		}

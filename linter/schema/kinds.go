@@ -12,8 +12,8 @@ import (
 	"github.com/xpkgkit/xpkgkit/linter/internal/kinds"
 )
 
-// KindsVersions records where PackageKinds' schemas come from.
-type KindsVersions struct {
+// kindsVersions records where PackageKinds' schemas come from.
+type kindsVersions struct {
 	// Crossplane is the Crossplane release whose CRDs give the schemas of
 	// Crossplane's kinds (cluster/crds).
 	Crossplane string
@@ -40,7 +40,7 @@ type kindsFile struct {
 	} `json:"kinds"`
 }
 
-// kindsData decodes kinds.json, once, when a full validation or KindsOf
+// kindsData decodes kinds.json, once, when a full validation or kindsReleases
 // first needs it: a type check takes the package kinds' trees from the
 // tables (kindtypes.go).
 var kindsData = sync.OnceValue(func() *kindsFile {
@@ -102,7 +102,7 @@ var packageKinds = sync.OnceValue(func() *Validator {
 // CronOperation and WatchOperation from Crossplane's own CRDs, and
 // CustomResourceDefinition (v1, v1beta1), ValidatingWebhookConfiguration and
 // MutatingWebhookConfiguration from Kubernetes' published OpenAPI
-// (KindsOf tells which releases). It is built once and shared; it is safe
+// (Crossplane v2.1.0's CRDs; PackageKindsAt takes other releases). It is built once and shared; it is safe
 // for concurrent use.
 //
 // Crossplane decodes each such object into its Go type, leniently: unknown
@@ -110,10 +110,10 @@ var packageKinds = sync.OnceValue(func() *Validator {
 // WithTypesOnly to check what that decoding refuses.
 func PackageKinds() *Validator { return packageKinds() }
 
-// KindsOf returns the releases PackageKinds' schemas come from.
-func KindsOf() KindsVersions {
+// kindsReleases returns the releases PackageKinds' schemas come from.
+func kindsReleases() kindsVersions {
 	f := kindsData()
-	return KindsVersions{Crossplane: f.Crossplane, Kubernetes: f.Kubernetes, KubernetesV1beta1: f.KubernetesV1beta1}
+	return kindsVersions{Crossplane: f.Crossplane, Kubernetes: f.Kubernetes, KubernetesV1beta1: f.KubernetesV1beta1}
 }
 
 // packageKindsAt holds PackageKindsAt's Validators, one per release line
@@ -136,7 +136,7 @@ var packageKindsAt sync.Map // release string -> *Validator
 // built once per release line and shared; they are safe for concurrent
 // use.
 func PackageKindsAt(release string) *Validator {
-	if _, ok := kinds.CRD(release, "apiextensions.crossplane.io", "Composition"); !ok || kinds.Same(release, KindsOf().Crossplane) {
+	if _, ok := kinds.CRD(release, "apiextensions.crossplane.io", "Composition"); !ok || kinds.Same(release, kindsReleases().Crossplane) {
 		return PackageKinds()
 	}
 	if v, ok := packageKindsAt.Load(lineOf(release)); ok {

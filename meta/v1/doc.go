@@ -9,8 +9,8 @@
 // describe a package to whatever reads it (Crossplane's package manager, a
 // registry, a linter).
 //
-// The types are registered with a [runtime.Scheme] by [AddToScheme], or by
-// [AddToSchemeWithGroup] for a fork of Crossplane whose meta group differs.
+// The types are registered with a [runtime.Scheme] by [AddToScheme], at
+// Crossplane's meta group or at a fork's.
 // The version-independent view of every meta version, conversion to v1 and a
 // ready scheme are in the parent package, github.com/xpkgkit/xpkgkit/meta.
 //

@@ -30,9 +30,9 @@ spec:
 	// Output: function-example >=v1.17.0 [composition]
 }
 
-func ExampleAddToSchemeWithGroup() {
+func ExampleAddToScheme() {
 	s := runtime.NewScheme()
-	if err := v1.AddToSchemeWithGroup(s, "meta.pkg.example.org"); err != nil {
+	if err := v1.AddToScheme(s, "meta.pkg.example.org"); err != nil {
 		fmt.Println(err)
 		return
 	}

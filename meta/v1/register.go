@@ -23,16 +23,14 @@ func GroupVersion(group string) schema.GroupVersion {
 	return schema.GroupVersion{Group: group, Version: Version}
 }
 
-// AddToScheme registers Provider, Configuration and Function in s at
-// meta.pkg.crossplane.io/v1.
-func AddToScheme(s *runtime.Scheme) error {
-	return AddToSchemeWithGroup(s, Group)
-}
-
-// AddToSchemeWithGroup registers Provider, Configuration and Function in s
-// at group/v1, so a fork's meta group decodes into the same types. It
-// returns an error, and registers nothing, when group is not a DNS-1123
-// subdomain or s already maps one of the kinds to another Go type.
-func AddToSchemeWithGroup(s *runtime.Scheme, group string) error {
+// AddToScheme registers Provider, Configuration and Function in s at group/v1, with
+// Group (meta.pkg.crossplane.io) in place of an empty group, so a fork's meta
+// group decodes into the same types. It returns an error, and registers
+// nothing, when group is not a DNS-1123 subdomain or s already maps one of
+// the kinds to another Go type.
+func AddToScheme(s *runtime.Scheme, group string) error {
+	if group == "" {
+		group = Group
+	}
 	return register.Add(s, group, Version, &Provider{}, &Configuration{}, &Function{})
 }

@@ -10,7 +10,7 @@ import (
 
 func ExampleAddToScheme() {
 	s := runtime.NewScheme()
-	if err := v1beta1.AddToScheme(s); err != nil {
+	if err := v1beta1.AddToScheme(s, ""); err != nil {
 		fmt.Println(err)
 		return
 	}

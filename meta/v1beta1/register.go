@@ -20,15 +20,14 @@ func GroupVersion(group string) schema.GroupVersion {
 	return schema.GroupVersion{Group: group, Version: Version}
 }
 
-// AddToScheme registers Function in s at meta.pkg.crossplane.io/v1beta1.
-func AddToScheme(s *runtime.Scheme) error {
-	return AddToSchemeWithGroup(s, v1.Group)
-}
-
-// AddToSchemeWithGroup registers Function in s at group/v1beta1, so a
-// fork's meta group decodes into the same type. It returns an error, and
-// registers nothing, when group is not a DNS-1123 subdomain or s already
-// maps Function to another Go type.
-func AddToSchemeWithGroup(s *runtime.Scheme, group string) error {
+// AddToScheme registers Function in s at group/v1beta1, with
+// v1.Group (meta.pkg.crossplane.io) in place of an empty group, so a fork's meta
+// group decodes into the same types. It returns an error, and registers
+// nothing, when group is not a DNS-1123 subdomain or s already maps one of
+// the kinds to another Go type.
+func AddToScheme(s *runtime.Scheme, group string) error {
+	if group == "" {
+		group = v1.Group
+	}
 	return register.Add(s, group, Version, &Function{})
 }

@@ -67,10 +67,10 @@ const AnnotationResolved = "io.xpkgkit.cache.resolved"
 
 // Defaults and bounds.
 const (
-	// DefaultMaxBytes is the default size bound: 2 GiB.
-	DefaultMaxBytes = 2 << 30
-	// DefaultTagTTL is how long a resolved tag is trusted by default.
-	DefaultTagTTL = 5 * time.Minute
+	// defaultMaxBytes is the default size bound: 2 GiB.
+	defaultMaxBytes = 2 << 30
+	// defaultTagTTL is how long a resolved tag is trusted by default.
+	defaultTagTTL = 5 * time.Minute
 	// MaxIndexEntries is how many references index.json keeps: the most
 	// recently resolved.
 	MaxIndexEntries = 10_000
@@ -117,15 +117,14 @@ type config struct {
 }
 
 // WithMaxBytes bounds the bytes of the cached blobs and of the temporary
-// files being written (default DefaultMaxBytes; zero or less means the
-// default). When a new blob takes the
+// files being written (default 2 GiB; zero or less means the default). When a new blob takes the
 // cache over it, the least recently used blobs are removed until it is
 // well under it (seven eighths of the bound). A blob larger than the
 // bound is not cached.
 func WithMaxBytes(n int64) Option { return func(c *config) { c.maxBytes = n } }
 
 // WithTagTTL sets how long a resolved tag is answered from the cache
-// (default DefaultTagTTL). Zero or less means never: every tag is resolved
+// (default 5 minutes). Zero or less means never: every tag is resolved
 // again, and only digests are answered from the cache.
 func WithTagTTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
 
@@ -145,14 +144,14 @@ func DefaultDir() (string, error) {
 // is counted. Options: WithMaxBytes, WithTagTTL. The Cache holds the
 // directory open until Close.
 func Open(dir string, opts ...Option) (*Cache, error) {
-	cfg := config{maxBytes: DefaultMaxBytes, ttl: DefaultTagTTL}
+	cfg := config{maxBytes: defaultMaxBytes, ttl: defaultTagTTL}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)
 		}
 	}
 	if cfg.maxBytes <= 0 {
-		cfg.maxBytes = DefaultMaxBytes
+		cfg.maxBytes = defaultMaxBytes
 	}
 	c := &Cache{dir: dir, maxSize: cfg.maxBytes, ttl: cfg.ttl, now: time.Now}
 	if err := os.MkdirAll(filepath.Join(dir, ocispec.ImageBlobsDir), 0o755); err != nil {

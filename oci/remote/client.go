@@ -156,7 +156,7 @@ func WithLimits(l Limits) Option {
 
 // WithMaxRetryTime bounds the time the client waits before retrying
 // requests, in total over all hosts and its life (default
-// DefaultMaxRetryTime). It is a retry policy, not one of the Limits: less
+// 10 s). It is a retry policy, not one of the Limits: less
 // than zero means no retries.
 // Whatever the bound, one request is retried at most 3 times, and a host
 // two of whose requests in a row still fail after their retries (HTTP 429
@@ -195,7 +195,7 @@ func New(opts ...Option) (*Client, error) {
 	if c.cfg.maxRetryTime < 0 {
 		c.cfg.maxRetryTime = 0
 	} else if c.cfg.maxRetryTime == 0 {
-		c.cfg.maxRetryTime = DefaultMaxRetryTime
+		c.cfg.maxRetryTime = defaultMaxRetryTime
 	}
 	base := c.cfg.httpClient
 	if base == nil {

@@ -19,9 +19,9 @@ import (
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
-// DefaultMaxRetryTime is how long a Client waits in total, over all hosts,
+// defaultMaxRetryTime is how long a Client waits in total, over all hosts,
 // before retrying requests by default (WithMaxRetryTime).
-const DefaultMaxRetryTime = 10 * time.Second
+const defaultMaxRetryTime = 10 * time.Second
 
 // retry policy of one request: at most maxRetries retries, waiting
 // retryBase, twice that, ... (each wait at most maxRetryWait; a

@@ -227,8 +227,8 @@ type Activation struct {
 	Policies []ActivationPolicy
 	// Complete is false when the matching stopped: the patterns that are
 	// neither exact names, prefixes nor suffixes needed more than
-	// MaxActivationChecks comparisons with the MRDs' names. Activated and
-	// Matched are then partial.
+	// MaxActivationChecks comparisons with the MRDs' names. Active and
+	// Unmatched are then partial.
 	Complete bool
 }
 
@@ -237,19 +237,19 @@ type ActivationMRD struct {
 	// Name is the MRD's metadata.name, which MRAP entries match; Group and
 	// Kind the type it serves.
 	Name, Group, Kind string
-	// Active reports whether the MRD is active at install (its
+	// Active reports whether the MRD is served: active at install (its
 	// spec.state, or, for a converted CRD, the Provider's safe-start
-	// capability); Activated whether an entry of an MRAP matches it.
-	Active, Activated bool
+	// capability) or matched by an entry of an MRAP.
+	Active bool
 }
 
 // ActivationPolicy is one MRAP of an Activation.
 type ActivationPolicy struct {
-	// Name is the MRAP's metadata.name; Object identifies it.
-	Name   string
+	// Object identifies the MRAP (its Name is the metadata.name).
 	Object *parser.ObjectRef
-	// Entries are its spec.activate entries, in order (at most 50,000).
-	Entries []ActivationEntry
+	// Unmatched are its spec.activate entries, in order, that match the
+	// name of no MRD of the graph (of its first 50,000 entries).
+	Unmatched []ActivationEntry
 }
 
 // ActivationEntry is one spec.activate entry of an MRAP.
@@ -258,9 +258,6 @@ type ActivationEntry struct {
 	Pattern string
 	Pos     parser.Position
 	Field   string
-	// Matched reports whether it matches the name of some MRD of the
-	// graph.
-	Matched bool
 }
 
 // MaxActivationChecks bounds the comparisons of general glob patterns
@@ -317,13 +314,15 @@ func match(ctx context.Context, g *Graph, rel target.Release) (*Activation, erro
 	}
 	a := &Activation{MRDs: make([]ActivationMRD, len(mrds)), Policies: make([]ActivationPolicy, len(mraps)), Complete: complete}
 	for i, d := range mrds {
-		a.MRDs[i] = ActivationMRD{Name: d.name, Group: d.group, Kind: d.kind, Active: d.active, Activated: activated[i]}
+		a.MRDs[i] = ActivationMRD{Name: d.name, Group: d.group, Kind: d.kind, Active: d.active || activated[i]}
 	}
 	k := 0
 	for i, m := range mraps {
-		p := ActivationPolicy{Name: m.Name, Object: m.Object, Entries: make([]ActivationEntry, len(m.Entries))}
-		for j, e := range m.Entries {
-			p.Entries[j] = ActivationEntry{Pattern: e.Pattern, Pos: e.Pos, Field: e.Field, Matched: matched[ids[k]]}
+		p := ActivationPolicy{Object: m.Object}
+		for _, e := range m.Entries {
+			if !matched[ids[k]] {
+				p.Unmatched = append(p.Unmatched, ActivationEntry(e))
+			}
 			k++
 		}
 		a.Policies[i] = p

@@ -103,11 +103,10 @@ func isLowerHex(s string) bool {
 // 50 characters, and '-', as FriendlyID joins them (the 63-byte cut of its
 // DNS label falls after the 12 hex digits).
 func revisionPrefix(name string) string {
-	r, err := ref.Parse(name)
-	if err != nil {
+	pkgName := ref.InstalledName(name)
+	if pkgName == "" {
 		return ""
 	}
-	pkgName := crossplaneDNSLabel(r.Repository)
 	if len(pkgName) > 50 {
 		pkgName = pkgName[:50]
 	}

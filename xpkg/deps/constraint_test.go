@@ -2,6 +2,8 @@ package deps
 
 import (
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/internal/ref"
 )
 
 // TestCrossplaneNames checks the names Crossplane gives an installed
@@ -16,7 +18,7 @@ func TestCrossplaneNames(t *testing.T) {
 		{"r.example.org/a-very-long-organisation-name/and-a-very-long-package-name-too", "a-very-long-organisation-name-and-a-very-long-package-name-too", "a-very-long-organisation-name-and-a-very-long-pack-"},
 		{"r.example.org/a-very-long-organisation-name/and-a-very-long-package-name-that-goes-on", "a-very-long-organisation-name-and-a-very-long-package-name-that", "a-very-long-organisation-name-and-a-very-long-pack-"},
 	} {
-		if got := InstalledName(tc.ref); got != tc.name {
+		if got := ref.InstalledName(tc.ref); got != tc.name {
 			t.Errorf("name of %s: got %q, want %q", tc.ref, got, tc.name)
 		}
 		if got := revisionPrefix(tc.ref); got != tc.prefix {

@@ -94,14 +94,14 @@ type Footprint struct {
 	// Total sums them.
 	Total FootprintCounts `json:"total"`
 	// APIServerBytes estimates the API server memory of the served CRDs
-	// (see APIServerBytesPerCRD); APIServerBytesLow and High are the
-	// model's error band.
+	// (4 MiB per served CRD, README "Footprint"); APIServerBytesLow and
+	// High are the model's error band, half and twice the estimate.
 	APIServerBytes     int64 `json:"apiServerBytes"`
 	APIServerBytesLow  int64 `json:"apiServerBytesLow"`
 	APIServerBytesHigh int64 `json:"apiServerBytesHigh"`
 }
 
-// APIServerBytesPerCRD is the memory model's cost of one served CRD in
+// apiServerBytesPerCRD is the memory model's cost of one served CRD in
 // kube-apiserver: about 4 MiB. It is calibrated from one published
 // figure (the one xpkgkit issue 36 cites: a reported cluster whose
 // kube-apiserver went from 4.4 GiB to 1.3 GiB when 912 CRDs were trimmed
@@ -109,15 +109,15 @@ type Footprint struct {
 // handler, its OpenAPI and structural schemas, its validators and its
 // watch cache, which grow with the schema; an inactive MRD serves no CRD
 // and is counted as nothing. The band is half to twice the estimate
-// (APIServerBandLow, APIServerBandHigh): provider CRDs' schemas vary
+// (apiServerBandLow, apiServerBandHigh): provider CRDs' schemas vary
 // by more than a factor of ten, and the model has one calibration point,
 // not a measurement of ours (README, "Footprint").
-const APIServerBytesPerCRD = 4 << 20
+const apiServerBytesPerCRD = 4 << 20
 
 // The memory model's error band, as factors of its estimate.
 const (
-	APIServerBandLow  = 0.5
-	APIServerBandHigh = 2.0
+	apiServerBandLow  = 0.5
+	apiServerBandHigh = 2.0
 )
 
 // Footprint counts what g installs at the Crossplane version v (any
@@ -149,9 +149,9 @@ func (g *Graph) Footprint(v string) (Footprint, error) {
 		f.Packages = append(f.Packages, PackageFootprint{Package: n.Name, Version: n.Version, FootprintCounts: c})
 		f.Total.add(c)
 	}
-	f.APIServerBytes = int64(f.Total.Served()) * APIServerBytesPerCRD
-	f.APIServerBytesLow = int64(float64(f.APIServerBytes) * APIServerBandLow)
-	f.APIServerBytesHigh = int64(float64(f.APIServerBytes) * APIServerBandHigh)
+	f.APIServerBytes = int64(f.Total.Served()) * apiServerBytesPerCRD
+	f.APIServerBytesLow = int64(float64(f.APIServerBytes) * apiServerBandLow)
+	f.APIServerBytesHigh = int64(float64(f.APIServerBytes) * apiServerBandHigh)
 	return f, nil
 }
 

@@ -20,7 +20,7 @@ import (
 
 func imageConfigs(t *testing.T, yaml string) *imageconfig.Set {
 	t.Helper()
-	s, err := imageconfig.Parse(context.Background(), strings.NewReader(yaml), imageconfig.WithFile("imageconfig.yaml"))
+	s, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Name: "imageconfig.yaml", Reader: strings.NewReader(yaml)}})
 	if err != nil {
 		t.Fatal(err)
 	}

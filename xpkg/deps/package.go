@@ -41,14 +41,13 @@ type Package struct {
 	// Kind is the kind of the package's meta object; empty when the
 	// package holds no single meta object of a known kind.
 	Kind meta.Kind `json:"kind,omitempty"`
-	// MetaName is the meta object's metadata.name.
-	MetaName string `json:"metaName,omitempty"`
 	// Crossplane is spec.crossplane.version, the constraint on the
 	// Crossplane version; empty when the package states none.
 	Crossplane string `json:"crossplane,omitempty"`
 	// CrossplanePos is the position of spec.crossplane.version.
 	CrossplanePos parser.Position `json:"-"`
-	// Meta identifies the meta object (for diagnostics).
+	// Meta identifies the meta object, by its metadata.name among others;
+	// nil when the package holds no single meta object.
 	Meta *parser.ObjectRef `json:"-"`
 	// Dependencies are the spec.dependsOn entries, in file order.
 	Dependencies []Dependency `json:"dependencies,omitempty"`
@@ -172,8 +171,8 @@ type Type struct {
 // Functions its pipeline calls and the types it composes, each with its
 // position (Package.Compositions).
 type Composition struct {
-	Object *parser.ObjectRef `json:"-"`
-	Name   string            `json:"name"`
+	// Object identifies the Composition; its Name is the metadata.name.
+	Object *parser.ObjectRef `json:"object"`
 	// Functions are the pipeline steps' functionRef.name values.
 	Functions []CompositionRef `json:"functions,omitempty"`
 	// Composed are the apiVersion/kind of the composed resources that can
@@ -372,7 +371,6 @@ func suppressionsOf(pkg *parser.Package, pos func(parser.Position) parser.Positi
 func summarizeMeta(ctx context.Context, s *Package, pkg *parser.Package, pos func(parser.Position) parser.Position) error {
 	o := pkg.Meta[0]
 	s.Meta = o.Ref()
-	s.MetaName = o.Name
 	s.metaPos = pos(o.Pos)
 	p := pkg.Pkg()
 	if p == nil {
@@ -498,7 +496,7 @@ const maxComposedPerComposition = 10000
 // first), so that a dependency composing the same type many times weighs
 // one Ref.
 func summarizeComposition(o *parser.Object, pos func(parser.Position) parser.Position, dep bool) (Composition, bool) {
-	c := Composition{Object: o.Ref(), Name: o.Name}
+	c := Composition{Object: o.Ref()}
 	// The root's Composition: one parse of the document for its content
 	// and the positions of its fields. A dependency's: its content as
 	// the parse read it (the parser's fast path, for the YAML most

@@ -200,8 +200,8 @@ func (g *Graph) NodeOf(pos parser.Position) *Node {
 // Label returns "name:version", "name@digest", or the name alone.
 func (n *Node) Label() string {
 	switch {
-	case n.Name == "" && n.Package != nil && n.Package.MetaName != "":
-		return token(n.Package.MetaName)
+	case n.Name == "" && n.Package != nil && n.Package.Meta != nil && n.Package.Meta.Name != "":
+		return token(n.Package.Meta.Name)
 	case n.Version == "":
 		return n.Name
 	case isDigest(n.Version):

@@ -19,7 +19,7 @@ spec:
   rewriteImage:
     prefix: registry.internal.example/crossplane/
 `
-	set, err := imageconfig.Parse(context.Background(), strings.NewReader(mirror), imageconfig.WithFile("mirror.yaml"))
+	set, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Name: "mirror.yaml", Reader: strings.NewReader(mirror)}})
 	if err != nil {
 		fmt.Println(err)
 		return

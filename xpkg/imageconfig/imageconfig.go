@@ -42,7 +42,6 @@
 package imageconfig
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -298,12 +297,8 @@ func (s *Set) Len() int {
 type Option func(*config)
 
 type config struct {
-	file   string
 	limits Limits
 }
-
-// WithFile names the stream in positions.
-func WithFile(name string) Option { return func(c *config) { c.file = name } }
 
 // WithLimits sets the limits (zero fields: defaults).
 func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
@@ -343,6 +338,7 @@ type typeMeta struct {
 // Parse reads the ImageConfigs of a YAML stream. Documents of other kinds
 // are skipped; an ImageConfig of another pkg.crossplane.io version, or one
 // the API server would reject, is an error. The first error stops the read.
+// The stream has no name in positions: ParseAll names its inputs.
 func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Set, error) {
 	return ParseAll(ctx, []Input{{Reader: r}}, opts...)
 }
@@ -367,7 +363,7 @@ func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error)
 	seen := map[string]parser.Position{}
 	budget := c.limits.MaxBytes
 	for _, in := range inputs {
-		name := cmp.Or(in.Name, c.file)
+		name := in.Name
 		n, err := s.read(ctx, in.Reader, name, c.limits, budget, seen)
 		if err != nil {
 			return nil, err

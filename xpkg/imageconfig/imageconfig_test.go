@@ -26,7 +26,7 @@ func rw(p string) string { return fmt.Sprintf("  rewriteImage:\n    prefix: %q\n
 
 func mustParse(t *testing.T, yaml string) *imageconfig.Set {
 	t.Helper()
-	s, err := imageconfig.Parse(context.Background(), strings.NewReader(yaml), imageconfig.WithFile("ic.yaml"))
+	s, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Name: "ic.yaml", Reader: strings.NewReader(yaml)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := imageconfig.Parse(context.Background(), strings.NewReader(tc.yaml), imageconfig.WithFile("ic.yaml"), imageconfig.WithLimits(small))
+			_, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Name: "ic.yaml", Reader: strings.NewReader(tc.yaml)}}, imageconfig.WithLimits(small))
 			var e *imageconfig.Error
 			if !errors.As(err, &e) || !errors.Is(err, tc.class) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v; want a *Error of class %v containing %q", err, tc.class, tc.want)

@@ -43,25 +43,25 @@ func Example_imageConfigs() {
 	mirror := strings.TrimPrefix(srv.URL, "http://")
 	client, _ := remote.New(remote.WithAnonymous())
 
-	set, err := imageconfig.Parse(ctx, strings.NewReader(`apiVersion: pkg.crossplane.io/v1beta1
+	set, err := imageconfig.ParseAll(ctx, []imageconfig.Input{{Name: "imageconfigs.yaml", Reader: strings.NewReader(`apiVersion: pkg.crossplane.io/v1beta1
 kind: ImageConfig
 metadata: {name: mirror}
 spec:
   matchImages: [{prefix: xpkg.crossplane.io/}]
-  rewriteImage: {prefix: `+mirror+`/}
+  rewriteImage: {prefix: ` + mirror + `/}
 ---
 apiVersion: pkg.crossplane.io/v1beta1
 kind: ImageConfig
 metadata: {name: signed-mirror}
 spec:
-  matchImages: [{prefix: `+mirror+`/}]
+  matchImages: [{prefix: ` + mirror + `/}]
   verification:
     provider: Cosign
     cosign:
       authorities:
       - name: release-key
         key: {secretRef: {name: cosign, key: cosign.pub}, hashAlgorithm: sha256}
-`), imageconfig.WithFile("imageconfigs.yaml"))
+`)}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -79,9 +79,6 @@ func (i *Image) Digest() digest.Digest { return i.built.ManifestDescriptor().Dig
 // Manifest returns the image's manifest.
 func (i *Image) Manifest() ocispec.Manifest { return i.built.Manifest() }
 
-// Config returns the image's config.
-func (i *Image) Config() ocispec.Image { return i.built.Config() }
-
 // WriteXpkg writes the image to w as a docker-archive tar, the `.xpkg` file
 // the Crossplane CLI writes.
 func (i *Image) WriteXpkg(ctx context.Context, w io.Writer) error {

@@ -1,0 +1,4 @@
+package schema
+
+// KindsOf returns the releases PackageKinds' schemas come from.
+func KindsOf() kindsVersions { return kindsReleases() }
