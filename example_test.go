@@ -3,10 +3,10 @@ package xpkgkit_test
 import (
 	"context"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"log"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"io"
 	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 
 	"golang.org/x/sync/errgroup"
 

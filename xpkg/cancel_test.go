@@ -3,7 +3,6 @@ package xpkg_test
 import (
 	"context"
 	"errors"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"slices"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/testbudget"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 

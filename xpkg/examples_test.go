@@ -3,13 +3,13 @@ package xpkg_test
 import (
 	"context"
 	"errors"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"

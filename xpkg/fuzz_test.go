@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 

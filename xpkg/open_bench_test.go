@@ -1,10 +1,10 @@
 package xpkg_test
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 

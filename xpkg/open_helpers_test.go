@@ -3,7 +3,6 @@ package xpkg_test
 import (
 	"bytes"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"

@@ -2,13 +2,13 @@ package xpkg_test
 
 import (
 	"errors"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/limit"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )

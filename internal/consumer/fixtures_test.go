@@ -1,10 +1,10 @@
 package consumer_test
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"

@@ -1,11 +1,11 @@
 package hostile_test
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/internal/hostile"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 

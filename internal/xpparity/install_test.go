@@ -3,7 +3,6 @@ package xpparity
 import (
 	"bytes"
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

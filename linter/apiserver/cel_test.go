@@ -2,13 +2,13 @@ package apiserver
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

@@ -2,13 +2,13 @@ package apiserver_test
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

@@ -3,11 +3,11 @@ package apiserver_test
 import (
 	"context"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

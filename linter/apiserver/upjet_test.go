@@ -3,7 +3,6 @@ package apiserver
 import (
 	"bytes"
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apidiff"
 	"github.com/xpkgkit/xpkgkit/linter/changerules"
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

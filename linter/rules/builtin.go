@@ -1,8 +1,9 @@
 package rules
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter"
 	"strings"
+
+	"github.com/xpkgkit/xpkgkit/linter"
 )
 
 // Builtin returns the built-in rules, fresh copies in ID order: the caller

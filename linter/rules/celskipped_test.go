@@ -2,12 +2,12 @@ package rules_test
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/internal/celskip"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

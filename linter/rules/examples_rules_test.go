@@ -3,11 +3,12 @@ package rules_test
 import (
 	"bytes"
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
-	"github.com/xpkgkit/xpkgkit/xpkg"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/rules"
+	"github.com/xpkgkit/xpkgkit/xpkg"
 
 	"sigs.k8s.io/yaml"
 

@@ -3,7 +3,6 @@ package rules_test
 import (
 	"bytes"
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

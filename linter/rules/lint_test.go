@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
-	"github.com/xpkgkit/xpkgkit/xpkg"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/parser"
+	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
 func parse(t testing.TB, stream string) *parser.Package {

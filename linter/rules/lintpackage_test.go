@@ -1,11 +1,11 @@
 package rules_test
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"slices"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 	"github.com/xpkgkit/xpkgkit/xpkg/xpkgtest"
 )

@@ -2,11 +2,11 @@ package rules_test
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 	"testing/fstest"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

@@ -2,13 +2,13 @@ package rules_test
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 )
 
 // BenchmarkLintCorpus lints each corpus package but the monolith (see

@@ -2,9 +2,10 @@ package rules_test
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 
 	"github.com/google/go-cmp/cmp"
 

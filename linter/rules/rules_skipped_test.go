@@ -2,12 +2,13 @@ package rules_test
 
 import (
 	"context"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 
 	"github.com/google/go-cmp/cmp"
 

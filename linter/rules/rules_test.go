@@ -1,7 +1,6 @@
 package rules_test
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 )
 
 // companions are rules a rule's fixtures need beside it.

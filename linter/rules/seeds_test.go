@@ -1,10 +1,10 @@
 package rules_test
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter/linttest"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 )
 
 // TestSeedExamples lints the meta examples of the specification seeds with

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 
 	"sigs.k8s.io/yaml"
 

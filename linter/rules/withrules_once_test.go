@@ -2,11 +2,11 @@ package rules_test
 
 import (
 	"errors"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"strings"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/linter"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 

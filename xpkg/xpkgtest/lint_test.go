@@ -2,8 +2,9 @@ package xpkgtest_test
 
 import (
 	"bytes"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 
 	"github.com/google/go-cmp/cmp"
 

@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"

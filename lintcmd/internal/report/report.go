@@ -3,10 +3,10 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"io"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 )

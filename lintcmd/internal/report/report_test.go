@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"strings"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/rules"

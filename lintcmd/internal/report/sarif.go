@@ -3,13 +3,13 @@ package report
 import (
 	"cmp"
 	"encoding/json"
-	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"io"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/xpkgkit/xpkgkit/internal/celskip"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 )

@@ -3,13 +3,13 @@ package verdictcache_test
 import (
 	"context"
 	"fmt"
-	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"os"
 	"strings"
 
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver"
 	"github.com/xpkgkit/xpkgkit/linter/apiserver/verdictcache"
+	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
