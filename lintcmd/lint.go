@@ -339,10 +339,7 @@ func (c *config) lintOptions() []linter.Option {
 	// that the one configuration may name any rule (see lintGraph), and a
 	// package may silence a graph rule without XP004 calling it unknown.
 	opts = append(opts, linter.WithRules(graphrules.Rules()...), linter.WithRules(changerules.Rules()...))
-	for _, o := range c.ruleConfig() {
-		opts = append(opts, o)
-	}
-	return opts
+	return append(opts, c.ruleConfig()...)
 }
 
 // displayFile returns the file name to show for d: for a package directory
