@@ -62,7 +62,8 @@ func TestInstallParity(t *testing.T) {
 			if err != nil {
 				t.Skipf("xpkgkit cannot read it: %v", err)
 			}
-			res, err := linter.Lint(ctx, pkg, linter.WithRuleSet(rules.Builtin()...), append(apiserver.LintOptions(), linter.WithCrossplaneVersion(Target))...)
+			opts := append([]linter.Option{linter.WithRuleSet(rules.Builtin()...), linter.WithCrossplaneVersion(Target)}, apiserver.LintOptions()...)
+			res, err := linter.Lint(ctx, pkg, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
