@@ -86,10 +86,8 @@ func ExampleWithGroup() {
 	}
 	obj, err := s.New(schema.GroupVersionKind{Group: "meta.pkg.ibm.crossplane.io", Version: "v1alpha1", Kind: "Configuration"})
 	fmt.Printf("%T %v\n", obj, err)
-	fmt.Println(meta.IsMetaAPIVersion("meta.pkg.ibm.crossplane.io/v1alpha1", "meta.pkg.ibm.crossplane.io"))
 	// Output:
 	// *v1alpha1.Configuration <nil>
-	// true
 }
 
 func ExampleCapabilityKnown() {

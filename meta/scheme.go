@@ -81,18 +81,3 @@ func groupVersionKinds(group string) []schema.GroupVersionKind {
 		beta.WithKind(string(KindFunction)),
 	}
 }
-
-// IsMetaAPIVersion reports whether apiVersion ("group/version") is in the
-// meta group group (DefaultGroup when empty), at any version. Whether the
-// version is one Crossplane accepts is the scheme's to say
-// (runtime.Scheme.Recognizes).
-func IsMetaAPIVersion(apiVersion, group string) bool {
-	if group == "" {
-		group = DefaultGroup
-	}
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return false
-	}
-	return gv.Group == group && gv.Version != ""
-}

@@ -138,31 +138,3 @@ func TestAddToScheme(t *testing.T) {
 		}
 	})
 }
-
-func TestIsMetaAPIVersion(t *testing.T) {
-	t.Parallel()
-	cases := map[string]struct {
-		apiVersion, group string
-		want              bool
-	}{
-		"V1":             {"meta.pkg.crossplane.io/v1", "", true},
-		"V1Alpha1":       {"meta.pkg.crossplane.io/v1alpha1", meta.DefaultGroup, true},
-		"UnknownVersion": {"meta.pkg.crossplane.io/v9", "", true},
-		"Fork":           {forkGroup + "/v1alpha1", forkGroup, true},
-		"ForkNotDefault": {forkGroup + "/v1alpha1", "", false},
-		"PkgGroup":       {"pkg.crossplane.io/v1", "", false},
-		"NoVersion":      {"meta.pkg.crossplane.io/", "", false},
-		"GroupOnly":      {"meta.pkg.crossplane.io", "", false},
-		"Core":           {"v1", "", false},
-		"Malformed":      {"a/b/c", "", false},
-		"Empty":          {"", "", false},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if got := meta.IsMetaAPIVersion(tc.apiVersion, tc.group); got != tc.want {
-				t.Errorf("IsMetaAPIVersion(%q, %q) = %v, want %v", tc.apiVersion, tc.group, got, tc.want)
-			}
-		})
-	}
-}

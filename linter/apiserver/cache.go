@@ -64,11 +64,11 @@ func newOptions(opts []Option) options {
 	return o
 }
 
-// VerdictVersion is the version of what the cached rules find and of the
+// verdictVersion is the version of what the cached rules find and of the
 // form their entries are stored in. It is part of every key: it changes
 // whenever a rule's findings or their mapping onto the object change, so
 // that no entry of an older rule set is read.
-const VerdictVersion = "3"
+const verdictVersion = "3"
 
 // validatorModules are the modules whose code decides the cached
 // verdicts, each with the version of go.mod: their versions (from the
@@ -94,7 +94,7 @@ var validatorIdentity = sync.OnceValue(func() string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("xpkgkit-apiserver-verdict " + VerdictVersion)
+	b.WriteString("xpkgkit-apiserver-verdict " + verdictVersion)
 	for _, v := range validatorModules {
 		m := mods[v.path]
 		if m == nil {
@@ -131,8 +131,8 @@ func targetLine(version string) string {
 // Bounds of an entry: one that goes past them is not stored, and one read
 // that goes past them is a miss.
 const (
-	// MaxEntryBytes bounds an entry's size.
-	MaxEntryBytes = 256 << 10
+	// maxEntryBytes bounds an entry's size.
+	maxEntryBytes = 256 << 10
 	maxPathLen    = 256
 	maxSegment    = 4 << 10
 	maxMessage    = 32 << 10
@@ -195,7 +195,7 @@ func encodeEntryCost(key string, fs []finding, total int, cost callCost) ([]byte
 	out = hex.AppendEncode(out, sum[:])
 	out = append(out, '\n')
 	out = append(out, js...)
-	if len(out) > MaxEntryBytes {
+	if len(out) > maxEntryBytes {
 		return nil, false
 	}
 	return out, true
@@ -223,7 +223,7 @@ func decodeEntry(key string, b []byte) ([]finding, int, bool) {
 // decodeEntryCost is decodeEntry with the call's cost kept beside the
 // findings (only its rules and ruleBytes, what the run's budget charges).
 func decodeEntryCost(key string, b []byte) ([]finding, int, callCost, bool) {
-	if len(b) > MaxEntryBytes || !bytes.HasPrefix(b, []byte(entryMagic)) {
+	if len(b) > maxEntryBytes || !bytes.HasPrefix(b, []byte(entryMagic)) {
 		return nil, 0, callCost{}, false
 	}
 	rest := b[len(entryMagic):]

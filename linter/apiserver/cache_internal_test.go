@@ -137,7 +137,7 @@ func TestEntryLies(t *testing.T) {
 		{"a message past the bound", sealed(`{"key":"k","total":1,"findings":[{"path":[],"msg":"` + long + `"}]}`)},
 		{"a path past the bound", sealed(`{"key":"k","total":1,"findings":[{"path":[` + strings.TrimSuffix(strings.Repeat(`"a",`, maxPathLen+1), ",") + `],"msg":"m"}]}`)},
 		{"a path of numbers", sealed(`{"key":"k","total":1,"findings":[{"path":[1],"msg":"m"}]}`)},
-		{"too large", append(bytes.Clone(good), bytes.Repeat([]byte(" "), MaxEntryBytes)...)},
+		{"too large", append(bytes.Clone(good), bytes.Repeat([]byte(" "), maxEntryBytes)...)},
 	} {
 		if fs, total, ok := decodeEntry("k", tc.entry); ok {
 			t.Errorf("%s: read as %d findings of %d; want a miss", tc.name, len(fs), total)

@@ -106,7 +106,7 @@ func (v *Verifier) collect(ctx context.Context, repo *remote.Repository, desc oc
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if r.ArtifactType != "" && r.ArtifactType != BundleArtifactType && r.ArtifactType != ocispec.MediaTypeEmptyJSON {
+		if r.ArtifactType != "" && r.ArtifactType != bundleArtifactType && r.ArtifactType != ocispec.MediaTypeEmptyJSON {
 			continue
 		}
 		if fetched++; fetched > l.MaxSignatures {
@@ -202,7 +202,7 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 		c.err = err
 		return c
 	}
-	if m.ArtifactType != BundleArtifactType {
+	if m.ArtifactType != bundleArtifactType {
 		return nil // another kind of referrer
 	}
 	if m.Subject == nil || m.Subject.Digest != subject.Digest {
@@ -211,13 +211,13 @@ func (v *Verifier) bundleCandidate(ctx context.Context, repo *remote.Repository,
 	}
 	var layer *ocispec.Descriptor
 	for i := range m.Layers {
-		if m.Layers[i].MediaType == BundleArtifactType {
+		if m.Layers[i].MediaType == bundleArtifactType {
 			layer = &m.Layers[i]
 			break
 		}
 	}
 	if layer == nil {
-		c.err = classed(ErrMalformedSignature, "no layer of media type %s", BundleArtifactType)
+		c.err = classed(ErrMalformedSignature, "no layer of media type %s", bundleArtifactType)
 		return c
 	}
 	data, err := v.fetch(ctx, repo, b, *layer, v.cfg.limits.MaxBlobBytes, limitval.MaxBlobBytes)

@@ -28,12 +28,12 @@ import (
 
 // Media types and names of the signature formats.
 const (
-	// BundleArtifactType is the artifact type of a cosign v3 bundle
+	// bundleArtifactType is the artifact type of a cosign v3 bundle
 	// referrer, and the media type of its one layer.
-	BundleArtifactType = "application/vnd.dev.sigstore.bundle.v0.3+json"
-	// CosignSignPredicateType is the predicate type of the in-toto
+	bundleArtifactType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+	// cosignSignPredicateType is the predicate type of the in-toto
 	// statement a cosign v3 image signature signs.
-	CosignSignPredicateType = "https://sigstore.dev/cosign/sign/v1"
+	cosignSignPredicateType = "https://sigstore.dev/cosign/sign/v1"
 )
 
 // Limits bound what a verification reads.
@@ -540,7 +540,7 @@ func (v *Verifier) verifyAuthority(ctx context.Context, a authority, sigs []*can
 			continue
 		}
 		if len(a.attestations) == 0 {
-			if s.PredicateType == "" || s.PredicateType == CosignSignPredicateType {
+			if s.PredicateType == "" || s.PredicateType == cosignSignPredicateType {
 				ok = append(ok, s)
 			}
 			continue

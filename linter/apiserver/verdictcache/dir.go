@@ -32,9 +32,9 @@ import (
 const (
 	// DefaultMaxSize is Dir's default size bound: 256 MiB.
 	DefaultMaxSize = 256 << 20
-	// MaxEntrySize bounds an entry: a larger one is neither stored nor
+	// maxEntrySize bounds an entry: a larger one is neither stored nor
 	// read.
-	MaxEntrySize = 256 << 10
+	maxEntrySize = 256 << 10
 	// entryOverhead is what each entry is charged beyond its bytes (its
 	// inode and directory entry), so that many tiny entries count too.
 	entryOverhead = 512
@@ -86,8 +86,13 @@ type Dir struct {
 	scans int // for the tests of linear cost
 }
 
-// DirOption configures OpenDir.
-type DirOption func(*Dir)
+// Option configures OpenDir.
+type Option func(*config)
+
+// config is what the options set.
+type config struct {
+	maxSize int64
+}
 
 // WithMaxSize bounds the bytes of the directory's entries and temporary
 // files, each charged 512 bytes more (default DefaultMaxSize). When a new
@@ -95,23 +100,24 @@ type DirOption func(*Dir)
 // removed until it is at seven eighths of the bound. Several processes
 // writing at once may each go over it by what they wrote since they last
 // counted (at most an eighth of the bound) until one of them evicts.
-func WithMaxSize(n int64) DirOption { return func(d *Dir) { d.maxSize = n } }
+func WithMaxSize(n int64) Option { return func(c *config) { c.maxSize = n } }
 
 // OpenDir opens the directory dir, creating it when it is missing. Options:
 // WithMaxSize. Nothing is read until the first Get or Put: the size is
 // counted by one scan at the first Put (a run that only hits writes
 // nothing and scans nothing). The Dir holds the directory open until
 // Close.
-func OpenDir(dir string, opts ...DirOption) (*Dir, error) {
-	d := &Dir{dir: dir, maxSize: DefaultMaxSize, now: time.Now}
+func OpenDir(dir string, opts ...Option) (*Dir, error) {
+	c := config{maxSize: DefaultMaxSize}
 	for _, o := range opts {
 		if o != nil {
-			o(d)
+			o(&c)
 		}
 	}
-	if d.maxSize <= 0 {
-		d.maxSize = DefaultMaxSize
+	if c.maxSize <= 0 {
+		c.maxSize = DefaultMaxSize
 	}
+	d := &Dir{dir: dir, maxSize: c.maxSize, now: time.Now}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("verdictcache: %w", err)
 	}
@@ -143,7 +149,7 @@ func (d *Dir) Dir() string { return d.dir }
 func entryName(key string) string { return key[:2] + "/" + key }
 
 // Get returns the entry stored under key when it is a regular file of at
-// most MaxEntrySize bytes, and renews its time (for eviction). Anything
+// most maxEntrySize bytes, and renews its time (for eviction). Anything
 // else (no entry, a link out of the directory, a FIFO, a directory, an
 // entry too large, a read error) is a miss.
 func (d *Dir) Get(ctx context.Context, key string) ([]byte, bool) {
@@ -152,7 +158,7 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, bool) {
 	}
 	name := entryName(key)
 	fi, err := d.root.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxEntrySize {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxEntrySize {
 		return nil, false
 	}
 	f, err := d.root.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
@@ -160,11 +166,11 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxEntrySize {
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxEntrySize {
 		return nil, false
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxEntrySize+1))
-	if err != nil || len(b) > MaxEntrySize {
+	b, err := io.ReadAll(io.LimitReader(f, maxEntrySize+1))
+	if err != nil || len(b) > maxEntrySize {
 		return nil, false
 	}
 	// Renew its time, so eviction removes the least recently used
@@ -176,7 +182,7 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, bool) {
 
 // Put stores value under key: written to a temporary file beside the
 // entry, created exclusively, then renamed over it. A value larger than
-// MaxEntrySize is not stored (no error). When the directory goes over its
+// maxEntrySize is not stored (no error). When the directory goes over its
 // bound, the least recently used entries are removed first.
 func (d *Dir) Put(ctx context.Context, key string, value []byte) error {
 	if !validKey(key) || len(key) < 2 {
@@ -185,7 +191,7 @@ func (d *Dir) Put(ctx context.Context, key string, value []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if len(value) > MaxEntrySize {
+	if len(value) > maxEntrySize {
 		return nil
 	}
 	n := int64(len(value)) + entryOverhead

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-func openDir(t *testing.T, dir string, opts ...DirOption) *Dir {
+func openDir(t *testing.T, dir string, opts ...Option) *Dir {
 	t.Helper()
 	d, err := OpenDir(dir, opts...)
 	if err != nil {
@@ -34,7 +34,7 @@ func TestDirPutGet(t *testing.T) {
 	if _, ok := d.Get(ctx, key(1)); ok {
 		t.Fatal("hit in an empty cache")
 	}
-	for i, v := range [][]byte{[]byte("one"), nil, bytes.Repeat([]byte{'x'}, MaxEntrySize)} {
+	for i, v := range [][]byte{[]byte("one"), nil, bytes.Repeat([]byte{'x'}, maxEntrySize)} {
 		if err := d.Put(ctx, key(i), v); err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestDirPutGet(t *testing.T) {
 		t.Errorf("overwritten entry: %q", got)
 	}
 	// Too large: not stored, no error.
-	if err := d.Put(ctx, key(9), make([]byte, MaxEntrySize+1)); err != nil {
+	if err := d.Put(ctx, key(9), make([]byte, maxEntrySize+1)); err != nil {
 		t.Errorf("a large entry: %v", err)
 	}
 	if _, ok := d.Get(ctx, key(9)); ok {
@@ -95,7 +95,7 @@ func TestDirHostile(t *testing.T) {
 	}
 	os.Mkdir(name(2), 0o755)
 	os.Symlink(secret, name(3))
-	os.WriteFile(name(4), make([]byte, MaxEntrySize+1), 0o644)
+	os.WriteFile(name(4), make([]byte, maxEntrySize+1), 0o644)
 	// A shard that is a link out of the directory.
 	k5 := fmt.Sprintf("ff%062x", 5)
 	os.Symlink(outside, filepath.Join(dir, "ff"))

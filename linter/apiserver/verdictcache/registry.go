@@ -20,8 +20,8 @@ import (
 const (
 	// ArtifactType is the artifact type of an entry's manifest.
 	ArtifactType = "application/vnd.xpkgkit.apiserver.verdict.v1"
-	// MediaTypeEntry is the media type of an entry's one layer.
-	MediaTypeEntry = "application/vnd.xpkgkit.apiserver.verdict.v1+json"
+	// mediaTypeEntry is the media type of an entry's one layer.
+	mediaTypeEntry = "application/vnd.xpkgkit.apiserver.verdict.v1+json"
 	// maxManifestSize bounds an entry's manifest: it lists one layer.
 	maxManifestSize = 4 << 10
 )
@@ -33,7 +33,7 @@ const (
 // with the entry's key. It is safe for concurrent use. Bounding the
 // repository (removing old tags and collecting their blobs) is the
 // registry's: Registry bounds only what it reads, a manifest of at most
-// 4 KiB and an entry of at most MaxEntrySize, each verified against its
+// 4 KiB and an entry of at most maxEntrySize, each verified against its
 // digest and size.
 type Registry struct {
 	repo *remote.Repository
@@ -59,10 +59,10 @@ func (r *Registry) Get(ctx context.Context, key string) ([]byte, bool) {
 		return nil, false
 	}
 	var m ocispec.Manifest
-	if err := json.Unmarshal(raw, &m); err != nil || m.ArtifactType != ArtifactType || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaTypeEntry {
+	if err := json.Unmarshal(raw, &m); err != nil || m.ArtifactType != ArtifactType || len(m.Layers) != 1 || m.Layers[0].MediaType != mediaTypeEntry {
 		return nil, false
 	}
-	return r.fetch(ctx, m.Layers[0], MaxEntrySize)
+	return r.fetch(ctx, m.Layers[0], maxEntrySize)
 }
 
 // fetch reads the blob desc, of at most max bytes, and verifies it.
@@ -86,16 +86,16 @@ func (r *Registry) fetch(ctx context.Context, desc ocispec.Descriptor, max int64
 var emptyConfig = []byte("{}")
 
 // Put pushes value as a blob, the artifact manifest that lists it, and
-// the tag key pointing at it. A value larger than MaxEntrySize is not
+// the tag key pointing at it. A value larger than maxEntrySize is not
 // stored (no error).
 func (r *Registry) Put(ctx context.Context, key string, value []byte) error {
 	if !validKey(key) {
 		return fmt.Errorf("%w: %q", ErrInvalidKey, key)
 	}
-	if len(value) > MaxEntrySize {
+	if len(value) > maxEntrySize {
 		return nil
 	}
-	layer := ocispec.Descriptor{MediaType: MediaTypeEntry, Digest: digest.FromBytes(value), Size: int64(len(value))}
+	layer := ocispec.Descriptor{MediaType: mediaTypeEntry, Digest: digest.FromBytes(value), Size: int64(len(value))}
 	config := ocispec.DescriptorEmptyJSON
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},

@@ -80,15 +80,15 @@ func TestRegistry(t *testing.T) {
 	// type, a layer larger than an entry, a layer whose digest is not
 	// its content's, an image index.
 	value := []byte("entry")
-	layer := ocispec.Descriptor{MediaType: MediaTypeEntry, Digest: digest.FromBytes(value), Size: int64(len(value))}
+	layer := ocispec.Descriptor{MediaType: mediaTypeEntry, Digest: digest.FromBytes(value), Size: int64(len(value))}
 	if err := repo.Push(ctx, layer, bytes.NewReader(value)); err != nil {
 		t.Fatal(err)
 	}
 	if err := repo.Push(ctx, ocispec.DescriptorEmptyJSON, bytes.NewReader(emptyConfig)); err != nil {
 		t.Fatal(err)
 	}
-	big := ocispec.Descriptor{MediaType: MediaTypeEntry, Digest: layer.Digest, Size: MaxEntrySize + 1}
-	wrongSize := ocispec.Descriptor{MediaType: MediaTypeEntry, Digest: layer.Digest, Size: layer.Size - 1}
+	big := ocispec.Descriptor{MediaType: mediaTypeEntry, Digest: layer.Digest, Size: maxEntrySize + 1}
+	wrongSize := ocispec.Descriptor{MediaType: mediaTypeEntry, Digest: layer.Digest, Size: layer.Size - 1}
 	manifest := func(artifact string, layers ...ocispec.Descriptor) ocispec.Manifest {
 		return ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest, ArtifactType: artifact, Config: ocispec.DescriptorEmptyJSON, Layers: layers}
 	}
