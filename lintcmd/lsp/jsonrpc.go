@@ -30,10 +30,10 @@ const (
 	maxHeaderLines = 32
 )
 
-// ErrMessageTooLarge is wrapped by the error the server logs when a
+// errMessageTooLarge is wrapped by the error the server logs when a
 // message's Content-Length is above the cap (WithMaxMessageSize): its body
 // is skipped, never held.
-var ErrMessageTooLarge = errors.New("lsp: message larger than the cap")
+var errMessageTooLarge = errors.New("lsp: message larger than the cap")
 
 // ErrFraming is wrapped by the errors of a message whose headers are
 // malformed (no Content-Length, a header line too long): the stream cannot
@@ -93,7 +93,7 @@ func newReader(r io.Reader, max int64) *reader {
 }
 
 // read returns the next message's body. A body over the cap is skipped
-// (streamed to io.Discard) and read returns ErrMessageTooLarge, after which
+// (streamed to io.Discard) and read returns errMessageTooLarge, after which
 // the next call reads the following message; ErrFraming and I/O errors end
 // the stream.
 func (rd *reader) read() ([]byte, error) {
@@ -132,7 +132,7 @@ func (rd *reader) read() ([]byte, error) {
 		if _, err := io.CopyN(io.Discard, rd.r, length); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %d bytes, cap %d", ErrMessageTooLarge, length, rd.max)
+		return nil, fmt.Errorf("%w: %d bytes, cap %d", errMessageTooLarge, length, rd.max)
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(rd.r, body); err != nil {

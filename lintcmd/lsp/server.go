@@ -199,7 +199,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		rd := newReader(r, s.maxMessage)
 		for {
 			body, err := rd.read()
-			if errors.Is(err, ErrMessageTooLarge) {
+			if errors.Is(err, errMessageTooLarge) {
 				s.logf(msgWarning, "%v: message skipped", err)
 				continue
 			}

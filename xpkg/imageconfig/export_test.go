@@ -2,4 +2,4 @@ package imageconfig
 
 // Configs returns the ImageConfigs of the set, sorted by name, for the
 // tests.
-func (s *Set) Configs() []ImageConfig { return s.configList() }
+func (s *Set) Configs() []imageConfig { return s.configList() }

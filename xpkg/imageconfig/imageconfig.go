@@ -145,14 +145,14 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// ImageConfig is one ImageConfig object.
-type ImageConfig struct {
+// imageConfig is one ImageConfig object.
+type imageConfig struct {
 	// Name is metadata.name.
 	Name string
 	// Pos is where the object's document starts.
 	Pos parser.Position
 	// MatchImages are spec.matchImages, in file order.
-	MatchImages []Match
+	MatchImages []match
 	// RewritePrefix is spec.rewriteImage.prefix; "" when the object has no
 	// rewriteImage.
 	RewritePrefix string
@@ -163,11 +163,11 @@ type ImageConfig struct {
 	// (enforced by package xpkg/verify).
 	Verification *Verification
 	// RuntimeConfig is spec.runtime.configRef; nil when there is none.
-	RuntimeConfig *RuntimeConfigRef
+	RuntimeConfig *runtimeConfigRef
 }
 
-// Match is one spec.matchImages entry.
-type Match struct {
+// match is one spec.matchImages entry.
+type match struct {
 	// Type is the match type; only "Prefix" exists (the default).
 	Type string `json:"type,omitempty"`
 	// Prefix is matched against the start of a whole reference.
@@ -227,8 +227,8 @@ type Attestation struct {
 	PredicateType string `json:"predicateType"`
 }
 
-// RuntimeConfigRef is spec.runtime.configRef.
-type RuntimeConfigRef struct {
+// runtimeConfigRef is spec.runtime.configRef.
+type runtimeConfigRef struct {
 	APIVersion string `json:"apiVersion,omitempty"`
 	Kind       string `json:"kind,omitempty"`
 	Name       string `json:"name"`
@@ -237,7 +237,7 @@ type RuntimeConfigRef struct {
 // Set is a set of ImageConfigs, as a cluster holds them: names are unique.
 // A Set is immutable once built, and safe for concurrent use.
 type Set struct {
-	configs []ImageConfig // sorted by name
+	configs []imageConfig // sorted by name
 	index   [numPurposes]prefixIndex
 }
 
@@ -260,7 +260,7 @@ func (s *Set) buildIndex() {
 				continue
 			}
 			for j, m := range c.MatchImages {
-				if m.Prefix == "" || slices.ContainsFunc(c.MatchImages[:j], func(o Match) bool { return o.Prefix == m.Prefix }) {
+				if m.Prefix == "" || slices.ContainsFunc(c.MatchImages[:j], func(o match) bool { return o.Prefix == m.Prefix }) {
 					continue
 				}
 				if _, ok := x.first[m.Prefix]; !ok {
@@ -278,7 +278,7 @@ func (s *Set) buildIndex() {
 }
 
 // configList returns the ImageConfigs of the set, sorted by name.
-func (s *Set) configList() []ImageConfig {
+func (s *Set) configList() []imageConfig {
 	if s == nil {
 		return nil
 	}
@@ -311,7 +311,7 @@ type object struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
 	Spec *struct {
-		MatchImages  []Match `json:"matchImages"`
+		MatchImages  []match `json:"matchImages"`
 		RewriteImage *struct {
 			Prefix string `json:"prefix"`
 		} `json:"rewriteImage"`
@@ -324,7 +324,7 @@ type object struct {
 		} `json:"registry"`
 		Verification *Verification `json:"verification"`
 		Runtime      *struct {
-			ConfigRef *RuntimeConfigRef `json:"configRef"`
+			ConfigRef *runtimeConfigRef `json:"configRef"`
 		} `json:"runtime"`
 	} `json:"spec"`
 }
@@ -370,7 +370,7 @@ func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error)
 		}
 		budget -= n
 	}
-	slices.SortFunc(s.configs, func(a, b ImageConfig) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.configs, func(a, b imageConfig) int { return strings.Compare(a.Name, b.Name) })
 	s.buildIndex()
 	return s, nil
 }
@@ -436,9 +436,9 @@ func (s *Set) readDocs(ctx context.Context, sp *parser.Splitter, l Limits, seen 
 	}
 }
 
-func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
-	bad := func(field, msg string, class error) (ImageConfig, bool, error) {
-		return ImageConfig{}, false, &Error{Pos: doc.Pos, Field: field, Msg: msg, Err: class}
+func decode(doc parser.Document, l Limits) (imageConfig, bool, error) {
+	bad := func(field, msg string, class error) (imageConfig, bool, error) {
+		return imageConfig{}, false, &Error{Pos: doc.Pos, Field: field, Msg: msg, Err: class}
 	}
 	var tm typeMeta
 	if err := sigsyaml.Unmarshal(doc.Data, &tm); err != nil {
@@ -446,7 +446,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 	}
 	group, _, _ := strings.Cut(tm.APIVersion, "/")
 	if tm.Kind != kind || group != imageConfigGroup {
-		return ImageConfig{}, false, nil
+		return imageConfig{}, false, nil
 	}
 	if tm.APIVersion != apiVersion {
 		return bad("apiVersion", fmt.Sprintf("ImageConfig is served only at %s, not %s", apiVersion, safetext.Quote(tm.APIVersion)), ErrInvalid)
@@ -458,7 +458,7 @@ func decode(doc parser.Document, l Limits) (ImageConfig, bool, error) {
 	if o.Metadata.Name == "" {
 		return bad("metadata.name", "is required", ErrInvalid)
 	}
-	ic := ImageConfig{Name: o.Metadata.Name, Pos: doc.Pos}
+	ic := imageConfig{Name: o.Metadata.Name, Pos: doc.Pos}
 	if o.Spec == nil || o.Spec.MatchImages == nil {
 		return bad("spec.matchImages", "is required", ErrInvalid)
 	}
@@ -572,7 +572,7 @@ const (
 	numPurposes
 )
 
-func (p purpose) valid(c *ImageConfig) bool {
+func (p purpose) valid(c *imageConfig) bool {
 	switch p {
 	case purposeRewrite:
 		return c.RewritePrefix != ""
