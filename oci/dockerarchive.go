@@ -19,6 +19,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/ctxio"
 	"github.com/xpkgkit/xpkgkit/internal/limitval"
+	"github.com/xpkgkit/xpkgkit/internal/tarpath"
 )
 
 const dockerManifestFile = "manifest.json"
@@ -133,7 +134,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 		if len(e.Layers) > lim.MaxLayers {
 			return fail(dockerManifestFile, limitErr(limitval.MaxLayers, lim.MaxLayers))
 		}
-		cfgPath, ok := CleanPath(e.Config)
+		cfgPath, ok := tarpath.Clean(e.Config)
 		if !ok {
 			return fail(e.Config, fmt.Errorf("%w: config path", ErrUnsafePath))
 		}
@@ -154,7 +155,7 @@ func newDockerArchive(ctx context.Context, fsys fs.FS, lim Limits) (*dockerArchi
 			if err := ctx.Err(); err != nil {
 				return fail("", err)
 			}
-			p, ok := CleanPath(lp)
+			p, ok := tarpath.Clean(lp)
 			if !ok {
 				return fail(lp, fmt.Errorf("%w: layer path", ErrUnsafePath))
 			}

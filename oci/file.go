@@ -16,6 +16,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/internal/tarpath"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -210,7 +211,7 @@ func ReadFile(ctx context.Context, f Fetcher, layers []ocispec.Descriptor, name 
 		return nil, opError("read file", ocispec.Descriptor{}, name, err)
 	}
 	o := newOptions(opts)
-	target, ok := CleanPath(name)
+	target, ok := tarpath.Clean(name)
 	if !ok || target == "." {
 		return nil, opError("read file", ocispec.Descriptor{}, name, fmt.Errorf("%w: invalid name", ErrNotFound))
 	}
@@ -306,7 +307,7 @@ func (s *layerScan) entry(hdr *tar.Header) (bool, error) {
 	if s.count++; s.count > s.maxEntries {
 		return false, limitErr(limitval.MaxTarEntries, s.maxEntries)
 	}
-	name, ok := CleanPath(hdr.Name)
+	name, ok := tarpath.Clean(hdr.Name)
 	if !ok {
 		s.warnings.add(s.desc, hdr.Name)
 		return false, nil

@@ -199,7 +199,7 @@ func (l *layerStream) Close() error {
 }
 
 // WalkLayer calls fn for every entry of the layer desc, in tar order, with
-// the header as written (names are not cleaned: see CleanPath) and a reader of
+// the header as written (names are not cleaned) and a reader of
 // the entry's content, valid until fn returns. Returning fs.SkipAll from fn
 // stops the walk without error; any other error stops it and is returned as
 // it is. Even when stopped early, the rest of the compressed blob is read

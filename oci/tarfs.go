@@ -13,6 +13,7 @@ import (
 
 	"github.com/xpkgkit/xpkgkit/internal/limitval"
 	"github.com/xpkgkit/xpkgkit/internal/safetext"
+	"github.com/xpkgkit/xpkgkit/internal/tarpath"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -102,7 +103,7 @@ func indexPlainTar(ctx context.Context, ra io.ReaderAt, size int64, lim Limits) 
 		if hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA || isSparse(hdr) || len(hdr.Name) > maxArchiveName {
 			continue // not kept: the index holds short names only
 		}
-		name, ok := CleanPath(hdr.Name)
+		name, ok := tarpath.Clean(hdr.Name)
 		if !ok || name == "." {
 			continue
 		}

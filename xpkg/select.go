@@ -13,6 +13,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/xpkgkit/xpkgkit/internal/tarpath"
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
@@ -241,7 +242,7 @@ func (s *Selection) scan(ctx context.Context, f oci.Fetcher, c *openConfig) erro
 	seen := map[string]bool{}
 	for _, l := range s.Layers {
 		err := oci.WalkLayer(ctx, f, l, func(hdr *tar.Header, _ io.Reader) error {
-			name, ok := oci.CleanPath(hdr.Name)
+			name, ok := tarpath.Clean(hdr.Name)
 			if !ok || hdr.Typeflag != tar.TypeReg {
 				return nil
 			}

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/xpkgkit/xpkgkit/internal/schemakw"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/rules"
-	lschema "github.com/xpkgkit/xpkgkit/linter/schema"
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
@@ -18,7 +18,7 @@ import (
 // hostile tests run it under their memory, CPU and SIGINT bounds.
 func TestSchemaWorstCasesCoverEveryKeyword(t *testing.T) {
 	t.Parallel()
-	kw := lschema.Keywords()
+	kw := schemakw.Keywords()
 	covered := map[string]bool{}
 	ruleSeen := map[string]bool{}
 	for _, w := range schemaWorstCases() {

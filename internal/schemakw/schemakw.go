@@ -1,8 +1,11 @@
-package schema
+// Package schemakw lists the OpenAPI schema keywords and Kubernetes
+// extensions the Validator of linter/schema checks objects against: the
+// list its tests hold against kube-openapi's schema fields and the hostile
+// corpus covers with a worst case each.
+package schemakw
 
 // keywords are the schema keywords and Kubernetes extensions a Validator
-// checks (TestKeywordsCoverSchemaProps holds them against kube-openapi's
-// schema fields; the hostile corpus has a worst case for each).
+// checks.
 var keywords = []string{
 	"type", "format", "nullable", "enum", "pattern", "default", "required",
 	"properties", "additionalProperties", "items", "uniqueItems",
@@ -14,8 +17,9 @@ var keywords = []string{
 }
 
 // Keywords returns the OpenAPI schema keywords and Kubernetes extensions
-// (x-kubernetes-…) a Validator checks objects against, in no particular
-// order. Other keywords of a schema are left out (CEL rules, counted in
-// Result.SkippedCEL; $ref, patternProperties, dependencies, recorded in
-// Result.Skipped) or only describe it (description, title, example).
+// (x-kubernetes-…) the Validator of linter/schema checks objects against,
+// in no particular order. Other keywords of a schema are left out (CEL
+// rules, counted in Result.SkippedCEL; $ref, patternProperties,
+// dependencies, recorded in Result.Skipped) or only describe it
+// (description, title, example).
 func Keywords() []string { return append([]string(nil), keywords...) }
