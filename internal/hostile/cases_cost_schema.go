@@ -9,13 +9,13 @@ import (
 )
 
 // schemaWorst is the worst case of one or more schema keywords the
-// validator of linter/schema checks (internal/schemakw): a package whose
+// validator of linter/schema checks (internal/schemakwtest): a package whose
 // schemas and objects give the keyword the most work per byte, through the
 // rules that validate (XP408 examples, XP409 composed resources, XP005
 // the package's own kinds).
 type schemaWorst struct {
 	// keywords are the schema keywords the case attacks; every keyword of
-	// schemakw.Keywords must be named by some case
+	// schemakwtest.Keywords must be named by some case
 	// (TestSchemaWorstCasesCoverEveryKeyword).
 	keywords []string
 	// rules are the rules that must report on the case.

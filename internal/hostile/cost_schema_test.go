@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/internal/schemakw"
+	"github.com/xpkgkit/xpkgkit/internal/schemakwtest"
 	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/linter/rules"
 	"github.com/xpkgkit/xpkgkit/xpkg"
@@ -18,7 +18,7 @@ import (
 // hostile tests run it under their memory, CPU and SIGINT bounds.
 func TestSchemaWorstCasesCoverEveryKeyword(t *testing.T) {
 	t.Parallel()
-	kw := schemakw.Keywords()
+	kw := schemakwtest.Keywords()
 	covered := map[string]bool{}
 	ruleSeen := map[string]bool{}
 	for _, w := range schemaWorstCases() {

@@ -1,14 +1,14 @@
-package schemakw_test
+package schemakwtest_test
 
 import (
 	"fmt"
 	"slices"
 
-	"github.com/xpkgkit/xpkgkit/internal/schemakw"
+	"github.com/xpkgkit/xpkgkit/internal/schemakwtest"
 )
 
 func ExampleKeywords() {
-	kw := schemakw.Keywords()
+	kw := schemakwtest.Keywords()
 	fmt.Println(slices.Contains(kw, "pattern"), slices.Contains(kw, "description"))
 	// Output: true false
 }

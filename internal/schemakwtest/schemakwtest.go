@@ -1,8 +1,8 @@
-// Package schemakw lists the OpenAPI schema keywords and Kubernetes
+// Package schemakwtest lists the OpenAPI schema keywords and Kubernetes
 // extensions the Validator of linter/schema checks objects against: the
 // list its tests hold against kube-openapi's schema fields and the hostile
 // corpus covers with a worst case each.
-package schemakw
+package schemakwtest
 
 // keywords are the schema keywords and Kubernetes extensions a Validator
 // checks.

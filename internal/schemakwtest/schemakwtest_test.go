@@ -1,4 +1,4 @@
-package schemakw
+package schemakwtest
 
 import (
 	"reflect"
@@ -27,7 +27,7 @@ func TestKeywordsCoverSchemaProps(t *testing.T) {
 				continue
 			}
 			if !slices.Contains(kw, name) && !slices.Contains(ignored, name) {
-				t.Errorf("schema field %q is neither a keyword the Validator checks (internal/schemakw) nor one it leaves out", name)
+				t.Errorf("schema field %q is neither a keyword the Validator checks (internal/schemakwtest) nor one it leaves out", name)
 			}
 		}
 	}
