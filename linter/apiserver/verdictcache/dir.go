@@ -19,7 +19,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -49,6 +48,9 @@ const (
 // lower-case letters, digits, '-' or '_' (the keys of package apiserver
 // are hex digests).
 var ErrInvalidKey = errors.New("verdictcache: invalid key")
+
+// errClosed is the error of a Put on a closed Dir.
+var errClosed = errors.New("verdictcache: closed")
 
 // validKey reports whether key is usable as a file name and a tag.
 func validKey(key string) bool {
@@ -82,6 +84,12 @@ type Dir struct {
 	size    int64
 	written int64 // bytes this process wrote since the last scan
 	closed  bool
+	// shards holds the root of each subdirectory of entries (their
+	// keys' first two characters) opened so far: an entry's operations
+	// name it relative to its shard, without looking up the shard's
+	// path each time (an entry written cost about 17 system calls
+	// through the top root, 10 through its shard's).
+	shards map[string]*os.Root
 
 	scans int // for the tests of linear cost
 }
@@ -131,6 +139,10 @@ func (d *Dir) Close() error {
 		return nil
 	}
 	d.closed = true
+	for _, r := range d.shards {
+		r.Close()
+	}
+	d.shards = nil
 	if err := d.root.Close(); err != nil {
 		return fmt.Errorf("verdictcache: %w", err)
 	}
@@ -140,8 +152,6 @@ func (d *Dir) Close() error {
 // Dir returns the directory.
 func (d *Dir) Dir() string { return d.dir }
 
-func entryName(key string) string { return key[:2] + "/" + key }
-
 // Get returns the entry stored under key when it is a regular file of at
 // most MaxEntrySize bytes, and renews its time (for eviction). Anything
 // else (no entry, a link out of the directory, a FIFO, a directory, an
@@ -150,12 +160,15 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, bool) {
 	if !validKey(key) || len(key) < 2 || ctx.Err() != nil {
 		return nil, false
 	}
-	name := entryName(key)
-	fi, err := d.root.Lstat(name)
+	shard, err := d.shard(key[:2], false)
+	if err != nil {
+		return nil, false
+	}
+	fi, err := shard.Lstat(key)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxEntrySize {
 		return nil, false
 	}
-	f, err := d.root.OpenFile(name, os.O_RDONLY|openNonBlock, 0)
+	f, err := shard.OpenFile(key, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -170,7 +183,7 @@ func (d *Dir) Get(ctx context.Context, key string) ([]byte, bool) {
 	// Renew its time, so eviction removes the least recently used
 	// entries; failing to is no miss.
 	now := d.now()
-	_ = d.root.Chtimes(name, now, now)
+	_ = shard.Chtimes(key, now, now)
 	return b, true
 }
 
@@ -192,12 +205,19 @@ func (d *Dir) Put(ctx context.Context, key string, value []byte) error {
 	if err := d.reserve(ctx, n); err != nil {
 		return err
 	}
-	name := entryName(key)
-	sub := path.Dir(name)
-	if err := d.root.Mkdir(sub, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	shard, err := d.shard(key[:2], true)
+	if err != nil {
 		return fmt.Errorf("verdictcache: %w", err)
 	}
-	f, tmp, err := d.createTemp(sub)
+	f, tmp, err := safefile.CreateTempIn(shard, ".", tempPrefix)
+	if err != nil {
+		// The shard may have been removed since it was opened (the
+		// cache emptied by hand, another process): open it again, once.
+		d.forget(key[:2], shard)
+		if shard, err = d.shard(key[:2], true); err == nil {
+			f, tmp, err = safefile.CreateTempIn(shard, ".", tempPrefix)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("verdictcache: %w", err)
 	}
@@ -206,19 +226,54 @@ func (d *Dir) Put(ctx context.Context, key string, value []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = d.root.Rename(tmp, name)
+		err = shard.Rename(tmp, key)
 	}
 	if err != nil {
-		d.root.Remove(tmp)
+		shard.Remove(tmp)
 		return fmt.Errorf("verdictcache: %w", err)
 	}
 	return nil
 }
 
-// createTemp creates a temporary file in dir (relative to the root),
-// exclusively, under a random name.
-func (d *Dir) createTemp(dir string) (*os.File, string, error) {
-	return safefile.CreateTempIn(d.root, dir, tempPrefix)
+// forget closes the shard r of the subdirectory name, so that the next
+// use opens it again.
+func (d *Dir) forget(name string, r *os.Root) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.shards[name] == r {
+		delete(d.shards, name)
+		r.Close()
+	}
+}
+
+// shard returns the root of the subdirectory name of the directory,
+// opened once for the life of d; create makes the subdirectory when it is
+// not there. A subdirectory that is not one, or that leads out of the
+// directory, is an error, as it is to the top root.
+func (d *Dir) shard(name string, create bool) (*os.Root, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, errClosed
+	}
+	if r := d.shards[name]; r != nil {
+		return r, nil
+	}
+	r, err := d.root.OpenRoot(name)
+	if create && errors.Is(err, fs.ErrNotExist) {
+		if err := d.root.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		r, err = d.root.OpenRoot(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if d.shards == nil {
+		d.shards = make(map[string]*os.Root)
+	}
+	d.shards[name] = r
+	return r, nil
 }
 
 // reserve charges n bytes against the bound: the directory is counted at
@@ -229,7 +284,7 @@ func (d *Dir) reserve(ctx context.Context, n int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return errors.New("verdictcache: closed")
+		return errClosed
 	}
 	if !d.sized || d.written > d.maxSize/8 {
 		entries, size, err := d.scan(ctx)
