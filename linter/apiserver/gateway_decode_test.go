@@ -189,8 +189,10 @@ func TestDecodeCRDCorpus(t *testing.T) {
 	})
 	for _, name := range testcorpus.Names() {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && name == "provider-upjet-aws-monolith" {
-				t.Skip("-short")
+			if (raceBuild || testing.Short()) && (name == "provider-upjet-aws-monolith" || name == "provider-aws") {
+				// As the other corpus tests: the largest packages run
+				// without -race and -short (CI's corpus step).
+				t.Skip("a large package, under -race or -short")
 			}
 			pkg := parseCorpus(t, name)
 			crds, fast := check(t, pkg)
