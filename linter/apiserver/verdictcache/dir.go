@@ -259,13 +259,20 @@ func (d *Dir) shard(name string, create bool) (*os.Root, error) {
 	if r := d.shards[name]; r != nil {
 		return r, nil
 	}
-	r, err := d.root.OpenRoot(name)
-	if create && errors.Is(err, fs.ErrNotExist) {
-		if err := d.root.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	// Opening a FIFO in a directory's place would wait for a writer: only
+	// a directory is opened.
+	fi, err := d.root.Lstat(name)
+	switch {
+	case err == nil && !fi.IsDir():
+		return nil, fmt.Errorf("%s: not a directory", name)
+	case create && errors.Is(err, fs.ErrNotExist):
+		if err := d.root.Mkdir(name, 0o755); err != nil {
 			return nil, err
 		}
-		r, err = d.root.OpenRoot(name)
+	case err != nil:
+		return nil, err
 	}
+	r, err := d.root.OpenRoot(name)
 	if err != nil {
 		return nil, err
 	}

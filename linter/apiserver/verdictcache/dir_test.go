@@ -380,3 +380,31 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestDirShardFIFO finds a FIFO in the place of a subdirectory of
+// entries: a miss and a failed Put, at once.
+func TestDirShardFIFO(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	k := key(1)
+	if err := syscall.Mkfifo(filepath.Join(dir, k[:2]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := openDir(t, dir)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, ok := d.Get(ctx, k); ok {
+			t.Error("a hit in a FIFO")
+		}
+		if err := d.Put(ctx, k, []byte("v")); err == nil {
+			t.Error("Put into a FIFO: no error")
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("blocked on a FIFO in a subdirectory's place")
+	}
+}
