@@ -21,8 +21,9 @@ var errRunSkipped = errors.New("left out: the rule run's budget is spent")
 // on create, through the gateway: it pre-counts the call (countCRD) and
 // refuses it over a per-call limit (a budgetError) or when budget (nil:
 // none) is spent already (errRunSkipped); then it decodes content into the
-// v1 type (a value of the wrong type is refused there), applies the v1
-// defaults, converts it to the internal type and runs
+// v1 type (decodeCRD, or through its JSON, where a value of the wrong type
+// is refused), applies the v1 defaults, converts it to the internal type
+// and runs
 // validation.ValidateCustomResourceDefinition (which checks the names,
 // versions, conversion, the structural schema, defaults, list types and
 // the CEL rules with their cost limits). Each finding's path is in
@@ -53,18 +54,21 @@ func validateCRDNow(ctx context.Context, content map[string]any, budget *runBudg
 	if budget != nil && budget.exceeds(cost) {
 		return cost, nil, errRunSkipped
 	}
-	raw, err := marshalJSON(content)
-	if err != nil {
-		return cost, nil, err
+	v1, ok := decodeCRD(content)
+	if !ok {
+		raw, err := marshalJSON(content)
+		if err != nil {
+			return cost, nil, err
+		}
+		v1 = new(apiextensionsv1.CustomResourceDefinition)
+		// Unknown fields are dropped, as the API server's (and
+		// Crossplane's) non-strict decoding drops them.
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, v1); err != nil {
+			return cost, []finding{decodeFinding(content, err)}, nil
+		}
 	}
-	var v1 apiextensionsv1.CustomResourceDefinition
-	// Unknown fields are dropped, as the API server's (and Crossplane's)
-	// non-strict decoding drops them.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &v1); err != nil {
-		return cost, []finding{decodeFinding(content, err)}, nil
-	}
-	withCrossplaneWebhook(&v1)
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
+	withCrossplaneWebhook(v1)
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
 	// The API server clears a new CRD's status and records its storage
 	// version as stored before it validates it (pkg/registry/
 	// customresourcedefinition strategy.PrepareForCreate): a status the
@@ -77,7 +81,7 @@ func validateCRDNow(ctx context.Context, content map[string]any, budget *runBudg
 		}
 	}
 	var internal apiextensions.CustomResourceDefinition
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, &internal, nil); err != nil {
 		return cost, []finding{{msg: "cannot convert: " + err.Error()}}, nil
 	}
 	errs := validation.ValidateCustomResourceDefinition(ctx, &internal)
