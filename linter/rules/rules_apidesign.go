@@ -60,11 +60,11 @@ func walkXRDs(p *linter.Pass, visit func(f *xrdField)) error {
 		if gvk.Group != "apiextensions.crossplane.io" || gvk.Kind != "CompositeResourceDefinition" {
 			continue
 		}
-		u, err := o.Unstructured()
+		content, err := decodedXRD(p, o)
 		if err != nil {
 			continue
 		}
-		versions, _ := object(u.Object, "spec")["versions"].([]any)
+		versions, _ := object(content, "spec")["versions"].([]any)
 		for i, v := range versions {
 			vm, _ := v.(map[string]any)
 			name, _ := vm["name"].(string)
@@ -150,40 +150,43 @@ func hasDescription(n map[string]any) bool {
 	return strings.TrimSpace(d) != ""
 }
 
-// designRule builds an XRD design rule from its visit function. The
-// design rules of one Lint call share one walk of the XRDs (Pass.Shared):
-// each XRD is decoded and walked once for all of them, and each rule
-// visits the fields found, reporting through its own pass.
+// designRule builds an XRD design rule from its visit function. Each
+// design rule walks the XRDs itself, visiting the fields as it meets them
+// and keeping none; the design rules of one Lint call share each XRD's
+// decoded content (Pass.Shared), so an XRD is decoded once for all of
+// them. Keeping the walk's fields instead, for every rule to read, held
+// every field of every XRD at once: on five 8 MB XRDs, a live heap that
+// made the collector work twice as hard under xpkg-lint's memory limit.
 func designRule(id, name string, sev linter.Severity, doc, bad, good string, visit func(p *linter.Pass, f *xrdField)) *linter.Rule {
 	return &linter.Rule{
 		ID: id, Name: name, Severity: sev, Kinds: []meta.Kind{meta.KindConfiguration},
 		Doc: doc, Bad: bad, Good: good,
 		Run: func(p *linter.Pass) error {
-			w := p.Shared(designWalkKey{}, func() any {
-				var w designWalk
-				w.err = walkXRDs(p, func(f *xrdField) { w.fields = append(w.fields, f) })
-				return &w
-			}).(*designWalk)
-			for _, f := range w.fields {
-				if canceled(p) {
-					return p.Context().Err()
-				}
-				visit(p, f)
-			}
-			return w.err
+			return walkXRDs(p, func(f *xrdField) { visit(p, f) })
 		},
 	}
 }
 
-// designWalkKey is the Pass.Shared key of the design rules' walk.
-type designWalkKey struct{}
+// xrdContentKey is the Pass.Shared key of an XRD's decoded content.
+type xrdContentKey struct{ obj *parser.Object }
 
-// designWalk is the walk of the XRDs that the design rules of one Lint
-// call share: the fields of every XRD version's schema, in the order a
-// walk of the rule's own would visit them.
-type designWalk struct {
-	fields []*xrdField
-	err    error
+// xrdContent is an XRD's decoded content, shared by the design rules.
+type xrdContent struct {
+	obj map[string]any
+	err error
+}
+
+// decodedXRD returns o's decoded content, decoding it once for every
+// design rule of the Lint call.
+func decodedXRD(p *linter.Pass, o *parser.Object) (map[string]any, error) {
+	c := p.Shared(xrdContentKey{o}, func() any {
+		u, err := o.Unstructured()
+		if err != nil {
+			return &xrdContent{err: err}
+		}
+		return &xrdContent{obj: u.Object}
+	}).(*xrdContent)
+	return c.obj, c.err
 }
 
 func ruleXRDListMapKeys() *linter.Rule {
