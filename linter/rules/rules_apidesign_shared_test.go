@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"github.com/xpkgkit/xpkgkit/linter"
-
 	"context"
 	"fmt"
 	"os"
@@ -12,11 +10,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/parser"
 )
 
-// TestDesignWalkShared checks that the design rules' shared walk
-// (designWalk) reports what each rule's own walk reports: every design
+// TestDesignWalkShared checks that the design rules, sharing each XRD's
+// decoded content (decodedXRD), report what each rule alone reports: every design
 // rule linted together, then each alone, on the rules' fixtures and on a
 // generated XRD that draws more diagnostics than the cap, at one and at
 // several rules at a time, diagnostics and positions compared.
