@@ -22,6 +22,7 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -88,11 +89,21 @@ func fastLines(data []byte, lines []fline) ([]fline, bool) {
 			end += start
 		}
 		l := fline{start: start, end: end}
+		for l.indent+8 <= end-start && binary.LittleEndian.Uint64(data[start+l.indent:]) == swarSpace {
+			l.indent += 8
+		}
 		for l.indent < end-start && data[start+l.indent] == ' ' {
 			l.indent++
 		}
 		l.blank = l.indent == end-start
-		for i := start; i < end; {
+		for i := start + l.indent; i < end; {
+			// Eight bytes at a time while they are all printable ASCII
+			// (the bulk of a document); anything else is looked at byte
+			// by byte below.
+			if end-i >= 8 && printableASCII(binary.LittleEndian.Uint64(data[i:])) {
+				i += 8
+				continue
+			}
 			c := data[i]
 			if c >= 0x20 && c < 0x7F {
 				i++
@@ -114,6 +125,24 @@ func fastLines(data []byte, lines []fline) ([]fline, bool) {
 		start = end + 1
 	}
 	return lines, true
+}
+
+// Constants of printableASCII: every byte 0x01, 0x20 and 0x80.
+const (
+	swarOnes  = 0x0101010101010101
+	swarSpace = 0x2020202020202020
+	swarHigh  = 0x8080808080808080
+)
+
+// printableASCII reports whether all eight bytes of w are printable ASCII
+// (0x20 to 0x7E), which fastLines lets through without a look. A byte
+// below 0x20 borrows in w-swarSpace and sets its high bit there while it
+// is clear in w (the borrow can set a higher byte's bit too, but only when
+// a byte below 0x20 is there, and the answer is false then anyway); a
+// byte of 0x7F or more has its high bit set in w+swarOnes or in w (a carry
+// out of a byte comes only from 0xFF, which w shows).
+func printableASCII(w uint64) bool {
+	return (w-swarSpace)&^w&swarHigh == 0 && (w|(w+swarOnes))&swarHigh == 0
 }
 
 // fastDecode reads data with the fast path; ok is false when the document

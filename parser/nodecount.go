@@ -1,5 +1,7 @@
 package parser
 
+import "encoding/binary"
+
 // Counting a document's nodes before parsing it.
 //
 // Parsing a document into a yaml.Node tree costs a few hundred bytes for
@@ -92,26 +94,23 @@ func countNodes(data []byte, max int64) nodeCount {
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		cls := countClass[c]
-		if cls == cOther && word {
+		if cls == cOther && (word || !start && c != 0xEF) {
 			// Inside a word, ordinary bytes change nothing (a byte order
-			// mark included): skip the run. Most bytes of a document go
-			// here.
-			for i+1 < len(data) && countClass[data[i+1]] == cOther {
-				i++
+			// mark included), and a word in prose (after a blank, not
+			// where a token may start) counts nothing: skip the run. Most
+			// bytes of a document go here.
+			if !word {
+				word, prop = true, false
 			}
-			continue
-		}
-		if cls == cOther && !start && c != 0xEF {
-			// A word in prose (after a blank, not where a token may
-			// start): it counts nothing; skip to its end.
-			word, prop = true, false
-			for i+1 < len(data) && countClass[data[i+1]] == cOther {
-				i++
-			}
+			i = skipProse(data, i+1, prop) - 1
 			continue
 		}
 		if cls == cBlank && !word {
-			// Blanks between tokens (indentation) change nothing.
+			// Blanks between tokens (indentation, about half of a CRD's
+			// bytes) change nothing: skip them, eight spaces at a time.
+			for i+9 <= len(data) && binary.LittleEndian.Uint64(data[i+1:]) == swarSpace {
+				i += 8
+			}
 			continue
 		}
 		switch {
@@ -193,4 +192,35 @@ func countNodes(data []byte, max int64) nodeCount {
 		}
 	}
 	return nodeCount{count: n}
+}
+
+// skipProse returns the end of the run of words starting at i, inside a
+// word (a property or an alias when prop): its ordinary bytes, and, unless
+// prop, blanks followed by another plain word of prose, which countNodes
+// would step through one byte at a time to the same state (inside a word,
+// not a property, no token to start). It stops at the first byte that may
+// change countNodes' state.
+func skipProse(data []byte, i int, prop bool) int {
+	for i < len(data) {
+		k := countClass[data[i]]
+		if k == cOther {
+			i++
+			continue
+		}
+		if k != cBlank || prop {
+			return i
+		}
+		// Blanks end the word (word false, start = prop = false) and
+		// change nothing more; a word that follows them is prose unless
+		// it starts with the byte order mark's first byte.
+		j := i + 1
+		for j < len(data) && countClass[data[j]] == cBlank {
+			j++
+		}
+		if j == len(data) || countClass[data[j]] != cOther || data[j] == 0xEF {
+			return i
+		}
+		i = j + 1
+	}
+	return i
 }

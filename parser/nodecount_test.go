@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 	"github.com/xpkgkit/xpkgkit/limit"
 )
 
@@ -118,6 +120,11 @@ func FuzzCountNodes(f *testing.F) {
 			return
 		}
 		defer fuzzBounds(t, in)()
+		for _, max := range []int64{0, 7, int64(len(in))} {
+			if got, want := countNodes(in, max), countNodesRef(in, max); got != want {
+				t.Fatalf("max %d: countNodes %+v, the reference %+v", max, got, want)
+			}
+		}
 		real := yamlNodes(in)
 		if got := countNodes(in, 0).count; real >= 0 && got < real {
 			t.Fatalf("count %d, below the %d nodes go-yaml builds", got, real)
@@ -138,5 +145,43 @@ func BenchmarkCountNodes(b *testing.B) {
 		if nc := countNodes(data, 0); nc.count == 0 {
 			b.Fatal("no nodes counted")
 		}
+	}
+}
+
+// TestCountNodesMatchesRef holds countNodes to the byte-at-a-time
+// reference on every corpus package.yaml (when the corpus is there), on
+// the test inputs and on every prefix of a document
+// full of prose, blanks, properties and byte order marks.
+func TestCountNodesMatchesRef(t *testing.T) {
+	t.Parallel()
+	inputs := append([]string(nil), nodeCountInputs...)
+	tricky := "a: b c  d\t e &x f !t g *y h\n- x y\n-y z\n \xef\xbb\xbfk: v \xef\xbb\xbfw\n" +
+		"p: [a b, c d] {e f: g h}\n'q r': \"s t\"\n? u v\n: w x\nz:  \xc2\x85 y \xe2\x80\xa8 x\n--- | a\n"
+	for i := 0; i <= len(tricky); i++ {
+		inputs = append(inputs, tricky[:i], tricky[i:])
+	}
+	for _, in := range inputs {
+		for _, max := range []int64{0, 10, 1000} {
+			if got, want := countNodes([]byte(in), max), countNodesRef([]byte(in), max); got != want {
+				t.Errorf("%.40q max %d: countNodes %+v, the reference %+v", in, max, got, want)
+			}
+		}
+	}
+	for _, name := range testcorpus.Names() {
+		if name == monolith && raceEnabled {
+			continue // 100 MB, twice, under the race detector
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := os.ReadFile(filepath.Join(testcorpus.Path(t, name), "package.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, max := range []int64{0, 400_000} {
+				if got, want := countNodes(b, max), countNodesRef(b, max); got != want {
+					t.Errorf("max %d: countNodes %+v, the reference %+v", max, got, want)
+				}
+			}
+		})
 	}
 }
