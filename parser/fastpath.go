@@ -575,7 +575,11 @@ func (p *fastParser) plainRest(indent int, first []byte, keep bool) (string, boo
 			end--
 		}
 		line := p.data[l.start+l.indent : end]
-		if badPlain(line) || line[0] == '-' && (len(line) == 1 || line[1] == ' ') {
+		// A line starting "- " continues the scalar too (go-yaml's scanner
+		// reads past any indicator on a line more indented than the
+		// parent; the monolith's descriptions hold such lists), but a lone
+		// "-" is left to the full parse.
+		if badPlain(line) || line[0] == '-' && len(line) == 1 {
 			return "", false
 		}
 		p.i = k + 1
