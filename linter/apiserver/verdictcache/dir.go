@@ -60,6 +60,9 @@ const (
 	// merges the smallest ones into one, leaving compactTo.
 	compactAt = 16
 	compactTo = 8
+	// mergeReadAll is the size of records up to which a merge reads a
+	// pack's records in one call.
+	mergeReadAll = 8 << 20
 	// maxListed bounds the names of the directory a listing looks at.
 	maxListed = 1 << 17
 	// staleTemp is the age past which a temporary file is taken as left
@@ -567,7 +570,8 @@ func (d *Dir) compact(ctx context.Context, packs []packInfo, size int64) ([]pack
 	var (
 		w       = newPackWriter(f)
 		seen    = map[uint64]bool{}
-		record  []byte
+		record  []byte // a record read alone
+		whole   []byte // the records of a pack read at once
 		removed []packInfo
 	)
 	for _, pi := range merge {
@@ -580,13 +584,30 @@ func (d *Dir) compact(ctx context.Context, packs []packInfo, size int64) ([]pack
 		}
 		ents, err := readTable(src, srcSize, maxKeysRead)
 		if err == nil {
+			// The records of a pack of at most mergeReadAll bytes are
+			// read in one call, the others one by one.
+			var all []byte
+			if end := recordsEnd(ents); end <= mergeReadAll {
+				all = slices.Grow(whole[:0], int(end))[:end]
+				whole = all
+				if n, rerr := src.ReadAt(all, 0); int64(n) != end || (rerr != nil && rerr != io.EOF) {
+					all = nil
+				}
+			}
 			for _, e := range ents {
 				h := maphash.Bytes(d.seed, e.key)
 				if seen[h] || !w.fits(e) {
 					continue
 				}
-				record = slices.Grow(record[:0], int(e.n))[:e.n]
-				if n, rerr := src.ReadAt(record, e.off); n != len(record) || (rerr != nil && rerr != io.EOF) || recordSum(e.key, record) != e.sum {
+				if all != nil {
+					record = all[e.off : e.off+int64(e.n)]
+				} else {
+					record = slices.Grow(record[:0], int(e.n))[:e.n]
+					if n, rerr := src.ReadAt(record, e.off); n != len(record) || (rerr != nil && rerr != io.EOF) {
+						continue
+					}
+				}
+				if recordSum(e.key, record) != e.sum {
 					continue
 				}
 				seen[h] = true
@@ -631,4 +652,13 @@ func (d *Dir) compact(ctx context.Context, packs []packInfo, size int64) ([]pack
 		return keep, size
 	}
 	return append(keep, packInfo{name: name, size: w.size + packOverhead, mtime: newest}), size
+}
+
+// recordsEnd is where the last of ents' records ends.
+func recordsEnd(ents []tableEntry) int64 {
+	var end int64
+	for _, e := range ents {
+		end = max(end, e.off+int64(e.n))
+	}
+	return end
 }

@@ -556,6 +556,50 @@ func TestDirCompacts(t *testing.T) {
 	}
 }
 
+// TestDirCompactDropsBroken merges packs among which one does not hold
+// and one holds a record whose checksum does not: the merged pack keeps
+// every other entry, and the broken pack is removed with the others;
+// what is not a regular file is left alone.
+func TestDirCompactDropsBroken(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	for i := range compactAt {
+		b := packOf(t, []string{key(i)})
+		switch i {
+		case 3:
+			b[len(packMagic)] ^= 1 // the record under its checksum
+		case 5:
+			b = b[:len(b)-1] // no footer
+		}
+		must(t, os.WriteFile(filepath.Join(dir, packName(int64(i), 0)), b, 0o644))
+	}
+	if runtime.GOOS != "windows" {
+		must(t, syscall.Mkfifo(filepath.Join(dir, packName(99, 0)), 0o644))
+	}
+	d := openDir(t, dir)
+	must(t, d.Put(ctx, key(100), []byte(key(100))))
+	must(t, d.Close())
+	// compactTo packs after the merge, the run's, and the FIFO.
+	want := compactTo + 1
+	if runtime.GOOS != "windows" {
+		want++
+	}
+	if got := packs(t, dir); len(got) != want {
+		t.Errorf("%d names of packs after the merge; want %d", len(got), want)
+	}
+	e := openDir(t, dir)
+	for i := range compactAt {
+		b, ok := e.Get(ctx, key(i))
+		if want := i != 3 && i != 5; ok != want || ok && string(b) != key(i) {
+			t.Errorf("entry %d: %q (hit %v), want a hit %v", i, b, ok, want)
+		}
+	}
+	if b, ok := e.Get(ctx, key(100)); !ok || string(b) != key(100) {
+		t.Errorf("the run's entry: %q (hit %v)", b, ok)
+	}
+}
+
 // TestDirReadBounds writes more packs than a Dir reads, and a pack of
 // more keys than it reads: the most recently used packs are read, the
 // rest are misses.
