@@ -1,9 +1,12 @@
 package lintcmd
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,6 +105,51 @@ func TestVerdictCache(t *testing.T) {
 					cold = fs
 				} else if !slices.Equal(fs, cold) {
 					t.Errorf("warm: the verdicts directory holds %v; want what the cold run wrote, %v", fs, cold)
+				}
+			}
+		})
+	}
+}
+
+// TestVerdictCacheWritten runs the CLI along its paths: each writes the
+// run's entries (the Dir is closed, which writes them as one pack) and
+// leaves no temporary file; a run whose context is cancelled (a SIGINT)
+// returns and leaves nothing half written.
+func TestVerdictCacheWritten(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "package.yaml")
+	if err := os.WriteFile(src, []byte(verdictPackage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		cancel bool
+		args   []string
+		packs  int
+	}{
+		{"lint", false, nil, 1},
+		{"diff", false, []string{"--diff"}, 1},
+		{"interrupted", true, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.cancel {
+				cancel()
+			}
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"--cache-dir", dir}, tt.args...), src)
+			runWith(ctx, xpkgLoader{}, args, strings.NewReader(""), &stdout, &stderr)
+			fs := files(t, filepath.Join(dir, verdictsSubdir))
+			if len(fs) != tt.packs {
+				t.Errorf("%d files in the verdicts directory: %v; want %d packs", len(fs), fs, tt.packs)
+			}
+			for _, f := range fs {
+				if !strings.HasSuffix(f, ".pack") {
+					t.Errorf("%s: not a pack", f)
 				}
 			}
 		})

@@ -80,26 +80,14 @@ var ErrInvalidKey = errors.New("verdictcache: invalid key")
 // errClosed is returned by Put after Close.
 var errClosed = errors.New("verdictcache: closed")
 
-// validKey reports whether key is usable as a file name and a tag.
-func validKey(key string) bool {
+// validKey reports whether key (a key, or a key's bytes in a pack) is
+// usable as a file name and a tag.
+func validKey[K string | []byte](key K) bool {
 	if len(key) == 0 || len(key) > maxKeyLen {
 		return false
 	}
 	for i := 0; i < len(key); i++ {
 		c := key[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return key[0] != '-' && key[0] != '_'
-}
-
-// validKeyBytes is validKey of a key's bytes.
-func validKeyBytes(key []byte) bool {
-	if len(key) == 0 || len(key) > maxKeyLen {
-		return false
-	}
-	for _, c := range key {
 		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
 			return false
 		}

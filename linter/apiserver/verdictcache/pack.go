@@ -135,7 +135,7 @@ func readTable(f io.ReaderAt, size int64, maxKeys int) ([]tableEntry, error) {
 			n:   binary.LittleEndian.Uint32(rest[8:]),
 			sum: binary.LittleEndian.Uint32(rest[12:]),
 		}
-		if !validKeyBytes(key) || e.off < int64(len(packMagic)) || e.n > maxEntrySize || e.off > int64(tableOff) || int64(e.n) > int64(tableOff)-e.off {
+		if !validKey(key) || e.off < int64(len(packMagic)) || e.n > maxEntrySize || e.off > int64(tableOff) || int64(e.n) > int64(tableOff)-e.off {
 			return nil, fmt.Errorf("%w: a table entry that does not hold", errBadPack)
 		}
 		out = append(out, e)
