@@ -60,8 +60,12 @@ func (f *verdictFlags) dir(cacheDir string) string {
 }
 
 // openVerdicts opens the verdict cache of c, when there is one, and
-// returns the function that closes it. A cache that cannot be opened (a
-// read-only home, a file in its place) is no cache: it only saves work.
+// returns the function that closes it, which every path of the run
+// calls: the Dir writes the run's entries at Close, as one pack (on a
+// SIGINT too, when the run winds down within the grace Main gives it;
+// entries lost past it are only work to do again). A cache that cannot
+// be opened (a read-only home, a file in its place) is no cache: it only
+// saves work, and so does an error writing it.
 func openVerdicts(c *config) func() {
 	if c.verdictDir == "" {
 		return func() {}

@@ -1,8 +1,12 @@
 package lintcmd
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,23 +55,24 @@ spec:
         type: object
 `
 
-// countEntries counts the regular files under dir.
-func countEntries(t *testing.T, dir string) int {
+// files lists the regular files under dir.
+func files(t *testing.T, dir string) []string {
 	t.Helper()
-	n := 0
-	filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+	var out []string
+	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
 		if err == nil && e.Type().IsRegular() {
-			n++
+			out = append(out, p)
 		}
 		return nil
 	})
-	return n
+	return out
 }
 
 // TestVerdictCache lints a package with the verdict cache turned off, cold
 // and warm, in every output format: the output is the same byte for byte,
-// the cold run writes one entry per CRD in --cache-dir's verdicts
-// directory, and --no-verdict-cache writes nothing.
+// the cold run writes one file (a pack of the entries of both CRDs) in
+// --cache-dir's verdicts directory, the warm run writes none, and
+// --no-verdict-cache writes nothing.
 func TestVerdictCache(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join(t.TempDir(), "package.yaml")
@@ -86,13 +91,65 @@ func TestVerdictCache(t *testing.T) {
 				t.Error("--no-verdict-cache made the verdicts directory")
 			}
 			dir := t.TempDir()
+			var cold []string
 			for _, run := range []string{"cold", "warm"} {
 				got := runCLI(t, nil, "-o", format, "--cache-dir", dir, src)
 				if got != want {
 					t.Errorf("%s: exit %d, stderr %q, output:\n%s\nwant exit %d, output:\n%s", run, got.code, got.stderr, got.stdout, want.code, want.stdout)
 				}
-				if n := countEntries(t, filepath.Join(dir, verdictsSubdir)); n != 2 {
-					t.Errorf("%s: %d entries in the verdicts directory; want 2, one per CRD", run, n)
+				fs := files(t, filepath.Join(dir, verdictsSubdir))
+				if len(fs) != 1 {
+					t.Errorf("%s: %d files in the verdicts directory; want one pack", run, len(fs))
+				}
+				if run == "cold" {
+					cold = fs
+				} else if !slices.Equal(fs, cold) {
+					t.Errorf("warm: the verdicts directory holds %v; want what the cold run wrote, %v", fs, cold)
+				}
+			}
+		})
+	}
+}
+
+// TestVerdictCacheWritten runs the CLI along its paths: each writes the
+// run's entries (the Dir is closed, which writes them as one pack) and
+// leaves no temporary file; a run whose context is cancelled (a SIGINT)
+// returns and leaves nothing half written.
+func TestVerdictCacheWritten(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(t.TempDir(), "package.yaml")
+	if err := os.WriteFile(src, []byte(verdictPackage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		cancel bool
+		args   []string
+		packs  int
+	}{
+		{"lint", false, nil, 1},
+		{"diff", false, []string{"--diff"}, 1},
+		{"interrupted", true, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.cancel {
+				cancel()
+			}
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"--cache-dir", dir}, tt.args...), src)
+			runWith(ctx, xpkgLoader{}, args, strings.NewReader(""), &stdout, &stderr)
+			fs := files(t, filepath.Join(dir, verdictsSubdir))
+			if len(fs) != tt.packs {
+				t.Errorf("%d files in the verdicts directory: %v; want %d packs", len(fs), fs, tt.packs)
+			}
+			for _, f := range fs {
+				if !strings.HasSuffix(f, ".pack") {
+					t.Errorf("%s: not a pack", f)
 				}
 			}
 		})

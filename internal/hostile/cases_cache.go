@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
-	"io/fs"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,160 +103,346 @@ func cacheCase(name, desc string, size int64, heavy bool, prefill func(cacheDir 
 	return c
 }
 
-// linkEntries fills the verdict cache of cacheDir with n entries named as
-// keys are (64 hex digits, in a directory named by the first two), each a
-// hard link to one file of size bytes per directory, so that writing a
-// large cache takes little disk: the cache counts each name's size.
-func linkEntries(cacheDir string, n, size int) error {
+// The verdict cache's packs (linter/apiserver/verdictcache's pack.go),
+// written here from the format, not through the cache, as a hostile
+// writer would: a magic, the records, a key table (each key's length,
+// the key, its record's offset, length and CRC-32C of key and record) and
+// a footer (the table's offset, length, count and CRC-32C, 4 bytes of
+// zero, the magic), little-endian.
+const (
+	packMagic      = "xpkgvpk1"
+	packFooterSize = 32
+	packEntryFixed = 1 + 8 + 4 + 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// packEntry is an entry of a pack.
+type packEntry struct {
+	key, value []byte
+}
+
+// packName is the name of pack i in a verdict cache.
+func packName(i int) string { return fmt.Sprintf("v1-%016x-%016x.pack", 1<<60+i, i) }
+
+// encodePack encodes entries as a pack.
+func encodePack(entries []packEntry) []byte {
+	b := []byte(packMagic)
+	var table []byte
+	for _, e := range entries {
+		off := len(b)
+		b = append(b, e.value...)
+		table = append(table, byte(len(e.key)))
+		table = append(table, e.key...)
+		table = binary.LittleEndian.AppendUint64(table, uint64(off))
+		table = binary.LittleEndian.AppendUint32(table, uint32(len(e.value)))
+		table = binary.LittleEndian.AppendUint32(table, packSum(e.key, e.value))
+	}
+	tableOff := len(b)
+	b = append(b, table...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(tableOff))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(table)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(entries)))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(table, castagnoli))
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	return append(b, packMagic...)
+}
+
+func packSum(key, value []byte) uint32 {
+	return crc32.Update(crc32.Update(0, castagnoli, key), castagnoli, value)
+}
+
+// decodePack decodes a pack encodePack or the cache wrote, trusting it.
+func decodePack(b []byte) ([]packEntry, error) {
+	if len(b) < len(packMagic)+packFooterSize {
+		return nil, fmt.Errorf("a pack of %d bytes", len(b))
+	}
+	foot := b[len(b)-packFooterSize:]
+	tableOff := int(binary.LittleEndian.Uint64(foot))
+	count := int(binary.LittleEndian.Uint32(foot[12:]))
+	t := b[tableOff : len(b)-packFooterSize]
+	var out []packEntry
+	for range count {
+		kl := int(t[0])
+		key := t[1 : 1+kl]
+		off := int(binary.LittleEndian.Uint64(t[1+kl:]))
+		n := int(binary.LittleEndian.Uint32(t[1+kl+8:]))
+		out = append(out, packEntry{key: key, value: b[off : off+n]})
+		t = t[kl+packEntryFixed:]
+	}
+	return out, nil
+}
+
+// writePacks fills the verdict cache of cacheDir with packs packs of per
+// entries each, none the package's (their keys are no SHA-256 digest of
+// its objects), every value of size bytes.
+func writePacks(cacheDir string, packs, per, size int) error {
 	v := filepath.Join(cacheDir, "verdicts")
 	if err := os.MkdirAll(v, 0o755); err != nil {
 		return err
 	}
-	content := bytes.Repeat([]byte("x"), size)
-	for s := range 256 {
-		if err := os.Mkdir(filepath.Join(v, fmt.Sprintf("%02x", s)), 0o755); err != nil && !os.IsExist(err) {
-			return err
+	value := bytes.Repeat([]byte("x"), size)
+	entries := make([]packEntry, per)
+	for p := range packs {
+		for i := range entries {
+			entries[i] = packEntry{key: []byte(fmt.Sprintf("%08x%056x", p, i)), value: value}
 		}
-		// A file outside the cache's directories for each: a
-		// filesystem allows a file some tens of thousands of links.
-		if err := os.WriteFile(filepath.Join(cacheDir, fmt.Sprintf("entry-%02x", s)), content, 0o644); err != nil {
-			return err
-		}
-	}
-	for i := range n {
-		// Spread over the 256 directories; the names are no key of
-		// the package's (those are SHA-256 digests).
-		k := fmt.Sprintf("%02x%062x", i%256, i)
-		if err := os.Link(filepath.Join(cacheDir, "entry-"+k[:2]), filepath.Join(v, k[:2], k)); err != nil {
+		if err := os.WriteFile(filepath.Join(v, packName(p)), encodePack(entries), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// entries lists the verdict cache's entries (regular files in its
-// two-character directories), sorted.
-func entries(verdicts string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(verdicts, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
+// linkPacks fills the verdict cache of cacheDir with n names of one pack
+// of per entries of size bytes (hard links to it, so that a large cache
+// takes little disk: the cache counts each name's size).
+func linkPacks(cacheDir string, n, per, size int) error {
+	if err := writePacks(cacheDir, 1, per, size); err != nil {
+		return err
+	}
+	v := filepath.Join(cacheDir, "verdicts")
+	for i := 1; i < n; i++ {
+		if err := os.Link(filepath.Join(v, packName(0)), filepath.Join(v, packName(i))); err != nil {
 			return err
 		}
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+	}
+	return nil
+}
+
+// packsIn lists the verdict cache's packs (regular files named v1-*.pack),
+// sorted.
+func packsIn(verdicts string) ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(verdicts, "v1-*.pack"))
+	var out []string
+	for _, p := range m {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
 			out = append(out, p)
 		}
-		return nil
-	})
+	}
 	slices.Sort(out)
 	if err == nil && len(out) == 0 {
-		err = fmt.Errorf("%s: no entries to poison: the first run wrote none", verdicts)
+		err = fmt.Errorf("%s: no packs to poison: the first run wrote none", verdicts)
 	}
 	return out, err
 }
 
-// lie rewrites every entry of the verdict cache with one that lies, in
-// turn: another entry's (a foreign key), truncated, a byte changed, a
-// claim of a million findings under a wrong checksum, larger than an
-// entry may be, empty, and a header with no body.
+// lies are the ways lie rewrites a pack, each given the pack's bytes and
+// entries and returning the bytes of a pack that lies.
+var lies = []struct {
+	name string
+	lie  func(b []byte, es []packEntry) []byte
+}{
+	{"truncated", func(b []byte, _ []packEntry) []byte { return b[:len(b)/2] }},
+	{"empty", func([]byte, []packEntry) []byte { return nil }},
+	{"foreign", func(b []byte, _ []packEntry) []byte { return bytes.Repeat([]byte("PK\x03\x04"), len(b)/4) }},
+	{"the table's checksum wrong", func(b []byte, _ []packEntry) []byte {
+		b = bytes.Clone(b)
+		b[len(b)-packFooterSize+16] ^= 1
+		return b
+	}},
+	{"every record changed under its checksum", func(b []byte, es []packEntry) []byte {
+		b = bytes.Clone(b)
+		tableOff := int(binary.LittleEndian.Uint64(b[len(b)-packFooterSize:]))
+		for i := len(packMagic); i < tableOff; i++ {
+			b[i] ^= 0x20
+		}
+		return b
+	}},
+	{"the key table pointing outside the file", func(b []byte, es []packEntry) []byte {
+		return rewriteTable(b, es, func(i int, e packEntry, off, n *uint64, sum *uint32) { *off = uint64(len(b)) + 1<<20 })
+	}},
+	{"records longer than an entry may be", func(b []byte, es []packEntry) []byte {
+		return rewriteTable(b, es, func(i int, e packEntry, off, n *uint64, sum *uint32) { *n = 1 << 31 })
+	}},
+	{"a count of 2^31", func(b []byte, _ []packEntry) []byte {
+		b = bytes.Clone(b)
+		binary.LittleEndian.PutUint32(b[len(b)-packFooterSize+12:], 1<<31)
+		return b
+	}},
+	{"a table of 4 GiB", func(b []byte, _ []packEntry) []byte {
+		b = bytes.Clone(b)
+		binary.LittleEndian.PutUint32(b[len(b)-packFooterSize+8:], 1<<32-1)
+		return b
+	}},
+	{"each key holding the next key's entry, checksums right", func(_ []byte, es []packEntry) []byte {
+		out := make([]packEntry, len(es))
+		for i, e := range es {
+			out[i] = packEntry{key: e.key, value: es[(i+1)%len(es)].value}
+		}
+		return encodePack(out)
+	}},
+	{"each entry a claim of a million findings, checksums right", func(_ []byte, es []packEntry) []byte {
+		out := make([]packEntry, len(es))
+		for i, e := range es {
+			head, _, _ := bytes.Cut(e.value, []byte("\n"))
+			out[i] = packEntry{key: e.key, value: fmt.Appendf(bytes.Clone(head), "\n{\"key\":%q,\"total\":1000000,\"findings\":[]}", e.key)}
+		}
+		return encodePack(out)
+	}},
+	{"each entry a byte changed, checksums right", func(_ []byte, es []packEntry) []byte {
+		out := make([]packEntry, len(es))
+		for i, e := range es {
+			v := bytes.Clone(e.value)
+			if len(v) > 1 {
+				v[len(v)-2] ^= 0x20
+			}
+			out[i] = packEntry{key: e.key, value: v}
+		}
+		return encodePack(out)
+	}},
+}
+
+// rewriteTable returns b with each table entry rewritten by fn and the
+// table's checksum made right.
+func rewriteTable(b []byte, es []packEntry, fn func(i int, e packEntry, off, n *uint64, sum *uint32)) []byte {
+	b = bytes.Clone(b)
+	foot := b[len(b)-packFooterSize:]
+	tableOff := int(binary.LittleEndian.Uint64(foot))
+	t := b[tableOff : len(b)-packFooterSize]
+	at := 0
+	for i, e := range es {
+		kl := int(t[at])
+		p := t[at+1+kl:]
+		off, n, sum := binary.LittleEndian.Uint64(p), uint64(binary.LittleEndian.Uint32(p[8:])), binary.LittleEndian.Uint32(p[12:])
+		fn(i, e, &off, &n, &sum)
+		binary.LittleEndian.PutUint64(p, off)
+		binary.LittleEndian.PutUint32(p[8:], uint32(n))
+		binary.LittleEndian.PutUint32(p[12:], sum)
+		at += kl + packEntryFixed
+	}
+	binary.LittleEndian.PutUint32(foot[16:], crc32.Checksum(t, castagnoli))
+	return b
+}
+
+// lie replaces every pack of the verdict cache with one pack for each of
+// lies, each lying about every entry of the packs: truncated, empty,
+// foreign, the table's checksum wrong, every record changed under its
+// checksum, a key table pointing outside the file or at records larger
+// than an entry may be, a count of 2^31, a table of 4 GiB; and, with
+// every checksum of the pack right, each key holding another key's entry,
+// a claim of a million findings, or a byte changed.
 func lie(verdicts string) error {
-	es, err := entries(verdicts)
+	ps, err := packsIn(verdicts)
 	if err != nil {
 		return err
 	}
-	contents := make([][]byte, len(es))
-	for i, p := range es {
-		if contents[i], err = os.ReadFile(p); err != nil {
+	var (
+		all   []packEntry
+		first []byte
+	)
+	for _, p := range ps {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		es, err := decodePack(b)
+		if err != nil {
+			return err
+		}
+		all = append(all, es...)
+		if first == nil {
+			first = b
+		}
+		if err := os.Remove(p); err != nil {
 			return err
 		}
 	}
-	for i, p := range es {
-		b := contents[i]
-		var nb []byte
-		switch i % 7 {
-		case 0:
-			nb = contents[(i+1)%len(es)] // another key's entry, whole
-		case 1:
-			nb = b[:len(b)/2]
-		case 2:
-			nb = bytes.Clone(b)
-			nb[len(nb)-2] ^= 0x20
-		case 3:
-			head, _, _ := bytes.Cut(b, []byte("\n"))
-			nb = append(append(head, '\n'), `{"key":"x","total":1000000,"findings":[]}`...)
-		case 4:
-			nb = bytes.Repeat([]byte("{"), 256<<10+1)
-		case 5:
-			nb = nil
-		case 6:
-			head, _, _ := bytes.Cut(b, []byte("\n"))
-			nb = append(head, '\n')
-		}
-		if err := os.WriteFile(p, nb, 0o644); err != nil {
+	whole := encodePack(all)
+	if len(ps) == 1 {
+		whole = first
+	}
+	for i, l := range lies {
+		if err := os.WriteFile(filepath.Join(verdicts, packName(1000+i)), l.lie(whole, all), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// fifos replaces every entry of the verdict cache with a FIFO (with no
-// writer: opening it for reading blocks), a directory, or a link out of
-// the cache, in turn, and one of its directories with a FIFO.
+// fifos replaces every pack of the verdict cache with, in turn, a FIFO
+// with no writer (opening it for reading blocks), a directory, a link to
+// /dev/zero and a link to the pack copied out of the cache; and adds a
+// FIFO named as a temporary file is.
 func fifos(verdicts string) error {
-	es, err := entries(verdicts)
+	ps, err := packsIn(verdicts)
 	if err != nil {
 		return err
 	}
-	for i, p := range es {
-		if err := os.Remove(p); err != nil {
-			return err
-		}
-		switch i % 4 {
-		case 0, 1:
-			err = mkfifo(p)
-		case 2:
-			err = os.Mkdir(p, 0o755)
-		case 3:
-			err = os.Symlink("/dev/zero", p)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	// The directory of the last entry, and every entry in it, a FIFO.
-	d := filepath.Dir(es[len(es)-1])
-	if err := os.RemoveAll(d); err != nil {
+	outside := filepath.Join(filepath.Dir(verdicts), "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
 		return err
 	}
-	return mkfifo(d)
+	for i, p := range ps {
+		for j := range 4 {
+			name := p
+			if j > 0 {
+				name = filepath.Join(verdicts, packName(2000+4*i+j))
+			}
+			switch j {
+			case 0:
+				var b []byte
+				b, err = os.ReadFile(p)
+				if err == nil {
+					err = os.WriteFile(filepath.Join(outside, filepath.Base(p)), b, 0o644)
+				}
+				if err == nil {
+					err = os.Remove(p)
+				}
+				if err == nil {
+					err = mkfifo(name)
+				}
+			case 1:
+				err = os.Mkdir(name, 0o755)
+			case 2:
+				err = os.Symlink("/dev/zero", name)
+			case 3:
+				err = os.Symlink(filepath.Join(outside, filepath.Base(p)), name)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return mkfifo(filepath.Join(verdicts, ".tmp-fifo"))
 }
 
 // CacheCases returns the verdict cache's worst cases.
 func CacheCases() []CacheCase {
 	const pkgSize = cacheCRDs * 1100
 	return []CacheCase{
-		cacheCase("cache-cost-100k-entries",
-			"A verdict cache of 100,000 entries (hard links to one file), none the package's: the first entry the lint "+
-				"writes counts the cache by one scan of its 256 directories (linear in the entries, once per run), "+
-				"and each of the package's 300 CRDs is a miss, then stored; the second run reads all 300.",
-			pkgSize, true,
-			func(cd string) error { return linkEntries(cd, 100_000, 64) }, nil),
+		cacheCase("cache-cost-100k-one-pack",
+			"A verdict cache of one pack of 100,000 entries, none the package's: the first Get reads its key "+
+				"table (within the 2^18 keys a cache reads), each of the package's 300 CRDs is a miss, and the "+
+				"run writes one pack of them at its end; the second run reads all 300.",
+			pkgSize+15<<20, true,
+			func(cd string) error { return writePacks(cd, 1, 100_000, 64) }, nil),
+		cacheCase("cache-cost-100k-many-packs",
+			"A verdict cache of 100,000 entries in 1,000 packs of 100, none the package's: the first Get reads "+
+				"the 64 most recently used packs' tables; writing the run's pack lists the directory once and "+
+				"merges the smallest packs into one, leaving 8; the second run reads all 300 of its entries.",
+			pkgSize+15<<20, true,
+			func(cd string) error { return writePacks(cd, 1000, 100, 64) }, nil),
 		cacheCase("cache-cost-full",
-			"A verdict cache at its default bound (256 MiB: 2,048 names of 128 KiB, hard links to one file): the "+
-				"first entry written evicts the least recently used entries to seven eighths of the bound in one pass, "+
-				"and the rest fit.",
-			pkgSize, false,
-			func(cd string) error { return linkEntries(cd, 2048, 128<<10) }, nil),
-		cacheCase("cache-cost-lying-entries",
-			"After a first lint filled the cache, every entry is rewritten to lie: another key's entry, truncated, "+
-				"a byte changed, a claim of a million findings, larger than an entry may be, empty, a header with no "+
-				"body. Each is a miss (its key, checksum or bounds do not hold): the second lint validates again and "+
-				"reports the same.",
+			"A verdict cache at its default bound (256 MiB: 64 names of one pack of 4 MiB, hard links to one "+
+				"file): writing the run's pack merges the smallest 57 into one, reading all 228 MiB of them once "+
+				"(the most a merge reads); their keys are the same, so one pack of 4 MiB is left, and the run's "+
+				"pack fits.",
+			pkgSize+4<<20, false,
+			func(cd string) error { return linkPacks(cd, 64, 1000, 4<<10) }, nil),
+		cacheCase("cache-cost-lying-packs",
+			"After a first lint filled the cache, its pack is replaced by packs that lie about every entry: "+
+				"truncated, empty, foreign, the table's checksum wrong, every record changed under its checksum, a "+
+				"key table pointing outside the file or at records larger than an entry may be, a count of 2^31, a "+
+				"table of 4 GiB; and, with every checksum right, each key holding another key's entry, a claim of a "+
+				"million findings, or a byte changed. Each is no pack or a miss (the cache's checksums, or the "+
+				"entry's key and checksum): the second lint validates again and reports the same.",
 			pkgSize, false, nil, lie),
-		cacheCase("cache-cost-fifo-entries",
-			"After a first lint filled the cache, every entry is replaced by a FIFO with no writer, a directory or "+
-				"a link to /dev/zero, and one of the cache's directories by a FIFO: nothing is opened that can block "+
-				"or is not a regular file inside the cache; each is a miss, and the entries cannot be stored where a "+
-				"directory or FIFO stands.",
+		cacheCase("cache-cost-fifo-packs",
+			"After a first lint filled the cache, its pack is replaced by a FIFO with no writer, and a "+
+				"directory, a link to /dev/zero and a link to a copy outside the cache are named as packs, beside a "+
+				"FIFO named as a temporary file: nothing is opened that can block or is not a regular file inside "+
+				"the cache; each is a miss, and the run writes its pack beside them.",
 			pkgSize, false, nil, fifos),
 		cacheCase("cache-cost-fifo-cache",
 			"The verdict cache's directory is a FIFO: the cache cannot be opened, and the lint runs without it, "+

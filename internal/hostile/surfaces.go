@@ -95,10 +95,11 @@ func Surfaces() []Surface {
 		{"validator:kube-openapi-validate", "gateway-pattern-program"},
 
 		// The verdict cache in the cache directory (cases_cache.go).
-		{"flag:--cache-dir", "cache-cost-100k-entries"},
+		{"flag:--cache-dir", "cache-cost-100k-one-pack"},
+		{"flag:--cache-dir", "cache-cost-100k-many-packs"},
 		{"flag:--cache-dir", "cache-cost-full"},
-		{"flag:--cache-dir", "cache-cost-lying-entries"},
-		{"flag:--cache-dir", "cache-cost-fifo-entries"},
+		{"flag:--cache-dir", "cache-cost-lying-packs"},
+		{"flag:--cache-dir", "cache-cost-fifo-packs"},
 		{"flag:--cache-dir", "cache-cost-fifo-cache"},
 
 		// examples/verify-upload's endpoint (cases_graph.go).
