@@ -592,7 +592,7 @@ func TestBuildReadBackWithOCI(t *testing.T) {
 				t.Errorf("digest = %s, want %s", img.Descriptor.Digest, res.Digest())
 			}
 			var got []string
-			for _, l := range img.Layers {
+			for _, l := range img.Manifest.Layers {
 				got = append(got, l.Annotations[xpkg.AnnotationKey])
 			}
 			if diff := cmp.Diff([]string{xpkg.AnnotationBase, xpkg.AnnotationExamples}, got); diff != "" {
@@ -600,7 +600,7 @@ func TestBuildReadBackWithOCI(t *testing.T) {
 			}
 			for i, want := range [][]byte{res.PackageYAML(), res.ExamplesYAML()} {
 				name := []string{xpkg.PackageFile, xpkg.ExamplesFile}[i]
-				f, err := oci.ReadLayerFile(t.Context(), src, img.Layers[i], name)
+				f, err := oci.ReadLayerFile(t.Context(), src, img.Manifest.Layers[i], name)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
