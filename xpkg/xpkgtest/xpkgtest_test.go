@@ -4,19 +4,15 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/linter/rules"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -376,39 +372,5 @@ func TestPlural(t *testing.T) {
 				t.Errorf("Plural(%q) = %q, want %q", kind, got, want)
 			}
 		})
-	}
-}
-
-// TestWithCRDOf checks the CRD builder's fields reach the object.
-func TestWithCRDOf(t *testing.T) {
-	t.Parallel()
-	p := xpkgtest.NewProvider("provider-crds").WithCRDOf(xpkgtest.CRD{
-		Group: "example.org", Kind: "Gadget", Versions: []string{"v1", "v1beta1"},
-		Scope: "Namespaced", ShortNames: []string{"gd"}, Categories: []string{"acme", "all"},
-		Served: []string{"v1"},
-	})
-	pkg, err := parser.Parse(t.Context(), bytes.NewReader(p.YAML()))
-	if err != nil || len(pkg.Objects) != 1 {
-		t.Fatalf("parse: %v, %d objects", err, len(pkg.Objects))
-	}
-	u, err := pkg.Objects[0].Unstructured()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := u.Object["spec"].(map[string]any)
-	names := spec["names"].(map[string]any)
-	versions := spec["versions"].([]any)
-	got := fmt.Sprint(u.GetName(), " ", spec["scope"], " ", names["shortNames"], " ", names["categories"], " ",
-		versions[0].(map[string]any)["served"], versions[0].(map[string]any)["storage"], " ",
-		versions[1].(map[string]any)["served"], versions[1].(map[string]any)["storage"])
-	if want := "gadgets.example.org Namespaced [gd] [acme all] true true false false"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	res, err := linter.Lint(t.Context(), pkg, linter.WithRuleSet(rules.Builtin()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.AtOrAbove(linter.SeverityError) {
-		t.Errorf("the CRD fixture has lint errors: %v", res.Diagnostics)
 	}
 }
