@@ -26,20 +26,22 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
-// ConfigFile is the name of a project's configuration file, looked for in
+// configFile is the name of a project's configuration file, looked for in
 // the directory of each source and its parents (up to the repository root,
 // a directory holding .git, or the filesystem root), unless --config names
-// one. ConfigFileAlt, its .yml spelling, is found too (a directory holding
+// one. configFileAlt, its .yml spelling, is found too (a directory holding
 // both is an error).
-const ConfigFile = ".xpkg-lint.yaml"
-
-// ConfigFileAlt is ConfigFile spelled with the .yml extension.
-const ConfigFileAlt = ".xpkg-lint.yml"
+const (
+	configFile    = ".xpkg-lint.yaml"
+	configFileAlt = ".xpkg-lint.yml"
+)
 
 //go:embed config.schema.json
 var configSchema []byte
 
-// ConfigSchema returns the JSON Schema (draft-04) of ConfigFile.
+// ConfigSchema returns the JSON Schema (draft-04) of the configuration
+// file, .xpkg-lint.yaml (or .xpkg-lint.yml), that xpkg-lint reads from the
+// directory of each source and its parents, or from --config.
 func ConfigSchema() []byte { return slices.Clone(configSchema) }
 
 // Bounds of a configuration file, per unit: its size; its ignore and
@@ -320,7 +322,7 @@ type configResult struct {
 }
 
 // find returns the configuration that applies to source: the first
-// ConfigFile in the source's directory (its own, for a directory) or a
+// configFile in the source's directory (its own, for a directory) or a
 // parent, stopping after a directory that holds .git; nil when there is
 // none.
 func (f *configFinder) find(ctx context.Context, source string) (*projectConfig, error) {
@@ -369,13 +371,13 @@ func (f *configFinder) find(ctx context.Context, source string) (*projectConfig,
 	return res.c, res.err
 }
 
-// configIn returns the configuration file of dir: ConfigFile or
-// ConfigFileAlt, "" when there is neither, an error when there are both.
+// configIn returns the configuration file of dir: configFile or
+// configFileAlt, "" when there is neither, an error when there are both.
 // Anything at either name counts, a link or a FIFO too: readConfig then
 // refuses it rather than the search passing it over.
 func configIn(dir string) (string, error) {
 	var found []string
-	for _, name := range []string{ConfigFile, ConfigFileAlt} {
+	for _, name := range []string{configFile, configFileAlt} {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			found = append(found, filepath.Join(dir, name))
 		}
@@ -386,7 +388,7 @@ func configIn(dir string) (string, error) {
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("%s: both %s and %s: keep one", relIfShorter(dir), ConfigFile, ConfigFileAlt)
+	return "", fmt.Errorf("%s: both %s and %s: keep one", relIfShorter(dir), configFile, configFileAlt)
 }
 
 // relIfShorter returns file relative to the working directory when that
@@ -492,7 +494,7 @@ func ignored(ignore []string, p string) bool {
 // (XP006), and examples. It returns the globs of ignore that matched no
 // file, and fails only when ctx is done.
 //
-// ConfigFile (and ConfigFileAlt) at the package root is always left out: it
+// configFile (and configFileAlt) at the package root is always left out: it
 // configures the linter and is no part of the package (crossplane xpkg
 // build would read it as one: build with --ignore=.xpkg-lint.yaml, or keep
 // it above the package root).
@@ -500,7 +502,7 @@ func applyIgnore(ctx context.Context, p *xpkg.Package, ignore []string) ([]strin
 	if p.Package == nil || p.SourceKind != xpkg.SourceDirectory {
 		return nil, nil
 	}
-	g := newGlobSet(ctx, append(slices.Clip(ignore), ConfigFile, ConfigFileAlt))
+	g := newGlobSet(ctx, append(slices.Clip(ignore), configFile, configFileAlt))
 	drop := func(pkg *parser.Package) {
 		if pkg == nil {
 			return

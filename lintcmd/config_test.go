@@ -144,7 +144,7 @@ func TestConfigFound(t *testing.T) {
 	if r := runCLI(t, nil, pkg); r.code != ExitOK {
 		t.Fatalf("no configuration: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	write(filepath.Join(repo, ConfigFile), "fail-on: warning\n")
+	write(filepath.Join(repo, configFile), "fail-on: warning\n")
 	if r := runCLI(t, nil, pkg); r.code != ExitFindings {
 		t.Errorf("fail-on: warning in the repository root: exit %d", r.code)
 	}
@@ -159,22 +159,22 @@ func TestConfigFound(t *testing.T) {
 		t.Errorf("configuration above the repository root applied: exit %d", r.code)
 	}
 	// --config names one.
-	if r := runCLI(t, nil, "--config", filepath.Join(repo, ConfigFile), pkg); r.code != ExitFindings {
+	if r := runCLI(t, nil, "--config", filepath.Join(repo, configFile), pkg); r.code != ExitFindings {
 		t.Errorf("--config: exit %d", r.code)
 	}
 	// In the package root: read, and no part of the package.
-	write(filepath.Join(pkg, ConfigFile), "disable: [XP103]\nfail-on: warning\n")
+	write(filepath.Join(pkg, configFile), "disable: [XP103]\nfail-on: warning\n")
 	r := runCLI(t, nil, pkg)
-	if strings.Contains(r.stdout, "XP103") || strings.Contains(r.stdout, ConfigFile) {
+	if strings.Contains(r.stdout, "XP103") || strings.Contains(r.stdout, configFile) {
 		t.Errorf("configuration in the package root:\n%s", r.stdout)
 	}
 	// A bad configuration: exit 2, naming the line.
-	write(filepath.Join(pkg, ConfigFile), "fail-on: warning\nfoo: bar\n")
+	write(filepath.Join(pkg, configFile), "fail-on: warning\nfoo: bar\n")
 	r = runCLI(t, nil, pkg)
-	if r.code != ExitError || !strings.Contains(r.stderr, ConfigFile+":2: unknown key \"foo\"") {
+	if r.code != ExitError || !strings.Contains(r.stderr, configFile+":2: unknown key \"foo\"") {
 		t.Errorf("bad configuration: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := runCLI(t, nil, "--config", filepath.Join(pkg, ConfigFile), pkg); r.code != ExitError || !strings.Contains(r.stderr, "--config: ") {
+	if r := runCLI(t, nil, "--config", filepath.Join(pkg, configFile), pkg); r.code != ExitError || !strings.Contains(r.stderr, "--config: ") {
 		t.Errorf("bad --config: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -198,7 +198,7 @@ func TestCorpusConfigurationsWithConfig(t *testing.T) {
 			if n := strings.Count(cfg, "\n"); n != 3 {
 				t.Fatalf("%d lines", n)
 			}
-			if err := os.WriteFile(filepath.Join(repo, ConfigFile), []byte(cfg), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(repo, configFile), []byte(cfg), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			ds, r := jsonOutput(t, nil, "--fail-on", "warning", repo)
@@ -211,7 +211,7 @@ func TestCorpusConfigurationsWithConfig(t *testing.T) {
 				t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 			}
 			// Without the disable line, the deprecations alone remain.
-			if err := os.WriteFile(filepath.Join(repo, ConfigFile), []byte("ignore:\n  - .github/workflows/*\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(repo, configFile), []byte("ignore:\n  - .github/workflows/*\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			ds, _ = jsonOutput(t, nil, "--fail-on", "warning", repo)
@@ -262,7 +262,7 @@ func TestConfigBounds(t *testing.T) {
 	if _, err := builtinChecker.parseConfig(t.Context(), "f.yaml", []byte(globs)); err == nil || !strings.Contains(err.Error(), "f.yaml:2: ignore: 1001 entries") {
 		t.Errorf("too many globs: %v", err)
 	}
-	big := filepath.Join(t.TempDir(), ConfigFile)
+	big := filepath.Join(t.TempDir(), configFile)
 	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", maxConfigSize)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestConfigDepsFrom(t *testing.T) {
 	repo := t.TempDir()
 	copyDir(t, depsRoot, filepath.Join(repo, "root"))
 	copyDir(t, depsRegistry, filepath.Join(repo, "vendor"))
-	if err := os.WriteFile(filepath.Join(repo, ConfigFile), []byte("deps-from: [vendor]\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(repo, configFile), []byte("deps-from: [vendor]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ds, r := jsonOutput(t, nil, "--deps", "--offline", filepath.Join(repo, "root"))
@@ -294,7 +294,7 @@ func TestConfigAgainst(t *testing.T) {
 	repo := t.TempDir()
 	copyDir(t, filepath.Join("testdata", "against", "v1"), filepath.Join(repo, "v1"))
 	copyDir(t, filepath.Join("testdata", "against", "v2"), filepath.Join(repo, "v2"))
-	if err := os.WriteFile(filepath.Join(repo, ConfigFile), []byte("against: v1\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(repo, configFile), []byte("against: v1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := runCLI(t, nil, filepath.Join(repo, "v2"))
@@ -317,7 +317,7 @@ func TestConfigImageConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mirror.yaml"), []byte(good), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, ConfigFile)
+	file := filepath.Join(dir, configFile)
 	if err := os.WriteFile(file, []byte("image-config: [mirror.yaml]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ var ErrEditorFlag = errors.New("flag not for an editor's lint")
 // reading the package's files, its examples included, through fsys, whose
 // names are relative to root: an editor passes an overlay of its unsaved
 // buffers over os.DirFS(root), so that what is linted is what the author
-// sees. The configuration file that applies to root (ConfigFile, from root
+// sees. The configuration file that applies to root (configFile, from root
 // upward) is read from disk, as Run reads it. A dependency graph is linted
 // only when flags ask for it (--deps), and reaches a registry only when they
 // let it.

@@ -190,9 +190,9 @@ func TestConfigFiles(t *testing.T) {
 		{name: "both spellings", files: map[string]string{"pkg/.xpkg-lint.yml": "fail-on: warning\n", "pkg/.xpkg-lint.yaml": "fail-on: warning\n"}, code: ExitError, stderr: []string{"keep one"}},
 		{name: "unknown key", files: map[string]string{".xpkg-lint.yaml": "# a comment\nfail-on: warning\nbogus: 1\n"}, code: ExitError,
 			stderr: []string{"configuration: ", ".xpkg-lint.yaml:3: unknown key \"bogus\""}, noStderr: []string{"unreadable"}},
-		{name: "FIFO", plant: func(t *testing.T, repo string) { mkfifo(t, filepath.Join(repo, "pkg", ConfigFile)) }, code: ExitError, stderr: []string{"not a regular file"}},
+		{name: "FIFO", plant: func(t *testing.T, repo string) { mkfifo(t, filepath.Join(repo, "pkg", configFile)) }, code: ExitError, stderr: []string{"not a regular file"}},
 		{name: "link", plant: func(t *testing.T, repo string) {
-			symlink(t, filepath.Join(outside, "config.yaml"), filepath.Join(repo, "pkg", ConfigFile))
+			symlink(t, filepath.Join(outside, "config.yaml"), filepath.Join(repo, "pkg", configFile))
 		}, code: ExitError, stderr: []string{"symbolic link"}},
 		{name: "image-config FIFO", files: map[string]string{".xpkg-lint.yaml": "image-config: ic.yaml\n"}, plant: func(t *testing.T, repo string) {
 			mkfifo(t, filepath.Join(repo, "ic.yaml"))

@@ -48,7 +48,7 @@ type config struct {
 	writeBaseline bool
 	fix, diff     bool // --fix, --diff
 	// project is the configuration --config names; nil to look for
-	// ConfigFile from each source upward (configs).
+	// configFile from each source upward (configs).
 	project  *projectConfig
 	configs  *configFinder
 	sources  []string

@@ -59,11 +59,11 @@ func runLoader(t *testing.T, l loader, stdin []byte, args ...string) result {
 // diagnostic (XP501) has no line.
 func twoBaseLayersXpkg(t *testing.T) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := xpkgtest.TwoBaseLayers.MustImage(t).WriteXpkg(context.Background(), &buf); err != nil {
+	b, err := os.ReadFile(xpkgtest.TwoBaseLayers.MustImage(t).XpkgFile(t))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return b
 }
 
 // checkGolden compares got with testdata/name, or rewrites it with -update.
@@ -255,11 +255,11 @@ func TestSourceKinds(t *testing.T) {
 		WithCRD("example.org", "Widget", "v1alpha1").
 		WithCrossplaneConstraint("not-a-version")
 	img := pkg.MustImage(t)
-	var xpkgBytes, yamlBytes bytes.Buffer
-	if err := img.WriteXpkg(context.Background(), &xpkgBytes); err != nil {
+	xpkgBytes, err := os.ReadFile(img.XpkgFile(t))
+	if err != nil {
 		t.Fatal(err)
 	}
-	yamlBytes.Write(pkg.YAML())
+	yamlBytes := bytes.NewBuffer(pkg.YAML())
 
 	tests := []struct {
 		name   string
@@ -272,7 +272,7 @@ func TestSourceKinds(t *testing.T) {
 		{"oci layout tar", img.LayoutTarFile(t), nil, xpkg.SourceOCILayoutTar},
 		{"directory", pkg.Dir(t), nil, xpkg.SourceDirectory},
 		{"package.yaml", pkg.PackageYAMLFile(t), nil, xpkg.SourcePackageYAML},
-		{"stdin xpkg", "-", xpkgBytes.Bytes(), xpkg.SourceReader},
+		{"stdin xpkg", "-", xpkgBytes, xpkg.SourceReader},
 		{"stdin yaml", "-", yamlBytes.Bytes(), xpkg.SourceReader},
 	}
 	var want []finding

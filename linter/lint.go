@@ -167,16 +167,11 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 	}
 
 	var (
-		kind      meta.Kind
-		metaGroup string
-		sh        *shared
+		kind meta.Kind
+		sh   *shared
 	)
 	if pkg != nil {
 		kind = packageKind(pkg)
-		metaGroup = pkg.MetaGroup
-		if metaGroup == "" {
-			metaGroup = meta.DefaultGroup
-		}
 		sh = newShared(pkg)
 	}
 	var run []*Rule
@@ -209,7 +204,7 @@ func run(ctx context.Context, c *config, scope Scope, pkg *parser.Package, subje
 			}
 			p := &Pass{
 				Rule: run[i], Package: pkg, Kind: kind,
-				CrossplaneVersion: c.xpVersion, Target: Target{Line: c.resolved.Line, Note: c.resolved.Note}, MetaGroup: metaGroup,
+				CrossplaneVersion: c.xpVersion, Target: Target{Line: c.resolved.Line, Note: c.resolved.Note},
 				ctx: ctx, shared: sh, memo: m, inputs: c.inputs, max: c.maxDiags,
 				subject: subject,
 			}

@@ -139,8 +139,6 @@ type Pass struct {
 	// Target is the release line the rules follow: that of
 	// CrossplaneVersion, else DefaultCrossplaneVersion.
 	Target Target
-	// MetaGroup is the API group meta objects are expected to have.
-	MetaGroup string
 
 	// subject is what a rule of another scope than ScopePackage runs on
 	// (LintSubject); its rules reach it through RunOn.

@@ -30,21 +30,12 @@ func KnownCapabilities(k Kind) []string {
 	}
 }
 
-// CapabilityKnown reports whether capability matches, the way Crossplane
-// matches it, one of the KnownCapabilities of kind k. So "SafeStart",
-// "safestart" and "safe_start" are all the Provider capability "safe-start".
-func CapabilityKnown(k Kind, capability string) bool {
-	for _, known := range KnownCapabilities(k) {
-		if capabilityMatches(capability, known) {
-			return true
-		}
-	}
-	return false
-}
-
 // CapabilitiesContain reports whether one of capabilities matches
 // capability the way Crossplane compares them: only ASCII letters and
-// digits count, and case does not.
+// digits count, and case does not. So
+// CapabilitiesContain(KnownCapabilities(KindProvider), c) holds for
+// "SafeStart", "safestart" and "safe_start", all the Provider capability
+// "safe-start".
 func CapabilitiesContain(capabilities []string, capability string) bool {
 	for _, c := range capabilities {
 		if capabilityMatches(c, capability) {

@@ -6,7 +6,7 @@ import (
 	"github.com/xpkgkit/xpkgkit/meta"
 )
 
-func TestCapabilityKnown(t *testing.T) {
+func TestKnownCapabilitiesContain(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
 		kind       meta.Kind
@@ -37,8 +37,8 @@ func TestCapabilityKnown(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if got := meta.CapabilityKnown(tc.kind, tc.capability); got != tc.want {
-				t.Errorf("CapabilityKnown(%q, %q) = %v, want %v", tc.kind, tc.capability, got, tc.want)
+			if got := meta.CapabilitiesContain(meta.KnownCapabilities(tc.kind), tc.capability); got != tc.want {
+				t.Errorf("CapabilitiesContain(KnownCapabilities(%q), %q) = %v, want %v", tc.kind, tc.capability, got, tc.want)
 			}
 		})
 	}

@@ -78,7 +78,7 @@ func TestCorpus(t *testing.T) {
 					t.Errorf("ToV1 version = %q, want v1", got)
 				}
 				for _, c := range p.GetCapabilities() {
-					if !meta.CapabilityKnown(w.kind, c) {
+					if !meta.CapabilitiesContain(meta.KnownCapabilities(w.kind), c) {
 						t.Logf("capability %q is not one Crossplane knows for a %s", c, w.kind)
 					}
 				}

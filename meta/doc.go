@@ -9,8 +9,9 @@
 //     [KindOf] says which kind a Pkg is and [ToV1] converts it to v1.
 //   - [NewScheme] returns a [runtime.Scheme] with every version registered,
 //     under the default group or, with [WithGroup], under a fork's group.
-//   - Constants name the annotations and capabilities Crossplane knows, and
-//     [CapabilityKnown] matches a capability the way Crossplane does.
+//   - Constants name the annotations and capabilities Crossplane knows
+//     ([KnownCapabilities] lists a kind's), and [CapabilitiesContain]
+//     matches a capability the way Crossplane does.
 //
 // A meta document decodes by creating the object for its group, version and
 // kind from the scheme and filling it from the document's map, for example

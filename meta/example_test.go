@@ -59,7 +59,7 @@ spec:
 		fmt.Println("depends on", *d.Provider, d.Version)
 	}
 	for _, c := range p.GetCapabilities() {
-		fmt.Println("capability", c, "known:", meta.CapabilityKnown(kind, c))
+		fmt.Println("capability", c, "known:", meta.CapabilitiesContain(meta.KnownCapabilities(kind), c))
 	}
 
 	v1p, err := meta.ToV1(p)
@@ -90,9 +90,9 @@ func ExampleWithGroup() {
 	// *v1alpha1.Configuration <nil>
 }
 
-func ExampleCapabilityKnown() {
+func ExampleCapabilitiesContain() {
 	for _, c := range []string{"safe-start", "SafeStart", "safe_start", "composition"} {
-		fmt.Println(c, meta.CapabilityKnown(meta.KindProvider, c))
+		fmt.Println(c, meta.CapabilitiesContain(meta.KnownCapabilities(meta.KindProvider), c))
 	}
 	// Output:
 	// safe-start true

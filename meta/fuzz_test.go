@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzDecode feeds arbitrary YAML to every meta kind and checks that
-// decoding, the Pkg accessors, KindOf, ToV1 and CapabilityKnown never panic,
+// decoding, the Pkg accessors, KindOf, ToV1 and CapabilitiesContain never panic,
 // and that ToV1 of a decoded object always succeeds.
 func FuzzDecode(f *testing.F) {
 	for _, dir := range []string{"roundtrip", "seeds"} {
@@ -49,7 +49,7 @@ func FuzzDecode(f *testing.F) {
 			_ = p.GetCrossplaneConstraints()
 			_ = p.GetDependencies()
 			for _, c := range p.GetCapabilities() {
-				_ = meta.CapabilityKnown(kind, c)
+				_ = meta.CapabilitiesContain(meta.KnownCapabilities(kind), c)
 			}
 			if _, err := meta.ToV1(p); err != nil {
 				t.Fatalf("ToV1: %v", err)

@@ -25,7 +25,7 @@ func TestConcurrentReads(t *testing.T) {
 						t.Error(err)
 						return
 					}
-					f, err := oci.ReadFile(context.Background(), want.src, img.Layers, "package.yaml")
+					f, err := oci.ReadFile(context.Background(), want.src, img.Manifest.Layers, "package.yaml")
 					if err != nil {
 						t.Error(err)
 						return

@@ -19,13 +19,13 @@ import (
 func baseLayer(t testing.TB, img *oci.Image) ocispec.Descriptor {
 	t.Helper()
 	var found []ocispec.Descriptor
-	for _, l := range img.Layers {
+	for _, l := range img.Manifest.Layers {
 		if l.Annotations["io.crossplane.xpkg"] == "base" || img.Config.Config.Labels["io.crossplane.xpkg:"+l.Digest.String()] == "base" {
 			found = append(found, l)
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("want one base layer, got %d in %v", len(found), img.Layers)
+		t.Fatalf("want one base layer, got %d in %v", len(found), img.Manifest.Layers)
 	}
 	return found[0]
 }
@@ -104,7 +104,7 @@ func TestCorpus(t *testing.T) {
 			if name == monolith {
 				return // the flattened read is the same code; keep the test short under -race
 			}
-			f, err := oci.ReadFile(context.Background(), o.src, o.img.Layers, "./package.yaml")
+			f, err := oci.ReadFile(context.Background(), o.src, o.img.Manifest.Layers, "./package.yaml")
 			if err != nil {
 				t.Fatalf("ReadFile flattened: %v", err)
 			}

@@ -114,8 +114,8 @@ func TestGzipArchiveReadOrder(t *testing.T) {
 	wantErr(t, err, nil)
 	img, err := oci.Resolve(context.Background(), src)
 	wantErr(t, err, nil)
-	for i := len(img.Layers) - 1; i >= 0; i-- {
-		f, err := oci.ReadLayerFile(context.Background(), src, img.Layers[i], fmt.Sprint("f", i))
+	for i := len(img.Manifest.Layers) - 1; i >= 0; i-- {
+		f, err := oci.ReadLayerFile(context.Background(), src, img.Manifest.Layers[i], fmt.Sprint("f", i))
 		wantErr(t, err, nil)
 		if _, err := io.Copy(io.Discard, f); err != nil {
 			t.Fatalf("layer %d: %v", i, err)
@@ -144,7 +144,7 @@ func readPackageYAMLAt(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := oci.ReadFile(ctx, src, img.Layers, "package.yaml")
+	f, err := oci.ReadFile(ctx, src, img.Manifest.Layers, "package.yaml")
 	if err != nil {
 		return err
 	}
@@ -261,7 +261,7 @@ func writeLayout(t testing.TB, s *oci.MemoryStore, root string) {
 	}
 	put(img.Descriptor.Digest, img.RawManifest)
 	put(img.Manifest.Config.Digest, img.RawConfig)
-	for _, l := range img.Layers {
+	for _, l := range img.Manifest.Layers {
 		rc, err := s.Fetch(ctx, l)
 		if err != nil {
 			t.Fatal(err)

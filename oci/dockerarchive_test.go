@@ -65,7 +65,7 @@ func TestDockerArchiveNamedDigests(t *testing.T) {
 			img, err := oci.Resolve(ctx, src)
 			if err == nil {
 				var f *oci.File
-				if f, err = oci.ReadFile(ctx, src, img.Layers, "package.yaml"); err == nil {
+				if f, err = oci.ReadFile(ctx, src, img.Manifest.Layers, "package.yaml"); err == nil {
 					var got []byte
 					if got, err = io.ReadAll(f); err == nil && string(got) != yaml {
 						t.Errorf("package.yaml = %q, want %q", got, yaml)

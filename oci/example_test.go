@@ -27,7 +27,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	for _, l := range img.Layers {
+	for _, l := range img.Manifest.Layers {
 		label := img.Config.Config.Labels["io.crossplane.xpkg:"+l.Digest.String()]
 		if l.Annotations["io.crossplane.xpkg"] != "base" && label != "base" {
 			continue
@@ -43,7 +43,7 @@ func Example() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("%s: %d layer(s), package.yaml is %d bytes\n", src.Format(), len(img.Layers), n)
+		fmt.Printf("%s: %d layer(s), package.yaml is %d bytes\n", src.Format(), len(img.Manifest.Layers), n)
 	}
 	// Output:
 	// docker-archive: 1 layer(s), package.yaml is 269 bytes

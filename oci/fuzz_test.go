@@ -172,7 +172,7 @@ func TestSmallArchives(t *testing.T) {
 		img, err := oci.Resolve(ctx, s)
 		if err == nil {
 			var f *oci.File
-			if f, err = oci.ReadFile(ctx, s, img.Layers, "package.yaml"); err == nil {
+			if f, err = oci.ReadFile(ctx, s, img.Manifest.Layers, "package.yaml"); err == nil {
 				_, err = io.Copy(io.Discard, f)
 				f.Close()
 			}

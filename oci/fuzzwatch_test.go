@@ -104,7 +104,7 @@ func readAny(t *testing.T, s oci.Store) {
 		return
 	}
 	checkVerified(t, img)
-	f, err := oci.ReadFile(ctx, s, img.Layers, "package.yaml", fuzzLimits())
+	f, err := oci.ReadFile(ctx, s, img.Manifest.Layers, "package.yaml", fuzzLimits())
 	checkTyped(t, "ReadFile", err)
 	if err != nil {
 		return

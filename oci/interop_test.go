@@ -120,11 +120,11 @@ func TestGGCRDockerArchive(t *testing.T) {
 	if got := baseLayer(t, img).Digest.String(); got != layerDigest(t, oneBase) {
 		t.Errorf("base digest %s, ggcr says %s", got, layerDigest(t, oneBase))
 	}
-	if img.Layers[1].Annotations["io.crossplane.xpkg"] != "upbound" {
-		t.Errorf("examples layer annotations %v", img.Layers[1].Annotations)
+	if img.Manifest.Layers[1].Annotations["io.crossplane.xpkg"] != "upbound" {
+		t.Errorf("examples layer annotations %v", img.Manifest.Layers[1].Annotations)
 	}
-	if img.Layers[0].MediaType != oci.MediaTypeDockerLayer {
-		t.Errorf("sniffed media type %q", img.Layers[0].MediaType)
+	if img.Manifest.Layers[0].MediaType != oci.MediaTypeDockerLayer {
+		t.Errorf("sniffed media type %q", img.Manifest.Layers[0].MediaType)
 	}
 	cfgDigest, _ := one.ConfigName()
 	if img.Manifest.Config.Digest.String() != cfgDigest.String() {
@@ -183,7 +183,7 @@ func TestGGCRLayoutMultiPlatform(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := oci.ReadFile(ctx, src, img.Layers, "package.yaml")
+			f, err := oci.ReadFile(ctx, src, img.Manifest.Layers, "package.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,7 +237,7 @@ func TestGGCRWhiteouts(t *testing.T) {
 	}
 	for _, p := range []string{"package.yaml", "a/f", "a/new", "b/g", "c/h"} {
 		want, exists := extracted[p]
-		f, err := oci.ReadFile(ctx, src, oimg.Layers, p)
+		f, err := oci.ReadFile(ctx, src, oimg.Manifest.Layers, p)
 		if !exists {
 			wantErr(t, err, oci.ErrNotFound)
 			continue
@@ -372,7 +372,7 @@ func TestSkopeo(t *testing.T) {
 	if img.Manifest.MediaType != ocispec.MediaTypeImageManifest {
 		t.Errorf("manifest media type %q", img.Manifest.MediaType)
 	}
-	f, err := oci.ReadFile(ctx, src, img.Layers, "package.yaml")
+	f, err := oci.ReadFile(ctx, src, img.Manifest.Layers, "package.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestDockerArchiveLabelAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"example.org/role": "data", "io.crossplane.xpkg": "base"}
-	if len(img.Layers) != 1 || !maps.Equal(img.Layers[0].Annotations, want) {
-		t.Errorf("layer annotations %v, want %v", img.Layers, want)
+	if len(img.Manifest.Layers) != 1 || !maps.Equal(img.Manifest.Layers[0].Annotations, want) {
+		t.Errorf("layer annotations %v, want %v", img.Manifest.Layers, want)
 	}
 }

@@ -29,11 +29,6 @@ type Image struct {
 	Config ocispec.Image
 	// RawConfig holds the config's bytes; nil when it is not an image config.
 	RawConfig []byte
-	// Layers are the manifest's layers, bottom first, as the manifest gives
-	// them (for a docker archive, the manifest a docker archive's Source synthesises).
-	// Resolve does not interpret the config's labels (Config.Config.Labels):
-	// package xpkg's layer selector reads the Crossplane CLI's.
-	Layers []ocispec.Descriptor
 	// Platform is the platform of the chosen manifest descriptor; nil when the
 	// descriptor had none (a manifest alone in its index).
 	Platform *ocispec.Platform
@@ -216,7 +211,6 @@ func (r *resolver) image(ctx context.Context, desc ocispec.Descriptor, raw []byt
 		Descriptor:  desc,
 		Manifest:    m,
 		RawManifest: raw,
-		Layers:      m.Layers,
 		Platform:    desc.Platform,
 		Indexes:     r.indexes,
 	}

@@ -135,7 +135,7 @@ func TestResolveNested(t *testing.T) {
 	if img.Platform == nil || oci.PlatformString(*img.Platform) != "linux/amd64" {
 		t.Errorf("Platform = %v", img.Platform)
 	}
-	f, err := oci.ReadFile(context.Background(), b.s, img.Layers, "package.yaml")
+	f, err := oci.ReadFile(context.Background(), b.s, img.Manifest.Layers, "package.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestResolveKeepsLayersAsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []map[string]string{nil, {"io.crossplane.xpkg": "kept"}}
-	for i, l := range img.Layers {
+	for i, l := range img.Manifest.Layers {
 		if !maps.Equal(l.Annotations, want[i]) {
 			t.Errorf("layer %d annotations %v, want %v", i, l.Annotations, want[i])
 		}

@@ -175,11 +175,11 @@ func TestRandomImagesReadBack(t *testing.T) {
 					if err != nil {
 						t.Fatalf("Resolve(%s): %v", p, err)
 					}
-					if len(img.Layers) != layers {
-						t.Fatalf("%s: %d layers, want %d", p, len(img.Layers), layers)
+					if len(img.Manifest.Layers) != layers {
+						t.Fatalf("%s: %d layers, want %d", p, len(img.Manifest.Layers), layers)
 					}
-					for l := range img.Layers {
-						f, err := oci.ReadFile(ctx, s, img.Layers, fmt.Sprintf("random/%d", l))
+					for l := range img.Manifest.Layers {
+						f, err := oci.ReadFile(ctx, s, img.Manifest.Layers, fmt.Sprintf("random/%d", l))
 						if err != nil {
 							t.Fatalf("%s layer %d: %v", p, l, err)
 						}

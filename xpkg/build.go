@@ -242,9 +242,6 @@ func (r *BuildResult) Digest() digest.Digest { return r.img.ManifestDescriptor()
 // Manifest returns the image's manifest.
 func (r *BuildResult) Manifest() ocispec.Manifest { return r.img.Manifest() }
 
-// Config returns the image config.
-func (r *BuildResult) Config() ocispec.Image { return r.img.Config() }
-
 // Package returns the parsed package, with positions in the source files.
 func (r *BuildResult) Package() *parser.Package { return r.pkg }
 

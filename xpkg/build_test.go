@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/xpkgkit/xpkgkit/internal/tartest"
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
@@ -471,15 +472,27 @@ func TestBuildOptions(t *testing.T) {
 	if got := plain.Manifest().MediaType; got != "application/vnd.docker.distribution.manifest.v2+json" {
 		t.Errorf("manifest media type = %s", got)
 	}
-	cfg := plain.Config()
-	if cfg.OS != "" || cfg.Architecture != "" || cfg.Created == nil || !cfg.Created.IsZero() {
-		t.Errorf("config platform %q/%q created %v, want empty and zero time", cfg.OS, cfg.Architecture, cfg.Created)
-	}
 	var buf bytes.Buffer
 	if err := tagged.WriteXpkg(t.Context(), &buf); err != nil {
 		t.Fatal(err)
 	}
-	m, err := tarball.LoadManifest(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil })
+	opener := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil }
+	written, err := tarball.Image(opener, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := written.RawConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg ocispec.Image
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OS != "" || cfg.Architecture != "" || cfg.Created == nil || !cfg.Created.IsZero() {
+		t.Errorf("config platform %q/%q created %v, want empty and zero time", cfg.OS, cfg.Architecture, cfg.Created)
+	}
+	m, err := tarball.LoadManifest(opener)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +605,7 @@ func TestBuildReadBackWithOCI(t *testing.T) {
 				t.Errorf("digest = %s, want %s", img.Descriptor.Digest, res.Digest())
 			}
 			var got []string
-			for _, l := range img.Layers {
+			for _, l := range img.Manifest.Layers {
 				got = append(got, l.Annotations[xpkg.AnnotationKey])
 			}
 			if diff := cmp.Diff([]string{xpkg.AnnotationBase, xpkg.AnnotationExamples}, got); diff != "" {
@@ -600,7 +613,7 @@ func TestBuildReadBackWithOCI(t *testing.T) {
 			}
 			for i, want := range [][]byte{res.PackageYAML(), res.ExamplesYAML()} {
 				name := []string{xpkg.PackageFile, xpkg.ExamplesFile}[i]
-				f, err := oci.ReadLayerFile(t.Context(), src, img.Layers[i], name)
+				f, err := oci.ReadLayerFile(t.Context(), src, img.Manifest.Layers[i], name)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

@@ -34,8 +34,7 @@
 //
 // SelectLayer is the layer selector on its own: from an image's layers and
 // config labels, the base layer, or the decision to flatten, with the facts
-// the image lint rules (XP5xx) read. CheckDependency checks a dependency's
-// package reference (oci.Reference) the way the linter does.
+// the image lint rules (XP5xx) read.
 //
 // Build turns a package in its on-disk format (parser.MetaFile plus YAML files,
 // from any fs.FS) into a package image, as the Crossplane CLI's build does:

@@ -122,21 +122,7 @@ func TestExamplesLayerUnreadable(t *testing.T) {
 	p := xpkgtest.NewConfiguration("example").
 		WithExample([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n")).
 		WithExample([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: [\n"))
-	img, err := p.Image(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "p.xpkg")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := img.WriteXpkg(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := p.MustImage(t).XpkgFile(t)
 	pkg, err := xpkg.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

@@ -46,11 +46,7 @@ func fuzzLimits() xpkg.Limits {
 func FuzzSelectLayer(f *testing.F) {
 	p := xpkgtest.NewProvider("provider-fuzz").WithCRD("example.org", "Widget", "v1alpha1")
 	img := p.MustImage(f)
-	dir := filepath.Join(f.TempDir(), "layout")
-	if err := img.WriteLayout(context.Background(), dir); err != nil {
-		f.Fatal(err)
-	}
-	store, err := oci.Open(context.Background(), dir)
+	store, err := oci.Open(context.Background(), img.LayoutDir(f))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -172,13 +168,11 @@ func FuzzOpenReader(f *testing.F) {
 	}
 	p := xpkgtest.NewConfiguration("configuration-fuzz")
 	f.Add(p.YAML())
-	var xb bytes.Buffer
-	if err := p.MustImage(f).WriteXpkg(context.Background(), &xb); err == nil {
-		f.Add(xb.Bytes())
-	}
-	var tb bytes.Buffer
-	if err := p.MustImage(f).WriteLayoutTar(context.Background(), &tb); err == nil {
-		f.Add(tb.Bytes())
+	img := p.MustImage(f)
+	for _, path := range []string{img.XpkgFile(f), img.LayoutTarFile(f)} {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
 	}
 	lim := fuzzLimits()
 	f.Fuzz(func(t *testing.T, in []byte) {

@@ -105,8 +105,8 @@ func openStore(ctx context.Context, s oci.Store, format oci.Format, c *openConfi
 // layers' digests were. A label naming no layer means a layer's bytes changed
 // since (or its annotation would be silently lost, and the image flattened).
 func checkLayerLabels(img *oci.Image) error {
-	have := make(map[string]bool, len(img.Layers))
-	for _, l := range img.Layers {
+	have := make(map[string]bool, len(img.Manifest.Layers))
+	for _, l := range img.Manifest.Layers {
 		have[l.Digest.String()] = true
 	}
 	var missing []string
@@ -127,7 +127,7 @@ func checkLayerLabels(img *oci.Image) error {
 // loadImage selects the layers of img, parses its package.yaml and
 // examples, and records the facts.
 func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig) (*Package, error) {
-	sel, err := SelectLayer(img.Layers, img.Config.Config.Labels)
+	sel, err := SelectLayer(img.Manifest.Layers, img.Config.Config.Labels)
 	if err != nil && !errors.Is(err, ErrMultipleBaseLayers) {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func loadImage(ctx context.Context, f oci.Fetcher, img *oci.Image, c *openConfig
 			ManifestDigest: img.Descriptor.Digest,
 			Manifest:       img.Manifest,
 			Config:         img.Config,
-			Layers:         annotateLayers(img.Layers, img.Config.Config.Labels),
+			Layers:         annotateLayers(img.Manifest.Layers, img.Config.Config.Labels),
 			Platform:       img.Platform,
 			Tags:           img.RefNames,
 			Selection:      *sel,

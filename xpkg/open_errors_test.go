@@ -19,11 +19,11 @@ import (
 // xpkgBytes returns a valid .xpkg file's bytes.
 func xpkgBytes(t *testing.T) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if err := xpkgtest.NewProvider("provider-errors").WithCRD("example.org", "Widget").MustImage(t).WriteXpkg(t.Context(), &b); err != nil {
+	b, err := os.ReadFile(xpkgtest.NewProvider("provider-errors").WithCRD("example.org", "Widget").MustImage(t).XpkgFile(t))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	return b
 }
 
 // rewriteTar copies a tar, leaving out the entries drop says so.

@@ -54,7 +54,7 @@ func TestOpenImageConfig(t *testing.T) {
 	if _, err := res.Push(ctx, pushTo(t, c, reg.Host+"/mirror/acme/provider-example"), "v1.0.0"); err != nil {
 		t.Fatal(err)
 	}
-	set, err := imageconfig.Parse(ctx, strings.NewReader(`apiVersion: pkg.crossplane.io/v1beta1
+	set, err := imageconfig.ParseAll(ctx, []imageconfig.Input{{Reader: strings.NewReader(`apiVersion: pkg.crossplane.io/v1beta1
 kind: ImageConfig
 metadata:
   name: mirror
@@ -62,8 +62,8 @@ spec:
   matchImages:
   - prefix: xpkg.crossplane.io/
   rewriteImage:
-    prefix: `+reg.Host+`/mirror/
-`))
+    prefix: ` + reg.Host + `/mirror/
+`)}})
 	if err != nil {
 		t.Fatal(err)
 	}

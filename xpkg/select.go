@@ -79,9 +79,9 @@ type Selection struct {
 }
 
 // SelectLayer decides where the package.yaml of an image is to be read
-// from, given its layers (bottom first, as in a manifest: oci.Image.Layers)
-// and its config's labels (oci.Image.Config.Config.Labels; nil when there
-// are none). A layer's AnnotationKey value is its descriptor's annotation,
+// from, given its layers (bottom first, as in a manifest:
+// oci.Image.Manifest.Layers) and its config's labels
+// (oci.Image.Config.Config.Labels; nil when there are none). A layer's AnnotationKey value is its descriptor's annotation,
 // or, where the descriptor has none, the label LayerLabel(digest): the
 // record the Crossplane CLI keeps in formats that drop layer annotations (a
 // docker archive, a .xpkg file). Then:

@@ -166,7 +166,7 @@ func TestSelectionOpenPackageYAML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sel, err := xpkg.SelectLayer(img.Layers, img.Config.Config.Labels)
+			sel, err := xpkg.SelectLayer(img.Manifest.Layers, img.Config.Config.Labels)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -165,11 +165,12 @@ func TestOpenReader(t *testing.T) {
 	t.Parallel()
 	pkg := xpkgtest.NewProvider("provider-example").WithCRD("example.org", "Widget")
 	img := pkg.MustImage(t)
-	var xpkgBytes, layoutTar bytes.Buffer
-	if err := img.WriteXpkg(t.Context(), &xpkgBytes); err != nil {
+	xpkgBytes, err := os.ReadFile(img.XpkgFile(t))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := img.WriteLayoutTar(t.Context(), &layoutTar); err != nil {
+	layoutTar, err := os.ReadFile(img.LayoutTarFile(t))
+	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -182,13 +183,13 @@ func TestOpenReader(t *testing.T) {
 	}{
 		{name: "yaml", input: pkg.YAML(), wantFile: "<stdin>"},
 		{name: "named yaml", input: pkg.YAML(), opts: []xpkg.Option{xpkg.WithSourceName("upload.yaml")}, wantFile: "upload.yaml"},
-		{name: "xpkg", input: xpkgBytes.Bytes(), image: true, wantFile: xpkg.PackageFile},
-		{name: "gzip xpkg", input: gzipOf(t, xpkgBytes.Bytes()), image: true, wantFile: xpkg.PackageFile},
-		{name: "layout tar", input: layoutTar.Bytes(), image: true, wantFile: xpkg.PackageFile},
+		{name: "xpkg", input: xpkgBytes, image: true, wantFile: xpkg.PackageFile},
+		{name: "gzip xpkg", input: gzipOf(t, xpkgBytes), image: true, wantFile: xpkg.PackageFile},
+		{name: "layout tar", input: layoutTar, image: true, wantFile: xpkg.PackageFile},
 		{name: "binary", input: []byte{0x7f, 'E', 'L', 'F', 0, 0, 1}, wantErr: xpkg.ErrUnknownSource},
 		{name: "tar of files", input: tarOf(t, "package.yaml", string(pkg.YAML())), wantErr: xpkg.ErrUnknownSource},
 		{
-			name: "image over MaxReaderBytes", input: xpkgBytes.Bytes(),
+			name: "image over MaxReaderBytes", input: xpkgBytes,
 			opts:    []xpkg.Option{xpkg.WithLimits(xpkg.Limits{MaxReaderBytes: 1024})},
 			wantErr: limit.ErrExceeded,
 		},

@@ -16,6 +16,16 @@ import (
 )
 
 // writeFile writes data to dir/name.
+// readFile returns the content of path.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func writeFile(t *testing.T, dir, name string, data []byte) {
 	t.Helper()
 	p := filepath.Join(dir, name)
@@ -31,39 +41,25 @@ func writeFile(t *testing.T, dir, name string, data []byte) {
 // form, a broken one, a file that is not an image, and a corpus .xpkg.
 func registry(t *testing.T) string {
 	t.Helper()
-	ctx := t.Context()
 	dir := t.TempDir()
 
 	provider := xpkgtest.NewProvider("provider-widgets").
 		WithCrossplaneConstraint(">=v1.14.0").
 		WithCRD("example.org", "Widget", "v1alpha1", "v1beta1").
 		MustImage(t)
-	var buf bytes.Buffer
-	if err := provider.WriteXpkg(ctx, &buf); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "acme/provider-widgets.xpkg", buf.Bytes())
+	writeFile(t, dir, "acme/provider-widgets.xpkg", readFile(t, provider.XpkgFile(t)))
 
 	config := xpkgtest.NewConfiguration("configuration-network").
 		WithXRD("example.org", "XNetwork", "v1alpha1").
 		WithDependency(meta.KindProvider, "xpkg.example.org/acme/provider-widgets", ">=v1.0.0").
 		MustImage(t)
-	if err := config.WriteLayout(ctx, filepath.Join(dir, "acme/configuration-network")); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "acme/configuration-network"), os.DirFS(config.LayoutDir(t))); err != nil {
 		t.Fatal(err)
 	}
 
 	fn := xpkgtest.NewFunction("function-noop").MustImage(t)
-	buf.Reset()
-	if err := fn.WriteLayoutTar(ctx, &buf); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "functions/function-noop.tar", buf.Bytes())
-
-	buf.Reset()
-	if err := xpkgtest.DigestMismatch.MustImage(t).WriteXpkg(ctx, &buf); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "broken/digest-mismatch.xpkg", buf.Bytes())
+	writeFile(t, dir, "functions/function-noop.tar", readFile(t, fn.LayoutTarFile(t)))
+	writeFile(t, dir, "broken/digest-mismatch.xpkg", readFile(t, xpkgtest.DigestMismatch.MustImage(t).XpkgFile(t)))
 	writeFile(t, dir, "README.md", []byte("not an image\n"))
 
 	corpus, err := os.ReadFile(testcorpus.Path(t, "provider-helm.xpkg"))

@@ -16,11 +16,7 @@ func TestVerdicts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	xpkgOf := func(p *xpkgtest.Package) []byte {
-		var b bytes.Buffer
-		if err := p.MustImage(t).WriteXpkg(t.Context(), &b); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
+		return readFile(t, p.MustImage(t).XpkgFile(t))
 	}
 	good := xpkgOf(xpkgtest.NewProvider("provider-good").WithCRD("example.org", "Widget"))
 	var notes bytes.Buffer

@@ -220,8 +220,8 @@ func validateOne(ctx context.Context, v *schema.Validator, o *parser.Object, unk
 	}
 	var out []Finding
 	note := ""
-	if r.SkippedCEL > 0 {
-		note = fmt.Sprintf(" (%d CEL rules not evaluated)", r.SkippedCEL)
+	if r.CEL.Skipped() > 0 {
+		note = fmt.Sprintf(" (%d CEL rules not evaluated)", r.CEL.Skipped())
 	}
 	if !r.Served {
 		f := base
@@ -240,7 +240,7 @@ func validateOne(ctx context.Context, v *schema.Validator, o *parser.Object, unk
 			f.Severity = "warning"
 		}
 		f.Field, f.Violation, f.Expected, f.Found = x.Field(), string(x.Kind), x.Expected, x.Found
-		f.Definition, f.Version, f.SkippedCEL = r.Definition, r.GVK.Version, r.SkippedCEL
+		f.Definition, f.Version, f.SkippedCEL = r.Definition, r.GVK.Version, r.CEL.Skipped()
 		f.Message = fmt.Sprintf("%s (%s version %s)%s", x, r.Definition, r.GVK.Version, note)
 		out = append(out, f)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"testing"
 
 	"github.com/xpkgkit/xpkgkit/limit"
@@ -60,11 +61,11 @@ func index(ctx context.Context, upload io.Reader, spool string) (verdict, []lint
 func TestIndexer(t *testing.T) {
 	t.Parallel()
 	image := func(p *xpkgtest.Package) []byte {
-		var b bytes.Buffer
-		if err := p.MustImage(t).WriteXpkg(t.Context(), &b); err != nil {
+		b, err := os.ReadFile(p.MustImage(t).XpkgFile(t))
+		if err != nil {
 			t.Fatal(err)
 		}
-		return b.Bytes()
+		return b
 	}
 	good := image(xpkgtest.NewProvider("provider-good").WithCRD("example.org", "Widget"))
 	bad := image(xpkgtest.NewProvider("provider-bad").WithObject([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n")))

@@ -63,7 +63,7 @@ func configSurfaces(t *testing.T) []string {
 		keys = append(keys, "config:"+k)
 	}
 	sort.Strings(keys)
-	return append(keys, "file:"+lintcmd.ConfigFile, "file:"+lintcmd.ConfigFileAlt)
+	return append(keys, "file:.xpkg-lint.yaml", "file:.xpkg-lint.yml") // xpkg-lint's configuration files
 }
 
 // TestSurfacesCovered is issue 30's coverage test: every flag of xpkg-lint

@@ -19,7 +19,7 @@ var keywords = []string{
 // Keywords returns the OpenAPI schema keywords and Kubernetes extensions
 // (x-kubernetes-…) the Validator of linter/schema checks objects against,
 // in no particular order. Other keywords of a schema are left out (CEL
-// rules, counted in Result.SkippedCEL; $ref, patternProperties,
+// rules, counted in Result.CEL; $ref, patternProperties,
 // dependencies, recorded in Result.Skipped) or only describe it
 // (description, title, example).
 func Keywords() []string { return append([]string(nil), keywords...) }

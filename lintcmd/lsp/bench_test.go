@@ -30,7 +30,7 @@ func BenchmarkDidChange(b *testing.B) {
 			if err != nil {
 				b.Skipf("no corpus: %v", err)
 			}
-			c := newTestClient(b, New(WithDebounce(0)), "")
+			c := newTestClient(b, New(withDebounce(0)), "")
 			uri := pathToURI(file)
 			c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 				"uri": uri, "languageId": "yaml", "version": 1, "text": string(text)}})

@@ -8,8 +8,9 @@
 // checker.LintFS, with the editor's unsaved buffers over the files on
 // disk, and publishes the diagnostics: each with its rule ID, a link to
 // the rule's doc (WithRuleDocs), and, for an example's finding (XP408), the
-// package's definition that judged it as related information. Edits are debounced (WithDebounce), and a
-// newer edit cancels the running lint. Every suggested fix is a quick fix
+// package's definition that judged it as related information. Edits are
+// debounced (a lint starts 150 ms after the last edit), and a newer edit
+// cancels the running lint. Every suggested fix is a quick fix
 // (textDocument/codeAction). Hover shows the rule's doc on a diagnostic and,
 // on a field, its type, description, default, enum and constraints from the
 // schema that judges it at the target Crossplane release: the package's
@@ -28,7 +29,7 @@
 //
 // Everything is bounded: one message is at most WithMaxMessageSize bytes
 // (a larger one is skipped, streamed to nowhere, and logged), each request
-// runs under WithRequestTimeout and is cancellable, at most four run at
+// runs under a timeout (10 s) and is cancellable, at most four run at
 // once, one lint runs at a time, and the context of a position is read from
 // a bounded window of the document. A panic or an error inside a request
 // becomes its error response and a window/logMessage; Serve ends only on

@@ -31,7 +31,7 @@ func FuzzServe(f *testing.F) {
 		var out bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		err := New(WithDebounce(0), WithMaxMessageSize(1<<20), WithRequestTimeout(5*time.Second)).Serve(ctx, bytes.NewReader(data), &syncWriter{w: &out})
+		err := New(withDebounce(0), WithMaxMessageSize(1<<20), withRequestTimeout(5*time.Second)).Serve(ctx, bytes.NewReader(data), &syncWriter{w: &out})
 		switch {
 		case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, ErrFraming), errors.Is(err, ErrNoShutdown):
 		default:

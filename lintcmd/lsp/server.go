@@ -103,9 +103,9 @@ func WithMaxMessageSize(n int64) Option {
 	}
 }
 
-// WithDebounce sets how long the server waits after an edit before it
-// lints (150 ms by default); zero lints at once.
-func WithDebounce(d time.Duration) Option {
+// withDebounce sets how long the server waits after an edit before it
+// lints (150 ms by default); zero lints at once. For the tests.
+func withDebounce(d time.Duration) Option {
 	return func(s *config) {
 		if d >= 0 {
 			s.debounce = d
@@ -113,9 +113,9 @@ func WithDebounce(d time.Duration) Option {
 	}
 }
 
-// WithRequestTimeout bounds each request (hover, completion, definition,
-// code actions; 10 s by default).
-func WithRequestTimeout(d time.Duration) Option {
+// withRequestTimeout bounds each request (hover, completion, definition,
+// code actions; 10 s by default). For the tests.
+func withRequestTimeout(d time.Duration) Option {
 	return func(s *config) {
 		if d > 0 {
 			s.requestTimeout = d

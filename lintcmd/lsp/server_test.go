@@ -52,7 +52,7 @@ func xpkgLintFindings(t *testing.T, root string) []string {
 // and from functionRef.
 func TestProtocol(t *testing.T) {
 	t.Parallel()
-	c := newTestClient(t, New(WithDebounce(10*time.Millisecond)), `{"xpkg": {"crossplaneVersion": "v2.4.0"}}`)
+	c := newTestClient(t, New(withDebounce(10*time.Millisecond)), `{"xpkg": {"crossplaneVersion": "v2.4.0"}}`)
 	root := fixture(t, "")
 	metaURI, _ := c.open(fixture(t, "crossplane.yaml"))
 	compURI, comp := c.open(fixture(t, "apis/network/composition.yaml"))
@@ -258,7 +258,7 @@ func TestLintCancelled(t *testing.T) {
 			return nil
 		},
 	}
-	c := newTestClient(t, New(WithDebounce(0), WithRules(block)), "")
+	c := newTestClient(t, New(withDebounce(0), WithRules(block)), "")
 	uri, text := c.open(fixture(t, "crossplane.yaml"))
 	select {
 	case <-started:
@@ -345,7 +345,7 @@ func TestMalformed(t *testing.T) {
 func TestHostileDocument(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	c := newTestClient(t, New(WithDebounce(0)), "")
+	c := newTestClient(t, New(withDebounce(0)), "")
 	var b strings.Builder
 	b.WriteString("apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nspec:\n")
 	for i := range 2000 {

@@ -94,9 +94,6 @@ type Change struct {
 	Path string
 	// Old and New locate the change in each package.
 	Old, New Location
-	// Major reports whether the package's version change is a major
-	// semver bump (WithVersions); false when it is not or is unknown.
-	Major bool
 	// Error reports whether the change is an error, not a warning: the
 	// API server refuses it at install whatever the version change (a
 	// changed kind, scope or claim kind of one definition), or it is

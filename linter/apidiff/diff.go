@@ -610,7 +610,7 @@ func (d *differ) add(k Kind, class Class, n, o *definition, version, path string
 	if class == Breaking && !d.refused {
 		msg += d.semverNote()
 	}
-	c := Change{Kind: k, Class: class, Version: version, Path: path, Major: d.res.Major, Error: isErr, Message: msg}
+	c := Change{Kind: k, Class: class, Version: version, Path: path, Error: isErr, Message: msg}
 	if n != nil {
 		c.Definition = n.what()
 		c.New = d.locate(n.obj, newField, d.newPkg)

@@ -329,8 +329,8 @@ func TestDiff(t *testing.T) {
 			if w := markerLine(tc.new, "#N"); c.New.Pos.Line != w || c.New.Pos.File != "new.yaml" {
 				t.Errorf("new position %s, want new.yaml:%d (%s)", c.New.Pos, w, c.Message)
 			}
-			if tc.class == apidiff.Breaking && c.Major != (len(tc.opts) > 0 && tc.opts[0] != nil && &tc.opts[0] == &major[0]) {
-				t.Errorf("Major = %v", c.Major)
+			if tc.class == apidiff.Breaking && res.Major != (len(tc.opts) > 0 && tc.opts[0] != nil && &tc.opts[0] == &major[0]) {
+				t.Errorf("Major = %v", res.Major)
 			}
 		})
 	}

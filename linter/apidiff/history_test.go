@@ -92,7 +92,7 @@ func TestRealHistory(t *testing.T) {
 				if tc.noWarnings && c.Class != apidiff.Compatible {
 					t.Errorf("not compatible: %s", c.Message)
 				}
-				if c.Class == apidiff.Breaking && !c.Major {
+				if c.Class == apidiff.Breaking && !res.Major {
 					t.Errorf("a breaking change in a minor release: %s", c.Message)
 				}
 			}

@@ -574,7 +574,7 @@ Crossplane; it may be a typo, or meant for another consumer.`,
 					return p.Context().Err()
 				}
 				s, ok := c.(string)
-				if !ok || meta.CapabilityKnown(p.Kind, s) {
+				if !ok || meta.CapabilitiesContain(known, s) {
 					continue
 				}
 				if len(known) == 0 {

@@ -54,13 +54,14 @@ build and at install.`,
 			pkg := p.Package
 			if len(pkg.Meta) == 0 {
 				if len(pkg.Objects) > 0 && len(pkg.Errors) == 0 {
-					p.Reportf(nil, nil, "the package holds no meta object: it needs exactly one Provider, Configuration or Function of group %s", p.MetaGroup)
+					p.Reportf(nil, nil, "the package holds no meta object: it needs exactly one Provider, Configuration or Function of group %s", metaGroup(p))
 				}
 				return nil
 			}
+			want := metaGroup(p)
 			for o := range each(p, pkg.Meta) {
-				if g := o.GroupVersionKind().Group; g != p.MetaGroup {
-					p.Reportf(o, []string{"apiVersion"}, "meta object %s %s has group %s, want %s", token(o.Kind), quote(o.ObjectMeta.Name), token(g), p.MetaGroup)
+				if g := o.GroupVersionKind().Group; g != want {
+					p.Reportf(o, []string{"apiVersion"}, "meta object %s %s has group %s, want %s", token(o.Kind), quote(o.ObjectMeta.Name), token(g), want)
 				}
 			}
 			if len(pkg.Meta) == 1 {
@@ -266,9 +267,10 @@ them: use meta.pkg.crossplane.io/v1.`,
 		Bad:  "apiVersion: meta.pkg.crossplane.io/v1alpha1\nkind: Provider\nmetadata:\n  name: provider-example\n",
 		Good: "apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-example\n",
 		Run: func(p *linter.Pass) error {
+			want := metaGroup(p)
 			for o := range each(p, p.Package.Meta) {
 				gv := o.GroupVersionKind()
-				if gv.Group != p.MetaGroup || gv.Version == currentMetaVersion {
+				if gv.Group != want || gv.Version == currentMetaVersion {
 					continue
 				}
 				if !slices.Contains(meta.Kinds(), meta.Kind(gv.Kind)) {
@@ -464,4 +466,14 @@ func diffValues(a, b any, path []string, out *[]string) {
 			add()
 		}
 	}
+}
+
+// metaGroup is the API group meta objects are expected to have: the one
+// the package was parsed with (parser.WithMetaGroup), or meta.DefaultGroup
+// for a package built by hand.
+func metaGroup(p *linter.Pass) string {
+	if g := p.Package.MetaGroup; g != "" {
+		return g
+	}
+	return meta.DefaultGroup
 }

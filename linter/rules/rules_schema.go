@@ -129,17 +129,18 @@ func fieldName(v lschema.Violation) string {
 
 // cel notes the CEL rules a validation left out.
 func cel(r *lschema.Result) string {
-	if r.SkippedCEL == 0 {
+	n := r.CEL.Skipped()
+	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d CEL rules of the schema not evaluated)", r.SkippedCEL)
+	return fmt.Sprintf(" (%d CEL rules of the schema not evaluated)", n)
 }
 
 // celTally adds up the CEL rules validations evaluated and skipped, for
 // one info diagnostic per rule run (see report).
 type celTally struct {
-	skipped int // without an Extension: every rule
-	counts  lschema.CELCounts
+	skipped int               // rules no Extension evaluated (CELCounts.Unevaluated)
+	counts  lschema.CELCounts // the others; its Unevaluated stays 0
 	ext     bool
 	parts   map[string]bool // schema parts reported as not validated
 }
@@ -169,17 +170,17 @@ func (t *celTally) add(r *lschema.Result) {
 	if r == nil {
 		return
 	}
-	if r.CEL.Rules > 0 {
-		t.ext = true
-		t.counts.Rules += r.CEL.Rules
-		t.counts.Transition += r.CEL.Transition
-		t.counts.Cost += r.CEL.Cost
-		t.counts.Partial += r.CEL.Partial
-		t.counts.Blocked += r.CEL.Blocked
-		t.counts.Regex += r.CEL.Regex
-		return
+	c := r.CEL
+	if c.Rules > c.Unevaluated {
+		t.ext = true // an Extension was asked to evaluate them
 	}
-	t.skipped += r.SkippedCEL
+	t.counts.Rules += c.Rules - c.Unevaluated
+	t.counts.Transition += c.Transition
+	t.counts.Cost += c.Cost
+	t.counts.Partial += c.Partial
+	t.counts.Blocked += c.Blocked
+	t.counts.Regex += c.Regex
+	t.skipped += c.Unevaluated
 }
 
 // report says, as one info diagnostic, how many CEL rule evaluations

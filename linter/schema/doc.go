@@ -19,10 +19,10 @@
 // apiVersion and a kind), and checks x-kubernetes-list-type set and map
 // uniqueness and patterns.
 //
-// Not checked: CEL rules (x-kubernetes-validations) are not evaluated; each
-// Result counts those its schema holds in SkippedCEL. ObjectMeta (names,
-// labels, annotations) is not validated. Patterns inside anyOf, oneOf and
-// not branches are skipped and listed in Result.Skipped. The
+// Not checked: CEL rules (x-kubernetes-validations) are not evaluated
+// (an Extension may: WithExtension); each Result counts those left
+// unevaluated in Result.CEL. ObjectMeta (names, labels, annotations) is
+// not validated. Patterns inside anyOf, oneOf and not branches are skipped and listed in Result.Skipped. The
 // internal/schemaparity module compares verdicts with the
 // apiextensions-apiserver's own validation.
 //

@@ -11,7 +11,7 @@ type Extension interface {
 	// openAPIV3Schema, as decoded JSON). A Validator calls it at most once
 	// per version, the first time an object of that version is validated
 	// in full. An error leaves the version's CEL rules unevaluated (they
-	// are counted in Result.SkippedCEL).
+	// are counted in Result.CEL.Unevaluated).
 	Compile(schema any) (Checker, error)
 }
 
@@ -59,10 +59,20 @@ type CELCounts struct {
 	// (from the object's data, or by concatenation), or one whose
 	// compiled program is too large for the object's strings.
 	Regex int
+	// Unevaluated counts the rules no Extension was asked to evaluate:
+	// the Validator has none (WithExtension), the validation is
+	// WithTypesOnly, or the Extension could not compile the schema. Then
+	// every rule of the schema is counted here.
+	Unevaluated int
 }
 
-// Skipped is how many rules were not evaluated.
-func (c CELCounts) Skipped() int { return c.Transition + c.Cost + c.Partial + c.Blocked }
+// Skipped is how many rules were not evaluated, for any reason.
+func (c CELCounts) Skipped() int {
+	return c.Transition + c.Cost + c.Partial + c.Blocked + c.Unevaluated
+}
+
+// unevaluated counts n rules that no Extension evaluates.
+func unevaluated(n int) CELCounts { return CELCounts{Rules: n, Unevaluated: n} }
 
 // WithExtension makes the Validator run x beside its OpenAPI validation
 // (not under WithTypesOnly, nor for Kubernetes' built-in kinds).
@@ -107,12 +117,10 @@ func runCheck(ctx context.Context, c *compiled, data any, r *Result, partial boo
 	for _, v := range r.Violations {
 		if blocking(v) {
 			r.CEL = CELCounts{Rules: c.cel, Blocked: c.cel}
-			r.SkippedCEL = c.cel
 			return
 		}
 	}
 	res := c.check.Check(ctx, obj, partial)
 	r.Violations = append(r.Violations, res.Violations...)
 	r.CEL = res.CEL
-	r.SkippedCEL = res.CEL.Skipped()
 }

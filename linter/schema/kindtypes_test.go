@@ -248,8 +248,8 @@ spec:
 		if err != nil {
 			t.Fatalf("%q: %v", rel, err)
 		}
-		if res.SkippedCEL != want {
-			t.Errorf("release %q: %d CEL rules, want %d", rel, res.SkippedCEL, want)
+		if res.CEL.Skipped() != want {
+			t.Errorf("release %q: %d CEL rules, want %d", rel, res.CEL.Skipped(), want)
 		}
 	}
 }

@@ -218,12 +218,10 @@ type Result struct {
 	Served bool
 	// Violations lists every problem found, sorted by field path.
 	Violations []Violation
-	// SkippedCEL counts the x-kubernetes-validations (CEL) rules of the
-	// schema, which this package does not evaluate.
-	SkippedCEL int
-	// CEL counts, when the Validator has an Extension (WithExtension),
-	// the CEL rules evaluated and those skipped; SkippedCEL is then
-	// CEL.Skipped().
+	// CEL counts the x-kubernetes-validations (CEL) rules of the schema
+	// and what became of them: this package evaluates none itself, so
+	// without an Extension (WithExtension) they are all Unevaluated.
+	// CEL.Skipped() is how many were not evaluated.
 	CEL CELCounts
 	// Skipped lists other parts of the schema that were not checked (a
 	// pattern beyond MaxPatternLength, a $ref), for the report.
@@ -240,7 +238,7 @@ type Result struct {
 
 // Valid reports whether the API server would accept the object: no
 // violation other than unknown fields (which it prunes), and a served
-// version. CEL rules are not evaluated (see SkippedCEL).
+// version. CEL rules left unevaluated are counted in CEL.
 func (r *Result) Valid() bool {
 	if !r.Served {
 		return false
@@ -365,7 +363,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 		// A package kind: its type tree is in the tables, and its
 		// schema need not be decoded or compiled (kindtypes.go).
 		if tr, ok := kindTypes()[gvk]; ok {
-			r := &Result{GVK: gvk, Definition: e.definition, Served: e.served, SkippedCEL: tr.cel, Skipped: tr.skipped}
+			r := &Result{GVK: gvk, Definition: e.definition, Served: e.served, CEL: unevaluated(tr.cel), Skipped: tr.skipped}
 			typeCheck(obj, tr.root, &r.Violations, &r.Cut)
 			sortViolations(r.Violations)
 			return r, nil
@@ -375,7 +373,7 @@ func (v *Validator) Validate(ctx context.Context, obj map[string]any, opts ...Va
 	if err != nil {
 		return nil, fmt.Errorf("%s version %s: %w", e.definition, bounded(gvk.Version), err)
 	}
-	r := &Result{GVK: gvk, Definition: e.definition, Served: e.served, SkippedCEL: c.cel, Skipped: c.skipped}
+	r := &Result{GVK: gvk, Definition: e.definition, Served: e.served, CEL: unevaluated(c.cel), Skipped: c.skipped}
 	if c.none {
 		return r, nil
 	}

@@ -34,7 +34,7 @@ func parse(t testing.TB, path string) *parser.Package {
 }
 
 func describe(r *lschema.Result) []string {
-	out := []string{fmt.Sprintf("%s %s served=%v valid=%v cel=%d", r.Definition, r.GVK.Version, r.Served, r.Valid(), r.SkippedCEL)}
+	out := []string{fmt.Sprintf("%s %s served=%v valid=%v cel=%d", r.Definition, r.GVK.Version, r.Served, r.Valid(), r.CEL.Skipped())}
 	for _, v := range r.Violations {
 		out = append(out, fmt.Sprintf("%s %s [%s] want=%q found=%q", v.Pos, v, v.Kind, v.Expected, v.Found))
 	}

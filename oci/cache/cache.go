@@ -6,7 +6,7 @@
 // index.json lists the cached references, each annotated
 // org.opencontainers.image.ref.name with the full reference
 // ("host/repository:tag" or "host/repository@sha256:...") and
-// AnnotationResolved with the time it was resolved. So package oci's layout
+// io.xpkgkit.cache.resolved with the time it was resolved. So package oci's layout
 // reader, skopeo and oras can read it (only the blobs that were read are
 // there: a tool that copies a whole image needs every layer).
 //
@@ -23,15 +23,16 @@
 // outside the directory is reached, a symbolic link only inside it),
 // regular files only (a FIFO or device named like a blob is refused
 // without blocking), and every file read whole (index.json, the tag
-// journal) is bounded. The bookkeeping is linear: the cache's size is
-// counted by one scan (when the cache is opened, and again only
-// when it goes over its bound, after which eviction takes it well under
-// it), and a resolved tag is appended to a journal (index.journal) that is
+// journal) is bounded: 16 MiB (the bound is named MaxIndexBytes); a
+// larger file is not read, and its tags are forgotten. The bookkeeping is
+// linear: the cache's size is counted by one scan (when the cache is
+// opened, and again only when it goes over its bound, after which eviction
+// takes it well under it), and a resolved tag is appended to a journal (index.journal) that is
 // merged into index.json once it holds more than an eighth as many entries
 // as the index (so index.json may lag the newest tags of a large cache;
 // Flush merges them at once).
-// index.json keeps at most MaxIndexEntries entries, one per reference,
-// the newest. Temporary files are locked while they are written; a scan
+// index.json keeps at most 10 000 entries, one per reference, the
+// newest. Temporary files are locked while they are written; a scan
 // removes those no process is writing (an interrupted pull's) and counts
 // the others against the size bound.
 package cache
@@ -61,9 +62,9 @@ import (
 	"github.com/xpkgkit/xpkgkit/oci"
 )
 
-// AnnotationResolved is the annotation of an index.json entry holding the
+// annotationResolved is the annotation of an index.json entry holding the
 // time (RFC 3339) its reference was resolved.
-const AnnotationResolved = "io.xpkgkit.cache.resolved"
+const annotationResolved = "io.xpkgkit.cache.resolved"
 
 // Defaults and bounds.
 const (
@@ -71,13 +72,13 @@ const (
 	defaultMaxBytes = 2 << 30
 	// defaultTagTTL is how long a resolved tag is trusted by default.
 	defaultTagTTL = 5 * time.Minute
-	// MaxIndexEntries is how many references index.json keeps: the most
+	// maxIndexEntries is how many references index.json keeps: the most
 	// recently resolved.
-	MaxIndexEntries = 10_000
-	// MaxIndexBytes bounds what is read of index.json and of the tag
+	maxIndexEntries = 10_000
+	// maxIndexBytes bounds what is read of index.json and of the tag
 	// journal: a larger file is not read (its tags are forgotten, which
 	// only costs new resolutions).
-	MaxIndexBytes = 16 << 20
+	maxIndexBytes = 16 << 20
 	// journalFile is the file of the cache directory that resolved tags
 	// are appended to, one JSON descriptor a line, until they are merged
 	// into index.json.

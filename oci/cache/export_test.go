@@ -15,3 +15,9 @@ const JournalFile = journalFile
 
 // Has reports whether the cache holds desc's blob, for the tests.
 func (c *Cache) Has(desc ocispec.Descriptor) bool { return c.has(desc) }
+
+// The index bounds, for the tests.
+const (
+	MaxIndexEntries = maxIndexEntries
+	MaxIndexBytes   = maxIndexBytes
+)

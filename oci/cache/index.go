@@ -100,7 +100,7 @@ func (t *tagIndex) dropDigests(removed map[digest.Digest]bool) bool {
 
 // refreshLocked brings c.tags up to date with the directory: index.json is
 // read again when it changed (another process merged the journal), and
-// the journal's new lines are read. Every read is bounded (MaxIndexBytes);
+// the journal's new lines are read. Every read is bounded (maxIndexBytes);
 // a file that is damaged, too large or not a regular file is forgotten.
 // c.mu is held.
 func (c *Cache) refreshLocked() {
@@ -112,12 +112,12 @@ func (c *Cache) refreshLocked() {
 	if !t.loaded || !t.index.same(stamp(fi)) {
 		t.reset()
 		t.index = stamp(fi)
-		if b, _, err := c.readBounded(ocispec.ImageIndexFile, MaxIndexBytes, "MaxIndexBytes"); err == nil {
+		if b, _, err := c.readBounded(ocispec.ImageIndexFile, maxIndexBytes, "MaxIndexBytes"); err == nil {
 			var idx ocispec.Index
 			if json.Unmarshal(b, &idx) == nil {
 				for _, d := range idx.Manifests {
 					if d.Annotations[ocispec.AnnotationRefName] == "" {
-						if len(t.other) < MaxIndexEntries {
+						if len(t.other) < maxIndexEntries {
 							t.other = append(t.other, d)
 						}
 						continue
@@ -142,13 +142,13 @@ func (c *Cache) readJournalLocked() {
 	if fi.Size() < t.journalOff {
 		t.journalOff = 0 // replaced: read it again (entries are replaced by reference)
 	}
-	if fi.Size() > MaxIndexBytes || fi.Size() == t.journalOff {
+	if fi.Size() > maxIndexBytes || fi.Size() == t.journalOff {
 		return // too large: forgotten at the next merge
 	}
 	if _, err := f.Seek(t.journalOff, io.SeekStart); err != nil {
 		return
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxIndexBytes-t.journalOff))
+	b, err := io.ReadAll(io.LimitReader(f, maxIndexBytes-t.journalOff))
 	if err != nil {
 		return
 	}
@@ -208,7 +208,7 @@ func (c *Cache) Tag(ctx context.Context, ref string, desc ocispec.Descriptor) er
 	entry := ocispec.Descriptor{MediaType: desc.MediaType, Digest: desc.Digest, Size: desc.Size, Platform: desc.Platform,
 		Annotations: map[string]string{
 			ocispec.AnnotationRefName: ref,
-			AnnotationResolved:        c.now().UTC().Format(time.RFC3339Nano),
+			annotationResolved:        c.now().UTC().Format(time.RFC3339Nano),
 		}}
 	line, err := json.Marshal(entry)
 	if err != nil {
@@ -271,22 +271,22 @@ func (c *Cache) Flush(ctx context.Context) error {
 }
 
 // compactLocked writes index.json from c.tags, keeping the newest
-// MaxIndexEntries entries and, of tags, those resolved within maxTagAge;
+// maxIndexEntries entries and, of tags, those resolved within maxTagAge;
 // and removes the journal. (An entry is written before its manifest is
 // fetched, so it is kept whether or not the manifest is cached; eviction
 // drops the entries of the manifests it removes.) c.mu is held.
 func (c *Cache) compactLocked() error {
 	t := &c.tags
 	now := c.now()
-	keep := make([]ocispec.Descriptor, 0, min(t.live, MaxIndexEntries))
-	for i := len(t.entries) - 1; i >= 0 && len(keep) < MaxIndexEntries; i-- {
+	keep := make([]ocispec.Descriptor, 0, min(t.live, maxIndexEntries))
+	for i := len(t.entries) - 1; i >= 0 && len(keep) < maxIndexEntries; i-- {
 		d := t.entries[i]
 		if d.Digest == "" {
 			continue
 		}
 		ref := d.Annotations[ocispec.AnnotationRefName]
 		if !isDigestRef(ref) {
-			if at, err := time.Parse(time.RFC3339Nano, d.Annotations[AnnotationResolved]); err != nil || now.Sub(at) > maxTagAge {
+			if at, err := time.Parse(time.RFC3339Nano, d.Annotations[annotationResolved]); err != nil || now.Sub(at) > maxTagAge {
 				continue
 			}
 		}
@@ -337,7 +337,7 @@ func (c *Cache) LookupTag(ctx context.Context, ref string) (ocispec.Descriptor, 
 		return ocispec.Descriptor{}, false, fmt.Errorf("cache: %q: %w", ref, oci.ErrNotFound)
 	}
 	fresh := isDigestRef(ref)
-	if t, err := time.Parse(time.RFC3339Nano, d.Annotations[AnnotationResolved]); err == nil && c.ttl > 0 {
+	if t, err := time.Parse(time.RFC3339Nano, d.Annotations[annotationResolved]); err == nil && c.ttl > 0 {
 		fresh = fresh || c.now().Sub(t) < c.ttl
 	}
 	return ocispec.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size, Platform: d.Platform}, fresh, nil

@@ -26,7 +26,7 @@ func ExampleImage() {
 		fmt.Println(err)
 		return
 	}
-	f, err := oci.ReadFile(ctx, s, img.Layers, "package.yaml")
+	f, err := oci.ReadFile(ctx, s, img.Manifest.Layers, "package.yaml")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -37,7 +37,7 @@ func ExampleImage() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(oci.PlatformString(*img.Platform), len(img.Layers), "layers")
+	fmt.Println(oci.PlatformString(*img.Platform), len(img.Manifest.Layers), "layers")
 	fmt.Printf("%s\n", b)
 	// Output:
 	// linux/amd64 2 layers
@@ -66,7 +66,7 @@ func ExampleRandomIndex() {
 		fmt.Println(err)
 		return
 	}
-	f, err := oci.ReadFile(ctx, s, img.Layers, "random/2")
+	f, err := oci.ReadFile(ctx, s, img.Manifest.Layers, "random/2")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -77,7 +77,7 @@ func ExampleRandomIndex() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(len(blobs), "blobs;", oci.PlatformString(*img.Platform), len(img.Layers), "layers;", "random/2", n, "bytes")
+	fmt.Println(len(blobs), "blobs;", oci.PlatformString(*img.Platform), len(img.Manifest.Layers), "layers;", "random/2", n, "bytes")
 	fmt.Println(index.Digest)
 	// Output:
 	// 11 blobs; linux/arm64 3 layers; random/2 1024 bytes

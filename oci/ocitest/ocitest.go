@@ -137,7 +137,7 @@ func TestFetcher(t *testing.T, newFetcher func(t *testing.T, blobs []Blob) oci.F
 			if img.Platform == nil || oci.PlatformString(*img.Platform) != p {
 				t.Errorf("resolved platform %v, want %s", img.Platform, p)
 			}
-			file, err := oci.ReadFile(ctx, f, img.Layers, "package.yaml")
+			file, err := oci.ReadFile(ctx, f, img.Manifest.Layers, "package.yaml")
 			if err != nil {
 				t.Fatalf("ReadFile: %v", err)
 			}

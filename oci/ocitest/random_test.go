@@ -109,10 +109,10 @@ func TestRandomImage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(img.Layers) != max(tc.layers, 0) {
-				t.Errorf("%d layers, want %d", len(img.Layers), max(tc.layers, 0))
+			if len(img.Manifest.Layers) != max(tc.layers, 0) {
+				t.Errorf("%d layers, want %d", len(img.Manifest.Layers), max(tc.layers, 0))
 			}
-			for i, l := range img.Layers {
+			for i, l := range img.Manifest.Layers {
 				rc, err := oci.ReadLayerFile(ctx, memoryStore(t, blobs, man), l, ocitest.RandomFile(i))
 				if err != nil {
 					t.Fatalf("layer %d: %v", i, err)

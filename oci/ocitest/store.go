@@ -194,7 +194,7 @@ func resolveFile(ctx context.Context, s oci.Store, ref, platform string) error {
 	if img.Platform == nil || oci.PlatformString(*img.Platform) != platform {
 		return fmt.Errorf("ocitest: Resolve(%s, %s): resolved platform %v", ref, platform, img.Platform)
 	}
-	f, err := oci.ReadFile(ctx, s, img.Layers, "package.yaml")
+	f, err := oci.ReadFile(ctx, s, img.Manifest.Layers, "package.yaml")
 	if err != nil {
 		return fmt.Errorf("ocitest: Resolve(%s, %s): ReadFile: %w", ref, platform, err)
 	}

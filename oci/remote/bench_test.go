@@ -24,7 +24,7 @@ func baseOnlyFixture(t testing.TB, size int) (proxy *counter, ref string, imageS
 	}
 	img := pushBuilt(t, pusher, reg.Host+"/org/big", "v1", spec)
 	imageSize = img.Descriptor.Size + img.Manifest.Config.Size
-	for _, l := range img.Layers {
+	for _, l := range img.Manifest.Layers {
 		imageSize += l.Size
 	}
 	proxy = newCounter(t, reg.Host)

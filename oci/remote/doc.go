@@ -13,7 +13,7 @@
 //
 //	c, _ := remote.New()
 //	img, repo, err := c.Pull(ctx, "xpkg.crossplane.io/crossplane-contrib/provider-nop:v0.4.0")
-//	// img.Layers, then xpkg.OpenImage(ctx, repo, img) reads package.yaml
+//	// img.Manifest.Layers, then xpkg.OpenImage(ctx, repo, img) reads package.yaml
 //	// from the base layer alone.
 //
 // A Client is an xpkg.Puller, and a Repository an xpkg.Pusher: package

@@ -26,7 +26,7 @@ func ExampleClient_Pull() {
 		fmt.Println(err)
 		return
 	}
-	for _, l := range img.Layers {
+	for _, l := range img.Manifest.Layers {
 		if l.Annotations["io.crossplane.xpkg"] == "base" {
 			f, err := oci.ReadLayerFile(ctx, repo, l, "package.yaml")
 			if err != nil {

@@ -115,7 +115,7 @@ func TestDigestMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := oci.ReadLayerFile(ctx, r, img.Layers[0], "package.yaml")
+	file, err := oci.ReadLayerFile(ctx, r, img.Manifest.Layers[0], "package.yaml")
 	if err == nil {
 		_, err = io.ReadAll(file)
 		if cerr := file.Close(); err == nil {

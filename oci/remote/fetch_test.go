@@ -119,10 +119,10 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 				t.Fatal(err)
 			}
 			var f *oci.File
-			if slices.ContainsFunc(img.Layers, func(l ocispec.Descriptor) bool { return l.Annotations["io.crossplane.xpkg"] == "base" }) {
-				f, err = oci.ReadLayerFile(ctx, r, img.Layers[1], "package.yaml")
+			if slices.ContainsFunc(img.Manifest.Layers, func(l ocispec.Descriptor) bool { return l.Annotations["io.crossplane.xpkg"] == "base" }) {
+				f, err = oci.ReadLayerFile(ctx, r, img.Manifest.Layers[1], "package.yaml")
 			} else {
-				f, err = oci.ReadFile(ctx, r, img.Layers, "package.yaml")
+				f, err = oci.ReadFile(ctx, r, img.Manifest.Layers, "package.yaml")
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -134,7 +134,7 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 			}
 			wantGets := []string{want.Manifest.Config.Digest.String()}
 			for _, l := range tc.want {
-				wantGets = append(wantGets, want.Layers[l].Digest.String())
+				wantGets = append(wantGets, want.Manifest.Layers[l].Digest.String())
 			}
 			if gets := proxy.blobGets(); !slices.Equal(gets, wantGets) {
 				t.Errorf("blob GETs = %q, want %q (config, then layers %v)", gets, wantGets, tc.want)

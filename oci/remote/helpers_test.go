@@ -53,9 +53,9 @@ func pushCorpus(t *testing.T, c *remote.Client, repo, tag, name string) *oci.Ima
 func readPackageYAML(t testing.TB, f oci.Fetcher, img *oci.Image) []byte {
 	t.Helper()
 	var base *ocispec.Descriptor
-	for i, l := range img.Layers {
+	for i, l := range img.Manifest.Layers {
 		if l.Annotations["io.crossplane.xpkg"] == "base" {
-			base = &img.Layers[i]
+			base = &img.Manifest.Layers[i]
 		}
 	}
 	var file *oci.File
@@ -63,7 +63,7 @@ func readPackageYAML(t testing.TB, f oci.Fetcher, img *oci.Image) []byte {
 	if base != nil {
 		file, err = oci.ReadLayerFile(context.Background(), f, *base, "package.yaml")
 	} else {
-		file, err = oci.ReadFile(context.Background(), f, img.Layers, "package.yaml")
+		file, err = oci.ReadFile(context.Background(), f, img.Manifest.Layers, "package.yaml")
 	}
 	if err != nil {
 		t.Fatal(err)

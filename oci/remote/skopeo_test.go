@@ -45,11 +45,11 @@ func TestSkopeoCorpus(t *testing.T) {
 			if img.Manifest.Config.Digest != want.Manifest.Config.Digest {
 				t.Errorf("config %s, local %s", img.Manifest.Config.Digest, want.Manifest.Config.Digest)
 			}
-			if len(img.Layers) > 0 && img.Layers[0].Digest != want.Layers[0].Digest {
+			if len(img.Manifest.Layers) > 0 && img.Manifest.Layers[0].Digest != want.Manifest.Layers[0].Digest {
 				// skopeo recompresses a docker archive's layers: the
 				// config labels no longer name them, and package.yaml
 				// comes from the flattened filesystem.
-				t.Logf("layer recompressed by skopeo: %s, was %s", img.Layers[0].Digest, want.Layers[0].Digest)
+				t.Logf("layer recompressed by skopeo: %s, was %s", img.Manifest.Layers[0].Digest, want.Manifest.Layers[0].Digest)
 			}
 			got := sha256.Sum256(readPackageYAML(t, r, img))
 			exp := sha256.Sum256(readPackageYAML(t, src, want))

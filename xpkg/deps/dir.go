@@ -278,7 +278,7 @@ func summarizeImage(ctx context.Context, f oci.Fetcher, img *oci.Image, name, ta
 	if tag != "" {
 		label += ":" + tag
 	}
-	sel, err := xpkg.SelectLayer(img.Layers, img.Config.Config.Labels)
+	sel, err := xpkg.SelectLayer(img.Manifest.Layers, img.Config.Config.Labels)
 	if err != nil && !errors.Is(err, xpkg.ErrMultipleBaseLayers) {
 		return nil, fmt.Errorf("deps: %s: %w", source, err)
 	}

@@ -21,8 +21,8 @@
 //	res, err := graphrules.Lint(ctx, g, linter.WithCrossplaneVersion("v2.1.0")) // res.Diagnostics
 //	os.Stdout.Write(g.Lock().JSON())
 //
-// WithImageConfig applies Crossplane's ImageConfig rewrites
-// (xpkg/imageconfig) to every package the resolver reads, so that a graph
+// RewriteSource applies Crossplane's ImageConfig rewrites
+// (xpkg/imageconfig) to every package a Source reads, so that a graph
 // declared against a public registry is read from the mirror a cluster
 // pulls from. The graph keeps the declared names; each lock entry adds
 // "resolved" (the reference read) and "imageConfig" (the ImageConfig that

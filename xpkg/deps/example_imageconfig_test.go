@@ -10,14 +10,14 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
-func ExampleWithImageConfig() {
+func ExampleRewriteSource() {
 	ctx := context.Background()
 	// The mirror holds the packages the graph declares on xpkg.crossplane.io.
 	src := deps.NewMemorySource()
 	src.Add("registry.internal.example/crossplane/acme/provider-a", "v1.0.0",
 		[]byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\nmetadata:\n  name: provider-a\n"))
 
-	set, err := imageconfig.Parse(ctx, strings.NewReader(`apiVersion: pkg.crossplane.io/v1beta1
+	set, err := imageconfig.ParseAll(ctx, []imageconfig.Input{{Reader: strings.NewReader(`apiVersion: pkg.crossplane.io/v1beta1
 kind: ImageConfig
 metadata:
   name: internal-mirror
@@ -26,7 +26,7 @@ spec:
   - prefix: xpkg.crossplane.io/
   rewriteImage:
     prefix: registry.internal.example/crossplane/
-`))
+`)}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,7 +41,7 @@ spec:
     version: ">=v1.0.0"
 `), parser.WithFile("crossplane.yaml"))
 	root, _ := deps.Summarize(ctx, pp, "")
-	g, err := deps.NewResolver(src, deps.WithImageConfig(set)).Resolve(ctx, root)
+	g, err := deps.NewResolver(deps.RewriteSource(src, set)).Resolve(ctx, root)
 	if err != nil {
 		fmt.Println(err)
 		return

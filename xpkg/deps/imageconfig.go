@@ -14,24 +14,19 @@ import (
 // package (no repository, or a tag or digest lost).
 var ErrRewrite = errors.New("deps: an ImageConfig rewrote the reference into an unusable one")
 
-// WithImageConfig makes the resolver read every package from the
-// reference Crossplane would pull it from under the ImageConfigs of set
-// (spec.matchImages + spec.rewriteImage, see xpkg/imageconfig): the
-// Source is wrapped with RewriteSource. The graph and its lock keep the
-// declared names; the lock also records each rewritten reference and the
-// ImageConfig that rewrote it. Verification blocks are not enforced.
-func WithImageConfig(set *imageconfig.Set) Option {
-	return func(c *config) { c.images = set }
-}
-
 // RewriteSource returns a Source that asks src for the reference the
-// ImageConfigs of set rewrite each name and version to, as Crossplane
+// ImageConfigs of set (spec.matchImages + spec.rewriteImage, see
+// xpkg/imageconfig) rewrite each name and version to, as Crossplane
 // does: Tags rewrites the bare name (crossplane-runtime's
 // CachedClient.ListVersions), Fetch the whole reference, tag or digest
 // included (CachedClient.Get). The Package it returns keeps the declared
 // Name and Version (a tag); its Resolved is the rewritten reference, its
 // ImageConfig the name of the ImageConfig that rewrote it, and its Source
-// what src says. A nil or empty set returns src.
+// what src says. A nil or empty set returns src. A Resolver reading
+// through it (NewResolver(RewriteSource(src, set))) keeps the declared
+// names in its graph and lock; the lock also records each rewritten
+// reference and the ImageConfig that rewrote it. Verification blocks are
+// not enforced.
 func RewriteSource(src Source, set *imageconfig.Set) Source {
 	if set.Len() == 0 {
 		return src

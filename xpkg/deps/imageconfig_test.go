@@ -93,7 +93,7 @@ func TestImageConfigMirror(t *testing.T) {
 		WithDependency(meta.KindProvider, up+"provider-a", ">=v1.0.0").
 		WithDependency(meta.KindConfiguration, up+"configuration-x", "v0")
 
-	r := deps.NewResolver(deps.NewRegistrySource(c), deps.WithImageConfig(imageConfigs(t, mirrorConfig(mirror))))
+	r := deps.NewResolver(deps.RewriteSource(deps.NewRegistrySource(c), imageConfigs(t, mirrorConfig(mirror))))
 	g, err := r.Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestImageConfigMemory(t *testing.T) {
 	}
 	root := xpkgtest.NewConfiguration("root").WithDependency(meta.KindProvider, "xpkg.crossplane.io/acme/provider-a", "v1")
 	set := imageConfigs(t, mirrorConfig("mirror.example/"))
-	g, err := deps.NewResolver(src, deps.WithImageConfig(set)).Resolve(context.Background(), rootSummary(t, root))
+	g, err := deps.NewResolver(deps.RewriteSource(src, set)).Resolve(context.Background(), rootSummary(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,15 +43,15 @@ type LockedPackage struct {
 	// VerifiedBy names what accepted it ("ImageConfig/authority").
 	VerifiedBy string `json:"verifiedBy,omitempty"`
 	// RequiredBy lists the entries that ask for the package, sorted.
-	RequiredBy []requirement `json:"requiredBy"`
+	RequiredBy []Requirement `json:"requiredBy"`
 	// Problem is set when the package did not resolve cleanly: a conflict,
 	// or why it could not be fetched.
 	Problem string `json:"problem,omitempty"`
 }
 
-// requirement is one dependsOn entry asking for a package (an element of
+// Requirement is one dependsOn entry asking for a package (an element of
 // LockedPackage.RequiredBy).
-type requirement struct {
+type Requirement struct {
 	// By is the dependant, as Node.Label gives it.
 	By string `json:"by"`
 	// Constraint is the entry's version field.
@@ -67,7 +67,7 @@ func (g *Graph) Lock() *Lock {
 		if n == g.Root {
 			continue
 		}
-		lp := LockedPackage{Package: n.Name, Version: n.Version, Problem: n.Conflict, RequiredBy: []requirement{}}
+		lp := LockedPackage{Package: n.Name, Version: n.Version, Problem: n.Conflict, RequiredBy: []Requirement{}}
 		if n.Package != nil {
 			lp.Kind, lp.Digest = n.Package.Kind, n.Package.Digest
 			if n.Package.ImageConfig != "" {
@@ -77,9 +77,9 @@ func (g *Graph) Lock() *Lock {
 			lp.Problem = shorten(n.Err.Error())
 		}
 		for _, e := range n.In {
-			lp.RequiredBy = append(lp.RequiredBy, requirement{By: e.From.Label(), Constraint: e.Dep.Constraint, Position: e.Dep.Pos.String()})
+			lp.RequiredBy = append(lp.RequiredBy, Requirement{By: e.From.Label(), Constraint: e.Dep.Constraint, Position: e.Dep.Pos.String()})
 		}
-		slices.SortFunc(lp.RequiredBy, func(a, b requirement) int {
+		slices.SortFunc(lp.RequiredBy, func(a, b Requirement) int {
 			return cmp.Or(strings.Compare(a.By, b.By), strings.Compare(a.Position, b.Position), strings.Compare(a.Constraint, b.Constraint))
 		})
 		l.Packages = append(l.Packages, lp)

@@ -32,7 +32,7 @@ type Package struct {
 	// Source says where the package was read from (a path, a reference).
 	Source string `json:"source,omitempty"`
 	// Resolved is the reference the package was read by when an
-	// ImageConfig rewrote the declared one (WithImageConfig); "" when none
+	// ImageConfig rewrote the declared one (RewriteSource); "" when none
 	// did.
 	Resolved string `json:"resolved,omitempty"`
 	// ImageConfig is the name of the ImageConfig that rewrote the

@@ -16,7 +16,6 @@ import (
 	"github.com/xpkgkit/xpkgkit/internal/target"
 	"github.com/xpkgkit/xpkgkit/limit"
 	"github.com/xpkgkit/xpkgkit/parser"
-	"github.com/xpkgkit/xpkgkit/xpkg/imageconfig"
 )
 
 // Limits bound what one Resolve call may grow to. A zero field means its
@@ -71,7 +70,6 @@ type Option func(*config)
 type config struct {
 	limits      Limits
 	concurrency int
-	images      *imageconfig.Set
 	target      target.Release
 }
 
@@ -110,7 +108,6 @@ func NewResolver(src Source, opts ...Option) *Resolver {
 		o(&c)
 	}
 	c.limits = c.limits.withDefaults()
-	src = RewriteSource(src, c.images)
 	if c.concurrency <= 0 {
 		c.concurrency = min(max(runtime.GOMAXPROCS(0), 2), 8)
 	}

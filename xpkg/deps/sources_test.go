@@ -166,7 +166,7 @@ func corpusDir(t testing.TB) string {
 		Add(up+"configuration-gitops-flux", "v0.10.0", (&standIn{xpkgtest.NewConfiguration("configuration-gitops-flux")}).xrd("gitops.platform.upbound.io", "XFlux").p).
 		Add(cc+"provider-nop", "v0.3.1", xpkgtest.NewProvider("provider-nop")).
 		Add(cc+"provider-nop", "v0.4.0", xpkgtest.NewProvider("provider-nop"))
-	if err := g.WriteDir(context.Background(), dir); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(g.Dir(t))); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -23,7 +23,7 @@ func worstSet(b *testing.B) (*imageconfig.Set, string) {
 		}
 		sb.WriteString(ic(fmt.Sprintf("c%04d", i), rw("m/"), prefixes...))
 	}
-	s, err := imageconfig.Parse(context.Background(), strings.NewReader(sb.String()), imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1 << 30}))
+	s, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Reader: strings.NewReader(sb.String())}}, imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1 << 30}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func BenchmarkRewriteLengths(b *testing.B) {
 			sb.WriteString(ic(fmt.Sprintf("c%02d", i), rw("m/"), prefixes...))
 		}
 	}
-	s, err := imageconfig.Parse(context.Background(), strings.NewReader(sb.String()))
+	s, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Reader: strings.NewReader(sb.String())}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -293,7 +293,7 @@ func (s *Set) Len() int {
 	return len(s.configs)
 }
 
-// Option configures Parse.
+// Option configures ParseAll.
 type Option func(*config)
 
 type config struct {
@@ -335,14 +335,6 @@ type typeMeta struct {
 	Kind       string `json:"kind"`
 }
 
-// Parse reads the ImageConfigs of a YAML stream. Documents of other kinds
-// are skipped; an ImageConfig of another pkg.crossplane.io version, or one
-// the API server would reject, is an error. The first error stops the read.
-// The stream has no name in positions: ParseAll names its inputs.
-func Parse(ctx context.Context, r io.Reader, opts ...Option) (*Set, error) {
-	return ParseAll(ctx, []Input{{Reader: r}}, opts...)
-}
-
 // Input is one named stream for ParseAll.
 type Input struct {
 	// Name is the stream's name in positions (a file path).
@@ -351,8 +343,12 @@ type Input struct {
 	Reader io.Reader
 }
 
-// ParseAll reads several streams into one Set, as if their objects were
-// applied to one cluster: a name used twice is an error.
+// ParseAll reads the ImageConfigs of YAML streams into one Set, as if
+// their objects were applied to one cluster: a name used twice is an
+// error. Documents of other kinds are skipped; an ImageConfig of another
+// pkg.crossplane.io version, or one the API server would reject, is an
+// error. The first error stops the read. An Input without a Name has no
+// file name in positions.
 func ParseAll(ctx context.Context, inputs []Input, opts ...Option) (*Set, error) {
 	c := config{}
 	for _, o := range opts {

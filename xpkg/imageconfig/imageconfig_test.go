@@ -170,7 +170,7 @@ func TestParseCancelled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := imageconfig.Parse(ctx, strings.NewReader(ic("a", "", "x"))); !errors.Is(err, context.Canceled) {
+	if _, err := imageconfig.ParseAll(ctx, []imageconfig.Input{{Reader: strings.NewReader(ic("a", "", "x"))}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("error = %v", err)
 	}
 }
@@ -187,12 +187,12 @@ func TestHostile(t *testing.T) {
 	for i := 0; b.Len() < 3<<20; i++ {
 		b.WriteString(ic(fmt.Sprintf("c%d", i), rw("m/"), prefixes...))
 	}
-	_, err := imageconfig.Parse(context.Background(), strings.NewReader(b.String()), imageconfig.WithLimits(imageconfig.Limits{MaxConfigs: 10}))
+	_, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Reader: strings.NewReader(b.String())}}, imageconfig.WithLimits(imageconfig.Limits{MaxConfigs: 10}))
 	if !errors.Is(err, limit.ErrExceeded) {
 		t.Fatalf("error = %v, want limit.ErrExceeded", err)
 	}
 	// Over the byte limit.
-	_, err = imageconfig.Parse(context.Background(), strings.NewReader(b.String()), imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1 << 20}))
+	_, err = imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Reader: strings.NewReader(b.String())}}, imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1 << 20}))
 	if !errors.Is(err, limit.ErrExceeded) {
 		t.Fatalf("error = %v, want limit.ErrExceeded", err)
 	}
@@ -203,7 +203,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(ic("a", "  verification:\n    provider: Cosign\n    cosign:\n      authorities: [{name: x, key: {secretRef: {name: s, key: k}}}]\n", "x"), "x")
 	f.Add("apiVersion: pkg.crossplane.io/v1beta1\nkind: ImageConfig\nmetadata: {name: [1]}\n", "")
 	f.Fuzz(func(t *testing.T, yaml, ref string) {
-		s, err := imageconfig.Parse(context.Background(), strings.NewReader(yaml), imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1 << 16}))
+		s, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Reader: strings.NewReader(yaml)}}, imageconfig.WithLimits(imageconfig.Limits{MaxBytes: 1 << 16}))
 		if err != nil {
 			var e *imageconfig.Error
 			if !errors.As(err, &e) {

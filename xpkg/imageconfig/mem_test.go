@@ -26,7 +26,7 @@ func TestHostileMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	s, err := imageconfig.Parse(context.Background(), strings.NewReader(in))
+	s, err := imageconfig.ParseAll(context.Background(), []imageconfig.Input{{Reader: strings.NewReader(in)}})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

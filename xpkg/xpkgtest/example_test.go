@@ -1,7 +1,6 @@
 package xpkgtest_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -65,8 +64,9 @@ func ExampleNewProvider() {
 	//     storage: true
 }
 
-// A Configuration fixture written as a .xpkg file. In a test, use
-// p.MustImage(t).XpkgFile(t) for a file in t.TempDir().
+// A Configuration fixture's image. In a test, p.MustImage(t).XpkgFile(t)
+// writes it as a .xpkg file in t.TempDir() (LayoutDir, LayoutTarFile: as
+// an OCI layout).
 func ExampleNewConfiguration() {
 	p := xpkgtest.NewConfiguration("configuration-example").
 		WithXRD("platform.example.org", "XCluster", "v1alpha1").
@@ -74,11 +74,6 @@ func ExampleNewConfiguration() {
 		WithDependency(meta.KindFunction, "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform", ">=v0.8.0")
 	img, err := p.Image(context.Background())
 	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	var xpkg bytes.Buffer
-	if err := img.WriteXpkg(context.Background(), &xpkg); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -1,7 +1,6 @@
 package xpkgtest
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,34 +85,15 @@ func (g *Graph) Digest(tb testing.TB, name, tag string) string {
 func (g *Graph) Dir(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	if err := g.WriteDir(context.Background(), dir); err != nil {
-		tb.Fatal(err)
-	}
-	return dir
-}
-
-// WriteDir writes the packages of g into dir as Dir does.
-func (g *Graph) WriteDir(ctx context.Context, dir string) error {
 	for _, e := range g.entries {
-		img, err := e.pkg.Image(ctx)
-		if err != nil {
-			return err
-		}
+		img := e.pkg.MustImage(tb)
 		path := filepath.Join(dir, filepath.FromSlash(e.name), e.tag+".xpkg")
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
+			tb.Fatalf("xpkgtest: graph: %v", err)
 		}
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := img.WriteXpkg(ctx, f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
+		if err := os.WriteFile(path, img.xpkg(tb), 0o644); err != nil {
+			tb.Fatalf("xpkgtest: graph: %v", err)
 		}
 	}
-	return nil
+	return dir
 }

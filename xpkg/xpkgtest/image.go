@@ -16,8 +16,9 @@ import (
 	"github.com/xpkgkit/xpkgkit/xpkg"
 )
 
-// Image is a package image, held in memory, ready to be written as a
-// `.xpkg` file, an OCI image layout, or an OCI layout tar. It is safe for
+// Image is a package image, held in memory, ready to be written in
+// tb.TempDir() as a `.xpkg` file (XpkgFile), an OCI image layout
+// (LayoutDir), or an OCI layout tar (LayoutTarFile). It is safe for
 // concurrent use.
 type Image struct {
 	name  string
@@ -79,33 +80,22 @@ func (i *Image) Digest() digest.Digest { return i.built.ManifestDescriptor().Dig
 // Manifest returns the image's manifest.
 func (i *Image) Manifest() ocispec.Manifest { return i.built.Manifest() }
 
-// WriteXpkg writes the image to w as a docker-archive tar, the `.xpkg` file
-// the Crossplane CLI writes.
-func (i *Image) WriteXpkg(ctx context.Context, w io.Writer) error {
-	return i.built.WriteDockerArchive(ctx, w)
-}
-
-// WriteLayout writes the image as an OCI image layout in dir, creating it
-// when needed.
-func (i *Image) WriteLayout(ctx context.Context, dir string) error {
-	return i.built.WriteLayout(ctx, dir)
-}
-
-// WriteLayoutTar writes the image to w as an OCI image layout in a tar
-// stream.
-func (i *Image) WriteLayoutTar(ctx context.Context, w io.Writer) error {
-	return i.built.WriteLayoutTar(ctx, w)
-}
-
 // XpkgFile writes the image as "<name>.xpkg" in tb.TempDir() and returns
 // its path.
 func (i *Image) XpkgFile(tb testing.TB) string {
 	tb.Helper()
+	return writeTemp(tb, i.name+xpkg.Extension, i.xpkg(tb))
+}
+
+// xpkg returns the image as a docker-archive tar, the `.xpkg` file the
+// Crossplane CLI writes.
+func (i *Image) xpkg(tb testing.TB) []byte {
+	tb.Helper()
 	var buf bytes.Buffer
-	if err := i.WriteXpkg(tb.Context(), &buf); err != nil {
+	if err := i.built.WriteDockerArchive(tb.Context(), &buf); err != nil {
 		tb.Fatalf("xpkgtest: %v", err)
 	}
-	return writeTemp(tb, i.name+xpkg.Extension, buf.Bytes())
+	return buf.Bytes()
 }
 
 // LayoutDir writes the image as an OCI image layout in a new directory in
@@ -113,7 +103,7 @@ func (i *Image) XpkgFile(tb testing.TB) string {
 func (i *Image) LayoutDir(tb testing.TB) string {
 	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), i.name)
-	if err := i.WriteLayout(tb.Context(), dir); err != nil {
+	if err := i.built.WriteLayout(tb.Context(), dir); err != nil {
 		tb.Fatalf("xpkgtest: %v", err)
 	}
 	return dir
@@ -124,7 +114,7 @@ func (i *Image) LayoutDir(tb testing.TB) string {
 func (i *Image) LayoutTarFile(tb testing.TB) string {
 	tb.Helper()
 	var buf bytes.Buffer
-	if err := i.WriteLayoutTar(tb.Context(), &buf); err != nil {
+	if err := i.built.WriteLayoutTar(tb.Context(), &buf); err != nil {
 		tb.Fatalf("xpkgtest: %v", err)
 	}
 	return writeTemp(tb, i.name+".tar", buf.Bytes())

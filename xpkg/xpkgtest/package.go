@@ -121,69 +121,28 @@ func (p *Package) WithDependency(kind meta.Kind, pkg, version string) *Package {
 }
 
 // WithCRD adds a CustomResourceDefinition of group and kind, named
-// <plural>.<group> (the plural is the lower-cased kind made plural), with
-// the given versions (v1alpha1 when none): each is served and has a
-// schema, and the first is the storage version. It is cluster-scoped.
-// Provider and Function packages may hold CRDs. WithCRDOf sets the other
-// fields fixtures need.
+// <plural>.<group> (the plural is Plural(kind)), with the given versions
+// (v1alpha1 when none): each is served and has a schema, and the first is
+// the storage version. It is cluster-scoped. Provider and Function
+// packages may hold CRDs. A CRD with other fields (namespaced, short
+// names, unserved versions) is added as written with WithObject.
 func (p *Package) WithCRD(group, kind string, versions ...string) *Package {
-	return p.WithCRDOf(CRD{Group: group, Kind: kind, Versions: versions})
-}
-
-// CRD describes a CustomResourceDefinition for WithCRDOf. Only Group and
-// Kind are required.
-type CRD struct {
-	// Group and Kind of the resource.
-	Group, Kind string
-	// Versions are the version names, each served and with a schema; the
-	// first is the storage version. Default: v1alpha1.
-	Versions []string
-	// Plural is the plural name; default Plural(Kind).
-	Plural string
-	// Scope is "Cluster" (the default) or "Namespaced".
-	Scope string
-	// ShortNames and Categories go to spec.names.
-	ShortNames, Categories []string
-	// Served lists, when not empty, the only versions that are served
-	// (for fixtures of unserved versions).
-	Served []string
-}
-
-// WithCRDOf adds the CustomResourceDefinition c describes, named
-// <plural>.<group>.
-func (p *Package) WithCRDOf(c CRD) *Package {
-	versions := c.Versions
 	if len(versions) == 0 {
 		versions = []string{"v1alpha1"}
 	}
-	plural := c.Plural
-	if plural == "" {
-		plural = Plural(c.Kind)
-	}
-	scope := c.Scope
-	if scope == "" {
-		scope = "Cluster"
-	}
+	plural := Plural(kind)
 	vs := make([]any, len(versions))
 	for i, v := range versions {
-		served := len(c.Served) == 0 || slices.Contains(c.Served, v)
-		vs[i] = map[string]any{"name": v, "served": served, "storage": i == 0, "schema": map[string]any{"openAPIV3Schema": objectSchema()}}
-	}
-	names := map[string]any{"kind": c.Kind, "listKind": c.Kind + "List", "plural": plural, "singular": strings.ToLower(c.Kind)}
-	if len(c.ShortNames) > 0 {
-		names["shortNames"] = slices.Clone(c.ShortNames)
-	}
-	if len(c.Categories) > 0 {
-		names["categories"] = slices.Clone(c.Categories)
+		vs[i] = map[string]any{"name": v, "served": true, "storage": i == 0, "schema": map[string]any{"openAPIV3Schema": objectSchema()}}
 	}
 	return p.WithObject(mustYAML(map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": plural + "." + c.Group},
+		"metadata":   map[string]any{"name": plural + "." + group},
 		"spec": map[string]any{
-			"group":    c.Group,
-			"scope":    scope,
-			"names":    names,
+			"group":    group,
+			"scope":    "Cluster",
+			"names":    map[string]any{"kind": kind, "listKind": kind + "List", "plural": plural, "singular": strings.ToLower(kind)},
 			"versions": vs,
 		},
 	}))

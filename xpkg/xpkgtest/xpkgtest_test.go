@@ -4,19 +4,15 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/xpkgkit/xpkgkit/linter/rules"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/xpkgkit/xpkgkit/linter"
 	"github.com/xpkgkit/xpkgkit/meta"
 	"github.com/xpkgkit/xpkgkit/oci"
 	"github.com/xpkgkit/xpkgkit/parser"
@@ -163,13 +159,13 @@ func TestWrittenForms(t *testing.T) {
 			if ri.Manifest.Config.Digest != img.Manifest().Config.Digest {
 				t.Errorf("config digest = %s, want %s", ri.Manifest.Config.Digest, img.Manifest().Config.Digest)
 			}
-			got := []string{ri.Layers[0].Annotations[xpkg.AnnotationKey], ri.Layers[1].Annotations[xpkg.AnnotationKey]}
+			got := []string{ri.Manifest.Layers[0].Annotations[xpkg.AnnotationKey], ri.Manifest.Layers[1].Annotations[xpkg.AnnotationKey]}
 			if diff := cmp.Diff([]string{xpkg.AnnotationBase, xpkg.AnnotationExamples}, got); diff != "" {
 				t.Errorf("annotations (-want +got):\n%s", diff)
 			}
 			for i, want := range [][]byte{p.YAML(), p.ExamplesYAML()} {
 				name := map[int]string{0: xpkg.PackageFile, 1: xpkg.ExamplesFile}[i]
-				content := readLayerFile(t, src, ri.Layers[i], name)
+				content := readLayerFile(t, src, ri.Manifest.Layers[i], name)
 				if !bytes.Equal(content, want) {
 					t.Errorf("%s differs", name)
 				}
@@ -224,7 +220,7 @@ func TestBrokenVariants(t *testing.T) {
 			if got := annotations(img); !cmp.Equal(got, []string{"base", "base"}) {
 				t.Errorf("annotations = %v", got)
 			}
-			for _, l := range img.Layers {
+			for _, l := range img.Manifest.Layers {
 				readLayerFile(t, src, l, xpkg.PackageFile)
 			}
 		}},
@@ -232,16 +228,16 @@ func TestBrokenVariants(t *testing.T) {
 			if src.(*oci.Source).Format() == oci.FormatDockerArchive {
 				return // checked by TestDigestMismatchInXpkg
 			}
-			_, err := readLayer(t, src, img.Layers[0], xpkg.PackageFile)
+			_, err := readLayer(t, src, img.Manifest.Layers[0], xpkg.PackageFile)
 			if !errors.Is(err, oci.ErrDigestMismatch) {
 				t.Errorf("reading the base layer: %v, want ErrDigestMismatch", err)
 			}
 		}},
 		xpkgtest.MisplacedPackageYAML: {check: func(t *testing.T, src oci.Fetcher, img *oci.Image) {
-			if _, err := readLayer(t, src, img.Layers[0], xpkg.PackageFile); !errors.Is(err, oci.ErrNotFound) {
+			if _, err := readLayer(t, src, img.Manifest.Layers[0], xpkg.PackageFile); !errors.Is(err, oci.ErrNotFound) {
 				t.Errorf("package.yaml at the root: %v, want ErrNotFound", err)
 			}
-			readLayerFile(t, src, img.Layers[0], "package/"+xpkg.PackageFile)
+			readLayerFile(t, src, img.Manifest.Layers[0], "package/"+xpkg.PackageFile)
 		}},
 		xpkgtest.LegacyStack: {check: func(t *testing.T, src oci.Fetcher, img *oci.Image) {
 			if got := annotations(img); !cmp.Equal(got, []string{""}) {
@@ -250,8 +246,8 @@ func TestBrokenVariants(t *testing.T) {
 			if len(img.Config.Config.Labels) != 0 {
 				t.Errorf("labels = %v, want none", img.Config.Config.Labels)
 			}
-			readLayerFile(t, src, img.Layers[0], ".registry/app.yaml")
-			if _, err := readLayer(t, src, img.Layers[0], xpkg.PackageFile); !errors.Is(err, oci.ErrNotFound) {
+			readLayerFile(t, src, img.Manifest.Layers[0], ".registry/app.yaml")
+			if _, err := readLayer(t, src, img.Manifest.Layers[0], xpkg.PackageFile); !errors.Is(err, oci.ErrNotFound) {
 				t.Errorf("package.yaml: %v, want ErrNotFound", err)
 			}
 		}},
@@ -338,7 +334,7 @@ func TestBrokenString(t *testing.T) {
 
 func annotations(img *oci.Image) []string {
 	var out []string
-	for _, l := range img.Layers {
+	for _, l := range img.Manifest.Layers {
 		out = append(out, l.Annotations[xpkg.AnnotationKey])
 	}
 	return out
@@ -356,7 +352,7 @@ func readLayer(t *testing.T, f oci.Fetcher, layer ocispec.Descriptor, name strin
 
 func parseBase(t *testing.T, f oci.Fetcher, img *oci.Image) *parser.Package {
 	t.Helper()
-	pkg, err := parser.Parse(t.Context(), bytes.NewReader(readLayerFile(t, f, img.Layers[0], xpkg.PackageFile)))
+	pkg, err := parser.Parse(t.Context(), bytes.NewReader(readLayerFile(t, f, img.Manifest.Layers[0], xpkg.PackageFile)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,39 +372,5 @@ func TestPlural(t *testing.T) {
 				t.Errorf("Plural(%q) = %q, want %q", kind, got, want)
 			}
 		})
-	}
-}
-
-// TestWithCRDOf checks the CRD builder's fields reach the object.
-func TestWithCRDOf(t *testing.T) {
-	t.Parallel()
-	p := xpkgtest.NewProvider("provider-crds").WithCRDOf(xpkgtest.CRD{
-		Group: "example.org", Kind: "Gadget", Versions: []string{"v1", "v1beta1"},
-		Scope: "Namespaced", ShortNames: []string{"gd"}, Categories: []string{"acme", "all"},
-		Served: []string{"v1"},
-	})
-	pkg, err := parser.Parse(t.Context(), bytes.NewReader(p.YAML()))
-	if err != nil || len(pkg.Objects) != 1 {
-		t.Fatalf("parse: %v, %d objects", err, len(pkg.Objects))
-	}
-	u, err := pkg.Objects[0].Unstructured()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := u.Object["spec"].(map[string]any)
-	names := spec["names"].(map[string]any)
-	versions := spec["versions"].([]any)
-	got := fmt.Sprint(u.GetName(), " ", spec["scope"], " ", names["shortNames"], " ", names["categories"], " ",
-		versions[0].(map[string]any)["served"], versions[0].(map[string]any)["storage"], " ",
-		versions[1].(map[string]any)["served"], versions[1].(map[string]any)["storage"])
-	if want := "gadgets.example.org Namespaced [gd] [acme all] true true false false"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	res, err := linter.Lint(t.Context(), pkg, linter.WithRuleSet(rules.Builtin()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.AtOrAbove(linter.SeverityError) {
-		t.Errorf("the CRD fixture has lint errors: %v", res.Diagnostics)
 	}
 }
