@@ -259,7 +259,10 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 	if build {
 		m = map[string]any{}
 	}
-	var keys [][]byte
+	// The keys so far, to find a duplicate: on the stack for the usual
+	// mapping (a schema's few keys), a set beyond 32.
+	var keysBuf [16][]byte
+	keys := keysBuf[:0]
 	var keySet map[string]bool
 	first := true
 	shareable, h := p.share != nil, uint64(0) // h: the sum of the entries' hashes
