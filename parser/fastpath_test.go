@@ -356,3 +356,26 @@ func FuzzFastPath(f *testing.F) {
 		comparePaths(t, "fuzz", in, WithOutlineDepth(1), WithLimits(Limits{MaxDepth: 4}))
 	})
 }
+
+// TestCommonKeys checks that every key commonKey returns without a check
+// is one the check (keyOK) lets through, and is its own text.
+func TestCommonKeys(t *testing.T) {
+	t.Parallel()
+	if len(commonKeys) == 0 {
+		t.Fatal("no common keys")
+	}
+	for k, v := range commonKeys {
+		got, ok := commonKey([]byte(k))
+		if !ok || got != k || v != k {
+			t.Errorf("commonKey(%q) = %q, %v; want %q, true", k, got, ok, k)
+		}
+		if !keyOK(k) {
+			t.Errorf("keyOK(%q) is false: commonKey must not return it", k)
+		}
+	}
+	for _, k := range []string{"", "Type", "yes", "null", "1", "descriptions"} {
+		if got, ok := commonKey([]byte(k)); ok {
+			t.Errorf("commonKey(%q) = %q, true; want false", k, got)
+		}
+	}
+}
