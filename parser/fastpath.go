@@ -22,6 +22,7 @@ package parser
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -93,6 +94,21 @@ func fastLines(data []byte, lines []fline) ([]fline, bool) {
 		}
 		l.blank = l.indent == end-start
 		for i := start; i < end; {
+			// Eight bytes at a time while they are all printable ASCII
+			// (most of a document's bytes): no byte below 0x20, none
+			// above 0x7E (a byte of 0x80 or more sets its own top bit; a
+			// carry from one into the next only sends the eight to the
+			// byte loop below, which decides).
+			for i+8 <= end {
+				w := binary.LittleEndian.Uint64(data[i:])
+				if (w-0x2020202020202020)&^w&0x8080808080808080 != 0 || ((w+0x0101010101010101)|w)&0x8080808080808080 != 0 {
+					break
+				}
+				i += 8
+			}
+			if i == end {
+				break
+			}
 			c := data[i]
 			if c >= 0x20 && c < 0x7F {
 				i++
