@@ -360,14 +360,12 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 		}
 		// The key's text is needed only where the mapping is built.
 		var key string
-		if ck, common := commonKey(kb); common {
-			// keyOK(ck) holds (TestCommonKeys): no check, and no new
-			// string.
-			if build || root != nil {
+		if build || root != nil {
+			if ck, common := commonKey(kb); common {
+				// keyOK(ck) holds (TestCommonKeys): no check, and no
+				// new string.
 				key = ck
-			}
-		} else if build || root != nil {
-			if key = string(kb); !keyOK(key) {
+			} else if key = string(kb); !keyOK(key) {
 				p.fail()
 				break
 			}
