@@ -278,6 +278,31 @@ func keyOK(key string) bool {
 	return err == nil && ks == key
 }
 
+// commonKey returns kb as one of the keys most documents of a package
+// repeat (commonKeys), as a string that is not allocated again for each,
+// or false.
+func commonKey(kb []byte) (string, bool) {
+	k, ok := commonKeys[string(kb)]
+	return k, ok
+}
+
+// commonKeys are a CRD's schema keywords and a managed resource's most
+// frequent fields, each mapped to itself. Each is a key keyOK lets
+// through (TestCommonKeys).
+var commonKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		"description", "type", "properties", "items", "required", "format", "enum", "default",
+		"additionalProperties", "x-kubernetes-validations", "x-kubernetes-list-type", "x-kubernetes-map-type",
+		"x-kubernetes-list-map-keys", "x-kubernetes-preserve-unknown-fields", "rule", "message", "name",
+		"namespace", "policy", "resolution", "resolve", "matchLabels", "matchControllerRef", "region", "tags",
+		"maxItems", "minItems", "jsonPath", "apiVersion", "kind", "metadata", "spec", "status",
+	} {
+		m[k] = k
+	}
+	return m
+}()
+
 // mapping reads a block mapping whose keys are at column indent, the first
 // at column col of line p.i, as a container at converter depth d. root,
 // when not nil, receives the top-level fields.
@@ -288,7 +313,10 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 	if build {
 		m = map[string]any{}
 	}
-	var keys [][]byte
+	// The keys so far, to find a duplicate: on the stack for the usual
+	// mapping (a schema's few keys), a set beyond 32.
+	var keysBuf [16][]byte
+	keys := keysBuf[:0]
 	var keySet map[string]bool
 	first := true
 	shareable, h := p.share != nil, uint64(0) // h: the sum of the entries' hashes
@@ -346,7 +374,11 @@ func (p *fastParser) mapping(indent, col, d int, root *fastResult) map[string]an
 		// The key's text is needed only where the mapping is built.
 		var key string
 		if build || root != nil {
-			if key = string(kb); !keyOK(key) {
+			if ck, common := commonKey(kb); common {
+				// keyOK(ck) holds (TestCommonKeys): no check, and no
+				// new string.
+				key = ck
+			} else if key = string(kb); !keyOK(key) {
 				p.fail()
 				break
 			}

@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/xpkgkit/xpkgkit/internal/testcorpus"
 )
@@ -363,4 +365,113 @@ func FuzzFastPath(f *testing.F) {
 		comparePaths(t, "fuzz", in)
 		comparePaths(t, "fuzz", in, WithOutlineDepth(1), WithLimits(Limits{MaxDepth: 4}))
 	})
+}
+
+// TestCommonKeys checks that every key commonKey returns without a check
+// is one the check (keyOK) lets through, and is its own text.
+func TestCommonKeys(t *testing.T) {
+	t.Parallel()
+	if len(commonKeys) == 0 {
+		t.Fatal("no common keys")
+	}
+	for k, v := range commonKeys {
+		got, ok := commonKey([]byte(k))
+		if !ok || got != k || v != k {
+			t.Errorf("commonKey(%q) = %q, %v; want %q, true", k, got, ok, k)
+		}
+		if !keyOK(k) {
+			t.Errorf("keyOK(%q) is false: commonKey must not return it", k)
+		}
+	}
+	for _, k := range []string{"", "Type", "yes", "null", "1", "descriptions"} {
+		if got, ok := commonKey([]byte(k)); ok {
+			t.Errorf("commonKey(%q) = %q, true; want false", k, got)
+		}
+	}
+}
+
+// fastLinesBytewise is fastLines checking one byte at a time, as it did
+// before it read eight at once: TestFastLinesEightAtOnce compares them.
+func fastLinesBytewise(data []byte) ([]fline, bool) {
+	var lines []fline
+	start := 0
+	for start <= len(data) {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += start
+		}
+		l := fline{start: start, end: end}
+		for l.indent < end-start && data[start+l.indent] == ' ' {
+			l.indent++
+		}
+		l.blank = l.indent == end-start
+		for i := start; i < end; {
+			c := data[i]
+			if c >= 0x20 && c < 0x7F {
+				i++
+				continue
+			}
+			if c < 0x80 {
+				return nil, false
+			}
+			r, n := utf8.DecodeRune(data[i:end])
+			if r == utf8.RuneError || !(r >= 0xA0 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF || r >= 0x10000 && r <= 0x10FFFF) {
+				return nil, false
+			}
+			i += n
+		}
+		lines = append(lines, l)
+		if end == len(data) {
+			break
+		}
+		start = end + 1
+	}
+	return lines, true
+}
+
+// TestFastLinesEightAtOnce checks fastLines against the byte-at-a-time
+// check on lines that hold each byte value at each offset of an eight-byte
+// word, and on random lines of bytes drawn mostly from around the edges of
+// printable ASCII.
+func TestFastLinesEightAtOnce(t *testing.T) {
+	t.Parallel()
+	check := func(data []byte) {
+		t.Helper()
+		got, gotOK := fastLines(data, nil)
+		want, wantOK := fastLinesBytewise(data)
+		if gotOK != wantOK || gotOK && !reflect.DeepEqual(got, want) {
+			t.Fatalf("fastLines(%q) = %v, %v; byte at a time: %v, %v", data, got, gotOK, want, wantOK)
+		}
+	}
+	for b := 0; b < 256; b++ {
+		for off := 0; off < 17; off++ {
+			line := []byte(strings.Repeat("a", off) + string(rune(0)) + strings.Repeat("b", 17-off))
+			line[off] = byte(b)
+			check(line)
+			check(append([]byte("  key: "), line...))
+			check(append(append([]byte{}, line...), '\n', 'x'))
+		}
+	}
+	// Multi-byte characters across a word's edge.
+	for _, r := range []string{"\u00a0", "é", "\u2028", "\ufeff", "\ufffd", "😀", "\u0085"} {
+		for off := 0; off < 10; off++ {
+			check([]byte(strings.Repeat("x", off) + r + "yyyyyyyyyyyyyyyy"))
+		}
+	}
+	edges := []byte{0x00, 0x09, 0x0a, 0x0d, 0x1f, 0x20, 0x21, 0x41, 0x7e, 0x7f, 0x80, 0xa0, 0xbf, 0xc2, 0xe2, 0xef, 0xf0, 0xff}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		n := rng.IntN(40)
+		data := make([]byte, n)
+		for i := range data {
+			if rng.IntN(8) == 0 {
+				data[i] = edges[rng.IntN(len(edges))]
+			} else {
+				data[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		check(data)
+	}
 }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	kjson "sigs.k8s.io/json"
 )
 
 // errRunSkipped marks a call the gateway left out because the rule run's
@@ -20,10 +18,10 @@ var errRunSkipped = errors.New("left out: the rule run's budget is spent")
 // CustomResourceDefinition as decoded JSON, as the API server validates it
 // on create, through the gateway: it pre-counts the call (countCRD) and
 // refuses it over a per-call limit (a budgetError) or when budget (nil:
-// none) is spent already (errRunSkipped); then it decodes content into the
-// v1 type (decodeCRD, or through its JSON, where a value of the wrong type
-// is refused), applies the v1 defaults, converts it to the internal type
-// and runs
+// none) is spent already (errRunSkipped); then it builds the internal CRD
+// the API server validates (internalCRD: decoded as the v1 type, where a
+// value of the wrong type is refused, with the v1 defaults, converted to
+// the internal type) and runs
 // validation.ValidateCustomResourceDefinition (which checks the names,
 // versions, conversion, the structural schema, defaults, list types and
 // the CEL rules with their cost limits). Each finding's path is in
@@ -54,37 +52,11 @@ func validateCRDNow(ctx context.Context, content map[string]any, budget *runBudg
 	if budget != nil && budget.exceeds(cost) {
 		return cost, nil, errRunSkipped
 	}
-	v1, ok := decodeCRD(content)
-	if !ok {
-		raw, err := marshalJSON(content)
-		if err != nil {
-			return cost, nil, err
-		}
-		v1 = new(apiextensionsv1.CustomResourceDefinition)
-		// Unknown fields are dropped, as the API server's (and
-		// Crossplane's) non-strict decoding drops them.
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, v1); err != nil {
-			return cost, []finding{decodeFinding(content, err)}, nil
-		}
+	internal, fs, err := internalCRD(content)
+	if err != nil || fs != nil {
+		return cost, fs, err
 	}
-	withCrossplaneWebhook(v1)
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
-	// The API server clears a new CRD's status and records its storage
-	// version as stored before it validates it (pkg/registry/
-	// customresourcedefinition strategy.PrepareForCreate): a status the
-	// package carries is never looked at.
-	v1.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
-	for _, v := range v1.Spec.Versions {
-		if v.Storage {
-			v1.Status.StoredVersions = []string{v.Name}
-			break
-		}
-	}
-	var internal apiextensions.CustomResourceDefinition
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, &internal, nil); err != nil {
-		return cost, []finding{{msg: "cannot convert: " + err.Error()}}, nil
-	}
-	errs := validation.ValidateCustomResourceDefinition(ctx, &internal)
+	errs := validation.ValidateCustomResourceDefinition(ctx, internal)
 	return cost, findingsOf(content, errs, crdPath), nil
 }
 

@@ -7,25 +7,83 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	kjson "sigs.k8s.io/json"
 )
 
-// decodeCRD decodes content, an apiextensions.k8s.io/v1
-// CustomResourceDefinition as decoded JSON, into the v1 type exactly as
-// kjson.UnmarshalCaseSensitivePreserveInts decodes content's JSON
-// (marshalJSON), or reports false. The version schemas, most of a CRD's
-// bytes, are built field by field from content without their JSON
-// (decodeSchema; the JSON decoder's reflection took about a fifth of
-// XP420's CPU on the upjet monolith); the rest, a few small fields,
-// through its JSON. A schema that holds anything the fast path does not
-// decode exactly as the JSON decoder would (a key it does not know, a
+// internalCRD returns content, an apiextensions.k8s.io/v1
+// CustomResourceDefinition as decoded JSON, as the API server validates it
+// on create: decoded into the v1 type as kjson.UnmarshalCaseSensitivePreserveInts
+// decodes content's JSON (where a value of the wrong type is refused: a
+// finding), Crossplane's webhook filled in (withCrossplaneWebhook), the v1
+// defaults applied, the status the API server gives a new CRD, converted
+// to the internal type. It does that through decodeCRD, or else through
+// content's JSON (internalCRDJSON); an error is one of marshalJSON's.
+func internalCRD(content map[string]any) (*apiextensions.CustomResourceDefinition, []finding, error) {
+	if crd, ok := decodeCRD(content); ok {
+		return crd, nil, nil
+	}
+	return internalCRDJSON(content)
+}
+
+// internalCRDJSON is internalCRD through content's JSON and the API
+// server's own decoding and conversion.
+func internalCRDJSON(content map[string]any) (*apiextensions.CustomResourceDefinition, []finding, error) {
+	raw, err := marshalJSON(content)
+	if err != nil {
+		return nil, nil, err
+	}
+	v1 := new(apiextensionsv1.CustomResourceDefinition)
+	// Unknown fields are dropped, as the API server's (and Crossplane's)
+	// non-strict decoding drops them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, v1); err != nil {
+		return nil, []finding{decodeFinding(content, err)}, nil
+	}
+	prepareV1(v1)
+	var crd apiextensions.CustomResourceDefinition
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, &crd, nil); err != nil {
+		return nil, []finding{{msg: "cannot convert: " + err.Error()}}, nil
+	}
+	return &crd, nil, nil
+}
+
+// prepareV1 does to a decoded v1 CRD what is done to it before its
+// conversion: Crossplane's webhook, the v1 defaults, and the status.
+func prepareV1(v1 *apiextensionsv1.CustomResourceDefinition) {
+	withCrossplaneWebhook(v1)
+	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
+	// The API server clears a new CRD's status and records its storage
+	// version as stored before it validates it (pkg/registry/
+	// customresourcedefinition strategy.PrepareForCreate): a status the
+	// package carries is never looked at.
+	v1.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
+	for _, v := range v1.Spec.Versions {
+		if v.Storage {
+			v1.Status.StoredVersions = []string{v.Name}
+			break
+		}
+	}
+}
+
+// decodeCRD is internalCRD without the version schemas' JSON, or reports
+// false. The version schemas, most of a CRD's bytes, are built field by
+// field from content straight into the internal type (decodeSchema): the
+// JSON decoder's reflection took about a fifth of XP420's CPU on the
+// upjet monolith, and the conversion of each schema from the v1 type to
+// the internal one about a tenth. The rest, a few small fields, goes
+// through its JSON, the v1 type and the conversion, with the schemas left
+// out; then the schemas are put in where the conversion puts them (on
+// the spec when every version's is the same, else on each version:
+// apiextensionsv1.Convert_v1_CustomResourceDefinitionSpec_To_apiextensions_CustomResourceDefinitionSpec).
+// A schema that holds anything the fast path does not decode exactly as
+// the JSON decoder and the conversion would (a key it does not know, a
 // value of another type, a string that is not valid UTF-8, a number its
 // field may not hold), and any decoding error, reports false: the caller
-// decodes the whole CRD through its JSON then, so that what the API
-// server sees and the errors it reports are the JSON decoder's
-// (TestDecodeCRDMatchesJSON).
-func decodeCRD(content map[string]any) (*apiextensionsv1.CustomResourceDefinition, bool) {
+// goes through content's JSON then, so that what the API server sees and
+// the errors it reports are its own decoding's (TestDecodeCRDMatchesJSON).
+func decodeCRD(content map[string]any) (*apiextensions.CustomResourceDefinition, bool) {
 	spec, ok := content["spec"].(map[string]any)
 	if !ok {
 		return nil, false
@@ -84,25 +142,62 @@ func decodeCRD(content map[string]any) (*apiextensionsv1.CustomResourceDefinitio
 		top[k] = x
 	}
 	top["spec"] = spec2
-	crd, err := decodeCRDJSON(top)
-	if err != nil || len(crd.Spec.Versions) != len(versions) {
+	v1, err := decodeCRDJSON(top)
+	if err != nil || len(v1.Spec.Versions) != len(versions) {
 		return nil, false
 	}
+	prepareV1(v1)
+	// Each version's schema as the conversion would build it: nil where
+	// the version has none, an empty one where it has no openAPIV3Schema.
+	vals := make([]*apiextensions.CustomResourceValidation, len(versions))
 	for i, s := range schemas {
-		if s == nil {
+		v := &v1.Spec.Versions[i]
+		if v.Schema == nil {
+			if s != nil {
+				return nil, false
+			}
 			continue
 		}
-		v := &crd.Spec.Versions[i]
-		if v.Schema == nil {
+		if v.Schema.OpenAPIV3Schema != nil {
 			return nil, false
 		}
-		props := new(apiextensionsv1.JSONSchemaProps)
-		if !decodeSchema(s, props, 0) {
-			return nil, false
+		vals[i] = new(apiextensions.CustomResourceValidation)
+		if s != nil {
+			props := new(apiextensions.JSONSchemaProps)
+			if !decodeSchema(s, props, 0) {
+				return nil, false
+			}
+			vals[i].OpenAPIV3Schema = props
 		}
-		v.Schema.OpenAPIV3Schema = props
+		// Left out of the conversion: with no version holding a schema,
+		// the conversion moves none to the spec.
+		v.Schema = nil
 	}
-	return crd, true
+	var crd apiextensions.CustomResourceDefinition
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, &crd, nil); err != nil {
+		return nil, false
+	}
+	if len(crd.Spec.Versions) != len(vals) || crd.Spec.Validation != nil {
+		return nil, false
+	}
+	if len(vals) == 0 {
+		return &crd, true
+	}
+	identical := true
+	for _, v := range vals {
+		if !apiequality.Semantic.DeepEqual(v, vals[0]) {
+			identical = false
+			break
+		}
+	}
+	if identical {
+		crd.Spec.Validation = vals[0]
+	} else {
+		for i := range crd.Spec.Versions {
+			crd.Spec.Versions[i].Schema = vals[i]
+		}
+	}
+	return &crd, true
 }
 
 // maxDecodeDepth leaves deeper schemas to the JSON decoder (content from
@@ -112,7 +207,7 @@ const maxDecodeDepth = 1000
 // decodeSchema decodes the schema m into out as the JSON decoder decodes
 // its JSON into the v1 type, and reports false when it cannot be sure to
 // (see decodeCRD).
-func decodeSchema(m map[string]any, out *apiextensionsv1.JSONSchemaProps, depth int) bool {
+func decodeSchema(m map[string]any, out *apiextensions.JSONSchemaProps, depth int) bool {
 	if depth > maxDecodeDepth {
 		return false
 	}
@@ -133,7 +228,7 @@ func decodeSchema(m map[string]any, out *apiextensionsv1.JSONSchemaProps, depth 
 		case "$schema":
 			var s string
 			s, ok = str(v)
-			out.Schema = apiextensionsv1.JSONSchemaURL(s)
+			out.Schema = apiextensions.JSONSchemaURL(s)
 		case "$ref":
 			out.Ref, ok = strPtr(v)
 		case "description":
@@ -205,7 +300,7 @@ func decodeSchema(m map[string]any, out *apiextensionsv1.JSONSchemaProps, depth 
 		case "not":
 			var sm map[string]any
 			if sm, ok = v.(map[string]any); ok {
-				out.Not = new(apiextensionsv1.JSONSchemaProps)
+				out.Not = new(apiextensions.JSONSchemaProps)
 				ok = decodeSchema(sm, out.Not, depth+1)
 			}
 		case "properties":
@@ -213,7 +308,7 @@ func decodeSchema(m map[string]any, out *apiextensionsv1.JSONSchemaProps, depth 
 		case "patternProperties":
 			out.PatternProperties, ok = schemaMap(v, depth)
 		case "definitions":
-			var d map[string]apiextensionsv1.JSONSchemaProps
+			var d map[string]apiextensions.JSONSchemaProps
 			d, ok = schemaMap(v, depth)
 			out.Definitions = d
 		case "additionalProperties":
@@ -295,31 +390,56 @@ func intPtr(v any) (*int64, bool) {
 	return &n, true
 }
 
-// jsonPtr is v's JSON, as apiextensionsv1.JSON keeps it (v is not nil).
-func jsonPtr(v any) (*apiextensionsv1.JSON, bool) {
+// jsonPtr is v (not nil) as the API server's conversion turns its JSON
+// into the internal type's JSON (jsonValue).
+func jsonPtr(v any) (*apiextensions.JSON, bool) {
+	x, ok := jsonValue(v)
+	if !ok {
+		return nil, false
+	}
+	j := apiextensions.JSON(x)
+	return &j, true
+}
+
+// jsonValue is v as the v1 type keeps its JSON and the conversion to the
+// internal type decodes that JSON again (apiextensionsv1.
+// Convert_v1_JSON_To_apiextensions_JSON, through k8s.io/apimachinery's
+// json.Unmarshal): nil for null, a string, a bool and an int64 as they
+// are (a string only when valid UTF-8, which its JSON keeps as it is),
+// anything else (a float, a map, a list) through its JSON and back, as
+// the conversion decodes it.
+func jsonValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil, bool, int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case string:
+		return x, utf8.ValidString(x)
+	}
 	raw, err := marshalJSON(v)
 	if err != nil {
 		return nil, false
 	}
-	return &apiextensionsv1.JSON{Raw: raw}, true
+	var x any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &x); err != nil {
+		return nil, false
+	}
+	return x, true
 }
 
-func jsonList(v any) ([]apiextensionsv1.JSON, bool) {
+func jsonList(v any) ([]apiextensions.JSON, bool) {
 	l, ok := v.([]any)
 	if !ok {
 		return nil, false
 	}
-	out := make([]apiextensionsv1.JSON, len(l))
+	out := make([]apiextensions.JSON, len(l))
 	for i, e := range l {
-		if e == nil {
-			// JSON.UnmarshalJSON keeps nothing of null.
-			continue
-		}
-		raw, err := marshalJSON(e)
-		if err != nil {
+		x, ok := jsonValue(e)
+		if !ok {
 			return nil, false
 		}
-		out[i].Raw = raw
+		out[i] = x
 	}
 	return out, true
 }
@@ -338,12 +458,12 @@ func strList(v any) ([]string, bool) {
 	return out, true
 }
 
-func schemaList(v any, depth int) ([]apiextensionsv1.JSONSchemaProps, bool) {
+func schemaList(v any, depth int) ([]apiextensions.JSONSchemaProps, bool) {
 	l, ok := v.([]any)
 	if !ok {
 		return nil, false
 	}
-	out := make([]apiextensionsv1.JSONSchemaProps, len(l))
+	out := make([]apiextensions.JSONSchemaProps, len(l))
 	for i, e := range l {
 		m, ok := e.(map[string]any)
 		if !ok || !decodeSchema(m, &out[i], depth+1) {
@@ -353,18 +473,18 @@ func schemaList(v any, depth int) ([]apiextensionsv1.JSONSchemaProps, bool) {
 	return out, true
 }
 
-func schemaMap(v any, depth int) (map[string]apiextensionsv1.JSONSchemaProps, bool) {
+func schemaMap(v any, depth int) (map[string]apiextensions.JSONSchemaProps, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil, false
 	}
-	out := make(map[string]apiextensionsv1.JSONSchemaProps, len(m))
+	out := make(map[string]apiextensions.JSONSchemaProps, len(m))
 	for k, e := range m {
 		sm, ok := e.(map[string]any)
 		if !ok || !utf8.ValidString(k) {
 			return nil, false
 		}
-		var p apiextensionsv1.JSONSchemaProps
+		var p apiextensions.JSONSchemaProps
 		if !decodeSchema(sm, &p, depth+1) {
 			return nil, false
 		}
@@ -375,43 +495,43 @@ func schemaMap(v any, depth int) (map[string]apiextensionsv1.JSONSchemaProps, bo
 
 // schemaOrArray decodes items as JSONSchemaPropsOrArray.UnmarshalJSON does
 // (a schema, or a list of them).
-func schemaOrArray(v any, depth int) (*apiextensionsv1.JSONSchemaPropsOrArray, bool) {
+func schemaOrArray(v any, depth int) (*apiextensions.JSONSchemaPropsOrArray, bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		s := new(apiextensionsv1.JSONSchemaProps)
+		s := new(apiextensions.JSONSchemaProps)
 		if !decodeSchema(x, s, depth+1) {
 			return nil, false
 		}
-		return &apiextensionsv1.JSONSchemaPropsOrArray{Schema: s}, true
+		return &apiextensions.JSONSchemaPropsOrArray{Schema: s}, true
 	case []any:
 		l, ok := schemaList(x, depth)
-		return &apiextensionsv1.JSONSchemaPropsOrArray{JSONSchemas: l}, ok
+		return &apiextensions.JSONSchemaPropsOrArray{JSONSchemas: l}, ok
 	}
 	return nil, false
 }
 
 // schemaOrBool decodes as JSONSchemaPropsOrBool.UnmarshalJSON does (a
 // schema, which allows, or a bool).
-func schemaOrBool(v any, depth int) (*apiextensionsv1.JSONSchemaPropsOrBool, bool) {
+func schemaOrBool(v any, depth int) (*apiextensions.JSONSchemaPropsOrBool, bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		s := new(apiextensionsv1.JSONSchemaProps)
+		s := new(apiextensions.JSONSchemaProps)
 		if !decodeSchema(x, s, depth+1) {
 			return nil, false
 		}
-		return &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: s}, true
+		return &apiextensions.JSONSchemaPropsOrBool{Allows: true, Schema: s}, true
 	case bool:
-		return &apiextensionsv1.JSONSchemaPropsOrBool{Allows: x}, true
+		return &apiextensions.JSONSchemaPropsOrBool{Allows: x}, true
 	}
 	return nil, false
 }
 
-func validationRules(v any) (apiextensionsv1.ValidationRules, bool) {
+func validationRules(v any) (apiextensions.ValidationRules, bool) {
 	l, ok := v.([]any)
 	if !ok {
 		return nil, false
 	}
-	out := make(apiextensionsv1.ValidationRules, len(l))
+	out := make(apiextensions.ValidationRules, len(l))
 	for i, e := range l {
 		m, ok := e.(map[string]any)
 		if !ok {
@@ -438,7 +558,7 @@ func validationRules(v any) (apiextensionsv1.ValidationRules, bool) {
 			case "reason":
 				var s string
 				s, ok = str(x)
-				reason := apiextensionsv1.FieldValueErrorReason(s)
+				reason := apiextensions.FieldValueErrorReason(s)
 				r.Reason = &reason
 			case "optionalOldSelf":
 				var b bool

@@ -14,17 +14,17 @@ import (
 )
 
 // checkDecodeCRD checks that decodeCRD, when it decodes content, builds
-// what the JSON decoder builds from content's JSON, and reports whether
-// it did.
+// the internal CRD that the JSON decoder and the API server's conversion
+// build from content's JSON (internalCRDJSON), and reports whether it did.
 func checkDecodeCRD(t *testing.T, name string, content map[string]any) bool {
 	t.Helper()
 	fast, ok := decodeCRD(content)
-	slow, err := decodeCRDJSON(content)
+	slow, fs, err := internalCRDJSON(content)
 	if !ok {
 		return false
 	}
-	if err != nil {
-		t.Errorf("%s: decodeCRD decoded what the JSON decoder refuses: %v", name, err)
+	if err != nil || fs != nil {
+		t.Errorf("%s: decodeCRD decoded what the JSON decoder or the conversion refuses: %v %v", name, fs, err)
 		return true
 	}
 	if !reflect.DeepEqual(fast, slow) {
@@ -87,6 +87,30 @@ func TestDecodeCRDMatchesJSON(t *testing.T) {
 		{"nulls", crdWithSchema(map[string]any{"type": nil, "items": nil, "properties": nil, "default": nil, "maxLength": nil}), true},
 		{"no schema", crdWithSchema(nil), true},
 		{"additionalProperties true", crdWithSchema(map[string]any{"additionalProperties": true}), true},
+		{"JSON values", crdWithSchema(map[string]any{
+			"default": 2.0, "example": 1e21,
+			"enum": []any{1e20, 2.5, int64(-7), "\u2028<&>", false, []any{}, map[string]any{"b": 1.0, "a": nil}},
+		}), true},
+		{"schema without openAPIV3Schema", withVersions(map[string]any{}), true},
+		{"versions with one schema", withVersions(
+			map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}}},
+			map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}}},
+		), true},
+		{"versions with other schemas", withVersions(
+			map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string"}}}},
+			map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "integer"}}}},
+		), true},
+		{"versions with and without a schema", withVersions(
+			map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}},
+			nil,
+			map[string]any{},
+		), true},
+		{"versions without schemas", withVersions(nil, nil), true},
+		{"webhook conversion", func() map[string]any {
+			c := withVersions(map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}}, map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}})
+			c["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook", "webhook": map[string]any{"conversionReviewVersions": []any{"v1"}}}
+			return c
+		}(), true},
 		// Left to the JSON decoder.
 		{"unknown key", crdWithSchema(map[string]any{"Type": "object"}), false},
 		{"unknown key null", crdWithSchema(map[string]any{"Type": nil}), false},
@@ -115,6 +139,26 @@ func TestDecodeCRDMatchesJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withVersions is a CRD with a version per schema (nil: a version
+// without one), the first stored, each with a subresource and a column.
+func withVersions(schemas ...map[string]any) map[string]any {
+	c := crdWithSchema(nil)
+	versions := make([]any, len(schemas))
+	for i, s := range schemas {
+		v := map[string]any{
+			"name": "v" + string(rune('1'+i)), "served": true, "storage": i == 0,
+			"subresources":             map[string]any{"status": map[string]any{}},
+			"additionalPrinterColumns": []any{map[string]any{"name": "A", "type": "string", "jsonPath": ".spec.a"}},
+		}
+		if s != nil {
+			v["schema"] = s
+		}
+		versions[i] = v
+	}
+	c["spec"].(map[string]any)["versions"] = versions
+	return c
 }
 
 // TestDecodeCRDAliasedSchemas checks that decodeCRD leaves content as it
