@@ -117,7 +117,7 @@ func New(opts ...Option) *Checker {
 // line, honours SIGINT, and exits with the checker's exit code. It is the
 // whole main function of a lint program:
 //
-//	func main() { checker.Main(myRule()) }
+//	func main() { lintcmd.Main(myRule()) }
 func Main(rules ...*linter.Rule) {
 	New(WithRules(rules...)).Main()
 }

@@ -196,7 +196,7 @@ Flags:
                              states a verification for, or whose signatures
                              do not verify, cannot be read (exit 2). Only in
                              programs built with verification
-                             (checker.WithVerifier), as xpkg-lint is
+                             (lintcmd.WithVerifier), as xpkg-lint is
   --verify-key SECRET/KEY=FILE
                              the PEM public key a key authority's
                              secretRef (name/key) stands for (repeatable)

@@ -86,7 +86,7 @@ func (f *verifyFlags) apply(c *config, rf *remoteFlags) error {
 		return nil
 	}
 	if c.ck.newVerifier == nil {
-		return fmt.Errorf("--verify: %s was built without signature verification (checker.WithVerifier)", c.ck.name)
+		return fmt.Errorf("--verify: %s was built without signature verification (lintcmd.WithVerifier)", c.ck.name)
 	}
 	opts := VerifyOptions{Keys: map[string]string{}, TrustedRoot: f.trustedRoot}
 	for _, k := range f.keys {

@@ -18,7 +18,7 @@
 // pulled from a registry, and with --deps of every package of the graph,
 // as the ImageConfigs' spec.verification states, through package
 // xpkg/verify, which this program passes to lintcmd with
-// checker.WithVerifier; a package is then read at the digest verified.
+// lintcmd.WithVerifier; a package is then read at the digest verified.
 //
 // The report is text (grouped by source, with a summary line; coloured on a
 // terminal; each line as linter.Diagnostic.String prints it, "file:line:col:

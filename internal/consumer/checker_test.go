@@ -12,7 +12,7 @@ import (
 )
 
 // TestCheckerProgram builds mylint, a program of under 30 lines that ships
-// one rule of its own (ACME001) through checker.Main, and checks that it has
+// one rule of its own (ACME001) through lintcmd.Main, and checks that it has
 // xpkg-lint's command line: every flag, output format and exit code.
 func TestCheckerProgram(t *testing.T) {
 	t.Parallel()

@@ -5,7 +5,7 @@
 // As documents open, change and are saved, the server lints the package each
 // belongs to (the nearest directory up the tree holding crossplane.yaml, its
 // .xpkg-lint.yaml honoured, its examples included) through
-// checker.LintFS, with the editor's unsaved buffers over the files on
+// lintcmd.Checker.LintFS, with the editor's unsaved buffers over the files on
 // disk, and publishes the diagnostics: each with its rule ID, a link to
 // the rule's doc (WithRuleDocs), and, for an example's finding (XP408), the
 // package's definition that judged it as related information. Edits are
