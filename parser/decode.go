@@ -158,6 +158,20 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 	if err := checkLineBreaks(loc); err != nil {
 		return fail(err)
 	}
+	if !d.fullParse && fewNodes(len(doc.Data), d.limits.MaxNodes) {
+		// A document too short to count more than MaxNodes (most CRDs)
+		// goes to the fast path before its nodes are counted: the fast
+		// path builds no node tree, and what it builds grows with the
+		// bytes, for which it is charged. Only when it gives up are the
+		// nodes counted, for the full parse's charge.
+		obj, ok := d.fastFirst(ctx, b, doc, base, raw, share)
+		if !ok {
+			return result{} // the parse is cancelled: finish returns ctx's error
+		}
+		if obj != nil {
+			return result{obj: obj}
+		}
+	}
 	nc := countNodes(doc.Data, int64(d.limits.MaxNodes))
 	if err := checkNodes(loc, d.limits, nc); err != nil {
 		return fail(err)
@@ -169,7 +183,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 		}
 		defer b.release(n)
 	}
-	if !d.fullParse {
+	if !d.fullParse && !fewNodes(len(doc.Data), d.limits.MaxNodes) {
 		if obj := d.fastObject(doc, base, raw, share); obj != nil {
 			return result{obj: obj}
 		}
@@ -311,6 +325,27 @@ func typed(s *runtime.Scheme, gvk schema.GroupVersionKind, root *yaml.Node, loc 
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, nil
+}
+
+// fewNodes reports whether a document of size bytes cannot count more than
+// maxNodes (countNodes adds at most 3 for each byte, after 2), so that
+// counting it can wait.
+func fewNodes(size, maxNodes int) bool {
+	return maxNodes > 0 && int64(size) <= (int64(maxNodes)-2)/3
+}
+
+// fastFirst is fastObject for a document of few nodes, charged to b (when
+// not nil) for its bytes while it runs. ok is false when ctx was done while
+// it waited for the budget.
+func (d *decoder) fastFirst(ctx context.Context, b *budget, doc Document, base Position, raw rawBytes, share *sharer) (obj *Object, ok bool) {
+	if b != nil {
+		n, err := b.acquire(ctx, decodeCost(0, len(doc.Data)))
+		if err != nil {
+			return nil, false
+		}
+		defer b.release(n)
+	}
+	return d.fastObject(doc, base, raw, share), true
 }
 
 // fastObject decodes doc through the fast path (fastpath.go), or returns

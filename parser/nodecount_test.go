@@ -125,6 +125,11 @@ func FuzzCountNodes(f *testing.F) {
 				t.Fatalf("max %d: countNodes %+v, the reference %+v", max, got, want)
 			}
 		}
+		// decode counts a document's nodes only after the fast path gave
+		// up when fewNodes says the count cannot pass the limit.
+		if max := 3*len(in) + 2; fewNodes(len(in), max) && countNodes(in, int64(max)).over {
+			t.Fatalf("fewNodes(%d, %d), but the count passes the limit", len(in), max)
+		}
 		real := yamlNodes(in)
 		if got := countNodes(in, 0).count; real >= 0 && got < real {
 			t.Fatalf("count %d, below the %d nodes go-yaml builds", got, real)
@@ -161,6 +166,9 @@ func TestCountNodesMatchesRef(t *testing.T) {
 		inputs = append(inputs, tricky[:i], tricky[i:])
 	}
 	for _, in := range inputs {
+		if max := 3*len(in) + 2; !fewNodes(len(in), max) || countNodes([]byte(in), int64(max)).over || fewNodes(len(in)+1, max) {
+			t.Errorf("%.40q: fewNodes is not the bound decode relies on", in)
+		}
 		for _, max := range []int64{0, 10, 1000} {
 			if got, want := countNodes([]byte(in), max), countNodesRef([]byte(in), max); got != want {
 				t.Errorf("%.40q max %d: countNodes %+v, the reference %+v", in, max, got, want)

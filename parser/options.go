@@ -112,7 +112,9 @@ func WithUsage(u Usage) Option { return func(c *config) { c.used = u } }
 // parse decodes at once (64 MiB by default; n <= 0
 // restores the default). Each document is charged an estimate of what
 // decoding it costs at its peak, from its size and its node count (see
-// Limits.MaxNodes), before it is parsed, and decoding waits while the
+// Limits.MaxNodes), before it is parsed (a document too short to pass
+// MaxNodes is first read by the parser's fast path, which builds no node
+// tree, charged for its size alone), and decoding waits while the
 // budget is used up, so the memory of parallel decoding does not grow with
 // the number of CPUs. A document that costs more than the whole budget is
 // decoded alone: with the default limits that is a document near MaxNodes,
