@@ -158,13 +158,16 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 	if err := checkLineBreaks(loc); err != nil {
 		return fail(err)
 	}
-	if !d.fullParse && fewNodes(len(doc.Data), d.limits.MaxNodes) {
+	// A document too short to pass MaxNodes is read by the fast path
+	// first (below); any other takes it after its count and charge.
+	fastFirst := !d.fullParse && fewNodes(len(doc.Data), d.limits.MaxNodes)
+	if fastFirst {
 		// A document too short to count more than MaxNodes (most CRDs)
 		// goes to the fast path before its nodes are counted: the fast
 		// path builds no node tree, and what it builds grows with the
 		// bytes, for which it is charged. Only when it gives up are the
 		// nodes counted, for the full parse's charge.
-		obj, ok := d.fastFirst(ctx, b, doc, base, raw, share)
+		obj, ok := d.fastCharged(ctx, b, doc, base, raw, share)
 		if !ok {
 			return result{} // the parse is cancelled: finish returns ctx's error
 		}
@@ -183,7 +186,7 @@ func (d *decoder) decode(ctx context.Context, b *budget, doc Document, raw rawBy
 		}
 		defer b.release(n)
 	}
-	if !d.fullParse && !fewNodes(len(doc.Data), d.limits.MaxNodes) {
+	if !d.fullParse && !fastFirst {
 		if obj := d.fastObject(doc, base, raw, share); obj != nil {
 			return result{obj: obj}
 		}
@@ -334,10 +337,10 @@ func fewNodes(size, maxNodes int) bool {
 	return maxNodes > 0 && int64(size) <= (int64(maxNodes)-2)/3
 }
 
-// fastFirst is fastObject for a document of few nodes, charged to b (when
+// fastCharged is fastObject for a document of few nodes, charged to b (when
 // not nil) for its bytes while it runs. ok is false when ctx was done while
 // it waited for the budget.
-func (d *decoder) fastFirst(ctx context.Context, b *budget, doc Document, base Position, raw rawBytes, share *sharer) (obj *Object, ok bool) {
+func (d *decoder) fastCharged(ctx context.Context, b *budget, doc Document, base Position, raw rawBytes, share *sharer) (obj *Object, ok bool) {
 	if b != nil {
 		n, err := b.acquire(ctx, decodeCost(0, len(doc.Data)))
 		if err != nil {
